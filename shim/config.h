@@ -1,0 +1,63 @@
+/* Ember's configuration: one struct, filled from the table in config.def. */
+#ifndef EMBER_CONFIG_H
+#define EMBER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum ember_log_level {
+	EMBER_LOG_OFF,
+	EMBER_LOG_ERROR,
+	EMBER_LOG_WARN,
+	EMBER_LOG_INFO,
+	EMBER_LOG_DEBUG,
+};
+
+/* A size, or a share of something the reader knows (50% of the GPU). */
+struct ember_size {
+	uint64_t bytes;
+	unsigned per_mille; /* > 0 when given as a share; bytes is then 0 */
+};
+
+#define EMBER_CTYPE_BOOL bool
+#define EMBER_CTYPE_UINT unsigned
+#define EMBER_CTYPE_SIZE struct ember_size
+#define EMBER_CTYPE_PATH const char *
+#define EMBER_CTYPE_LOG_LEVEL enum ember_log_level
+
+struct ember_config {
+#define EMBER_VAR(field, name, kind, def, accepted, doc) EMBER_CTYPE_##kind field;
+#include "config.def"
+#undef EMBER_VAR
+};
+
+/* One row of the table, for documentation and --help. */
+struct ember_var_doc {
+	const char *name, *def, *accepted, *doc;
+};
+extern const struct ember_var_doc ember_var_docs[];
+extern const size_t ember_var_count;
+
+/*
+ * Fill cfg from the environment, defaults first. Returns 0, or -1 with a
+ * one-line message in err naming the first bad variable and the accepted
+ * form; cfg then holds defaults for every variable that could not be read.
+ */
+int ember_config_load(struct ember_config *cfg, char *err, size_t errlen);
+
+/* The parsers, exposed for tools (ember-run validates its options). */
+int ember_parse_BOOL(const char *s, bool *out);
+int ember_parse_UINT(const char *s, unsigned *out);
+int ember_parse_SIZE(const char *s, struct ember_size *out);
+int ember_parse_PATH(const char *s, const char **out);
+int ember_parse_LOG_LEVEL(const char *s, enum ember_log_level *out);
+
+/* Resolve a size against a total (for shares); a plain size is returned as is. */
+uint64_t ember_size_resolve(struct ember_size s, uint64_t total);
+
+/* Write the table as Markdown (docs) or as plain text (--help). */
+void ember_config_describe(FILE *out, bool markdown);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Each log line is formatted into one buffer and written with one write(),
+ * so lines from many threads never interleave and logging allocates nothing.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static enum ember_log_level log_level = EMBER_LOG_WARN;
+static int log_fd = STDERR_FILENO;
+
+static const char *const level_names[] = { "off", "error", "warn", "info", "debug" };
+
+void ember_log_init(enum ember_log_level level, const char *path)
+{
+	log_level = level;
+	if (path && *path) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			log_fd = fd;
+		else
+			ember_warn("cannot open EMBER_LOG_FILE %s; logging to stderr", path);
+	}
+}
+
+bool ember_log_enabled(enum ember_log_level level)
+{
+	return level != EMBER_LOG_OFF && level <= log_level;
+}
+
+void ember_log(enum ember_log_level level, const char *fmt, ...)
+{
+	if (!ember_log_enabled(level))
+		return;
+	char line[1024];
+	int n = snprintf(line, sizeof line, "ember[%d] %s: ", (int)getpid(), level_names[level]);
+	va_list ap;
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	ssize_t unused = write(log_fd, line, (size_t)n);
+	(void)unused;
+}
