@@ -1,0 +1,147 @@
+/*
+ * Copies. The bytes move at once (memmove: all memory is host memory);
+ * the stream records how long they would take: over the host link when one
+ * side is on the device, at device memory speed (read plus write) when
+ * both are, at host speed when neither is. A managed range counts as on
+ * the device when its first block is resident there; never-populated
+ * managed blocks a copy touches become host-populated.
+ *
+ * The synchronous forms wait for the copy; the Async ones only queue it.
+ */
+#include <string.h>
+
+#include "cost.h"
+#include "sim.h"
+
+enum { NEED_DST = 1, NEED_SRC = 2 }; /* which sides must be driver memory */
+
+static uint64_t copy_time(size_t n, bool dst_dev, bool src_dev)
+{
+	if (dst_dev && src_dev)
+		return sim_transfer_ns(2 * (uint64_t)n, SIM_DEVICE_MEMORY_BPS);
+	if (dst_dev || src_dev)
+		return sim_transfer_ns(n, SIM_HOST_LINK_BPS);
+	return sim_transfer_ns(n, SIM_HOST_MEMCPY_BPS);
+}
+
+static CUresult copy(uintptr_t dst, uintptr_t src, size_t n, unsigned need, CUstream h, bool per_thread,
+		     bool sync)
+{
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (n == 0)
+		return CUDA_SUCCESS;
+	if (!dst || !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_mem_lock);
+	struct sim_alloc *d = sim_alloc_find_range(dst, n), *sa = sim_alloc_find_range(src, n);
+	bool ok = (d || !(need & NEED_DST)) && (sa || !(need & NEED_SRC));
+	bool dst_dev = ok && sim_copy_on_device(d, dst, n), src_dev = ok && sim_copy_on_device(sa, src, n);
+	pthread_mutex_unlock(&sim_mem_lock);
+	if (!ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	memmove((void *)dst, (const void *)src, n);
+	uint64_t cost = SIM_COPY_CALL_NS + copy_time(n, dst_dev, src_dev);
+	if (sync)
+		sim_stream_enqueue_sync(s, cost);
+	else
+		sim_stream_enqueue(s, cost);
+	return CUDA_SUCCESS;
+}
+
+/* ---- unified addressing: either side may be anything ---- */
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+	return copy(dst, src, ByteCount, 0, NULL, false, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+	return copy(dst, src, ByteCount, 0, NULL, true, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+	return copy(dst, src, ByteCount, 0, hStream, false, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
+					       CUstream hStream)
+{
+	return copy(dst, src, ByteCount, 0, hStream, true, false);
+}
+
+/* ---- host to device ---- */
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	return copy(dstDevice, (uintptr_t)srcHost, ByteCount, NEED_DST, NULL, false, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	return copy(dstDevice, (uintptr_t)srcHost, ByteCount, NEED_DST, NULL, true, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+						 CUstream hStream)
+{
+	return copy(dstDevice, (uintptr_t)srcHost, ByteCount, NEED_DST, hStream, false, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost,
+						      size_t ByteCount, CUstream hStream)
+{
+	return copy(dstDevice, (uintptr_t)srcHost, ByteCount, NEED_DST, hStream, true, false);
+}
+
+/* ---- device to host ---- */
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	return copy((uintptr_t)dstHost, srcDevice, ByteCount, NEED_SRC, NULL, false, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	return copy((uintptr_t)dstHost, srcDevice, ByteCount, NEED_SRC, NULL, true, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+						 CUstream hStream)
+{
+	return copy((uintptr_t)dstHost, srcDevice, ByteCount, NEED_SRC, hStream, false, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+						      CUstream hStream)
+{
+	return copy((uintptr_t)dstHost, srcDevice, ByteCount, NEED_SRC, hStream, true, false);
+}
+
+/* ---- device to device ---- */
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	return copy(dstDevice, srcDevice, ByteCount, NEED_DST | NEED_SRC, NULL, false, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	return copy(dstDevice, srcDevice, ByteCount, NEED_DST | NEED_SRC, NULL, true, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+						 CUstream hStream)
+{
+	return copy(dstDevice, srcDevice, ByteCount, NEED_DST | NEED_SRC, hStream, false, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+						      size_t ByteCount, CUstream hStream)
+{
+	return copy(dstDevice, srcDevice, ByteCount, NEED_DST | NEED_SRC, hStream, true, false);
+}

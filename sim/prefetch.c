@@ -1,0 +1,148 @@
+/*
+ * cuMemPrefetchAsync: move the blocks of a managed range to a device or to
+ * the host, as an operation on a stream. Blocks already there stay; never
+ * populated ones are populated at the target, moving nothing; read-mostly
+ * ones get a copy on the device and keep their host copy. What has to come
+ * onto a full device evicts others first; what still does not fit stays.
+ *
+ * Cost: a fixed cost per call plus the bytes moved at the measured rate,
+ * so 2 MiB calls run at about a third of the speed of large ones.
+ */
+#include "cost.h"
+#include "sim.h"
+
+/* Moves blocks [first, end) of a to dev; returns the call's virtual time. */
+static uint64_t to_device(struct sim_alloc *a, size_t first, size_t end, int dev)
+{
+	uint64_t incoming = 0, moved = 0, duplicated = 0, cost = 0;
+	for (size_t i = first; i < end; i++)
+		if (a->blocks[i].where != dev)
+			incoming += sim_block_len(a, i);
+	if (incoming) {
+		bool room; /* checked again block by block */
+		cost += sim_make_room(dev, incoming, a, first, end, &room);
+	}
+	for (size_t i = first; i < end; i++) {
+		struct sim_block *b = &a->blocks[i];
+		size_t len = sim_block_len(a, i);
+		if (b->where == dev || sim_device_free(dev) < len)
+			continue;
+		if (b->where == SIM_LOC_NONE) {
+			sim_block_move(a, i, dev);
+		} else if (b->read_mostly && b->where == SIM_LOC_HOST) {
+			sim_block_duplicate(a, i, dev);
+			duplicated += len;
+		} else {
+			sim_block_move(a, i, dev);
+			moved += len;
+		}
+	}
+	return cost + SIM_PROMOTE_CALL_NS + sim_transfer_ns(moved, SIM_PROMOTE_BPS) +
+	       sim_transfer_ns(duplicated, SIM_DUPLICATE_BPS);
+}
+
+static uint64_t to_host(struct sim_alloc *a, size_t first, size_t end)
+{
+	uint64_t moved = 0;
+	for (size_t i = first; i < end; i++) {
+		struct sim_block *b = &a->blocks[i];
+		if (b->where == SIM_LOC_HOST || b->host_copy)
+			continue; /* a read-mostly block keeps its device copy, as measured */
+		if (b->where >= 0)
+			moved += sim_block_len(a, i);
+		sim_block_move(a, i, SIM_LOC_HOST);
+	}
+	return SIM_DEMOTE_CALL_NS + sim_transfer_ns(moved, SIM_DEMOTE_BPS);
+}
+
+static CUresult prefetch(CUdeviceptr devPtr, size_t count, int to, unsigned flags, CUstream hStream,
+			 bool ptsz)
+{
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(hStream, ptsz, &s);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (count == 0 || flags != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_mem_lock);
+	struct sim_alloc *a = sim_alloc_find_range((uintptr_t)devPtr, count);
+	if (!a || a->kind != SIM_MEM_MANAGED) {
+		pthread_mutex_unlock(&sim_mem_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	size_t first, end;
+	sim_block_span(a, (uintptr_t)devPtr, count, &first, &end);
+	uint64_t use = ++sim_mem.uses;
+	for (size_t i = first; i < end; i++) {
+		sim_block_notice_cpu(a, i);
+		a->blocks[i].last_prefetch = (int8_t)to;
+		a->blocks[i].last_use = use;
+	}
+	uint64_t cost = to >= 0 ? to_device(a, first, end, to) : to_host(a, first, end);
+	pthread_mutex_unlock(&sim_mem_lock);
+	sim_stream_enqueue(s, cost);
+	return CUDA_SUCCESS;
+}
+
+/* A CUmemLocation as a prefetch target: a device, or the host (any host form). */
+static CUresult target(CUmemLocation loc, int *to)
+{
+	switch (loc.type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		if (!sim_device_valid(loc.id))
+			return CUDA_ERROR_INVALID_DEVICE;
+		*to = loc.id;
+		return CUDA_SUCCESS;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+		*to = SIM_LOC_HOST;
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+static CUresult prefetch_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned flags,
+			    CUstream hStream, bool ptsz)
+{
+	SIM_REQUIRE_INIT();
+	int to;
+	CUresult r = target(location, &to);
+	return r != CUDA_SUCCESS ? r : prefetch(devPtr, count, to, flags, hStream, ptsz);
+}
+
+/* The legacy form names a device, or CU_DEVICE_CPU. */
+static CUresult prefetch_v1(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream,
+			    bool ptsz)
+{
+	SIM_REQUIRE_INIT();
+	if (dstDevice != CU_DEVICE_CPU && !sim_device_valid(dstDevice))
+		return CUDA_ERROR_INVALID_DEVICE;
+	return prefetch(devPtr, count, dstDevice == CU_DEVICE_CPU ? SIM_LOC_HOST : dstDevice, 0, hStream, ptsz);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+						  unsigned int flags, CUstream hStream)
+{
+	return prefetch_v2(devPtr, count, location, flags, hStream, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
+						       CUmemLocation location, unsigned int flags,
+						       CUstream hStream)
+{
+	return prefetch_v2(devPtr, count, location, flags, hStream, true);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+					       CUstream hStream)
+{
+	return prefetch_v1(devPtr, count, dstDevice, hStream, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+						    CUstream hStream)
+{
+	return prefetch_v1(devPtr, count, dstDevice, hStream, true);
+}
