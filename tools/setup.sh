@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sourced by demo.sh and test.sh: install what is missing, then build.
+# Needs the CUDA toolkit (headers and stub libcuda), which CMake finds itself.
+set -euo pipefail
+EMBER_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+EMBER_BUILD=${EMBER_BUILD:-$EMBER_ROOT/build}
+
+ember_install_deps() {
+  local need=()
+  command -v cmake >/dev/null || need+=(cmake)
+  command -v cc >/dev/null || need+=(gcc)
+  command -v pkg-config >/dev/null || need+=(pkg-config)
+  pkg-config --exists criterion 2>/dev/null || need+=(libcriterion-dev)
+  pkg-config --exists libelf 2>/dev/null || need+=(libelf-dev)
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "ember: installing ${need[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+}
+
+ember_build() {
+  cmake -S "$EMBER_ROOT" -B "$EMBER_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$EMBER_BUILD" -j "$(nproc)" >/dev/null
+}
+
+ember_install_deps
+ember_build
