@@ -1,8 +1,9 @@
 /*
  * Finding and opening the real libcuda.so.1.
  *
- * Candidates, in order: EMBER_REAL_LIBCUDA; each folder of LD_LIBRARY_PATH;
- * the folders named in /etc/ld.so.conf.d; the standard driver locations. A
+ * Candidates, in order: EMBER_REAL_LIBCUDA; then the folders of
+ * EMBER_DRIVER_SEARCH if it is set, else each folder of LD_LIBRARY_PATH, the
+ * folders named in /etc/ld.so.conf.d and the standard driver locations. A
  * candidate that is Ember itself (same file, or any library that exports
  * ember_version) is skipped. The driver is opened by absolute path, once,
  * under a lock that fork() cannot leave held; resolving a symbol afterwards
@@ -157,11 +158,18 @@ static void open_driver_locked(void)
 		self = &self_st;
 
 	struct tried t = { .len = 0 };
-	bool ok = try_candidate(ember_cfg.real_libcuda ? ember_cfg.real_libcuda : "", self, &t, true) ||
-		  try_path_list(getenv("LD_LIBRARY_PATH"), self, &t) ||
-		  try_ld_conf_dirs(self, &t);
-	for (size_t i = 0; !ok && i < sizeof standard_dirs / sizeof standard_dirs[0]; i++)
-		ok = try_dir(standard_dirs[i], strlen(standard_dirs[i]), self, &t);
+	const char *explicit_path = ember_cfg.real_libcuda ? ember_cfg.real_libcuda : "";
+	const char *search = ember_cfg.driver_search ? ember_cfg.driver_search : "";
+	bool ok = try_candidate(explicit_path, self, &t, true);
+	if (!ok && *explicit_path)
+		ember_warn("EMBER_REAL_LIBCUDA cannot be used: %s; searching elsewhere", t.text);
+	if (!ok && *search) {
+		ok = try_path_list(search, self, &t);
+	} else if (!ok) {
+		ok = try_path_list(getenv("LD_LIBRARY_PATH"), self, &t) || try_ld_conf_dirs(self, &t);
+		for (size_t i = 0; !ok && i < sizeof standard_dirs / sizeof standard_dirs[0]; i++)
+			ok = try_dir(standard_dirs[i], strlen(standard_dirs[i]), self, &t);
+	}
 
 	if (ok) {
 		ember_info("forwarding to the real driver %s%s", driver_path,
@@ -223,17 +231,12 @@ void *ember_resolve_slot(unsigned slot)
  * valid in its copy of the address space. Only the open lock needs care, so
  * that a fork during the first open cannot leave the child's copy held.
  */
-static void before_fork(void)
+void ember_loader_before_fork(void)
 {
 	pthread_mutex_lock(&open_lock);
 }
 
-static void after_fork(void)
+void ember_loader_after_fork(void)
 {
 	pthread_mutex_unlock(&open_lock);
-}
-
-void ember_loader_init(void)
-{
-	pthread_atfork(before_fork, after_fork, after_fork);
 }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# ember-run end to end: help, option checking, and the bundled demo on the simulated driver.
+set -euo pipefail
+run=$1 demo=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$run" --help | grep -q -- '--driver auto|real|sim' || fail "--help lacks --driver"
+"$run" --help | grep -q 'EMBER_LOG' || fail "--help lacks the variable table"
+
+out=$("$run" --log loud -- true 2>&1) && fail "a bad --log value was accepted"
+grep -q 'EMBER_LOG=loud is not valid: expected off, error, warn, info or debug' <<<"$out" \
+  || fail "bad --log message: $out"
+out=$("$run" --bogus 1 -- true 2>&1) && fail "an unknown option was accepted"
+grep -q 'unknown option --bogus' <<<"$out" || fail "unknown option message: $out"
+out=$("$run" 2>&1) && fail "no program was accepted"
+
+env=$("$run" --driver sim --log debug --set EMBER_SIM_MEMORY=16G --dry-run -- prog arg)
+grep -q '^EMBER_LOG=debug$' <<<"$env" || fail "dry run: $env"
+grep -q '^EMBER_SIM_MEMORY=16G$' <<<"$env" || fail "dry run: $env"
+grep -q '^EMBER_REAL_LIBCUDA=/.*libember-sim.so$' <<<"$env" || fail "dry run: $env"
+grep -q '^LD_PRELOAD=/.*libember.so' <<<"$env" || fail "dry run: $env"
+grep -q '^prog arg$' <<<"$env" || fail "dry run: $env"
+
+out=$("$run" --driver sim --log info -- "$demo" 16 3 2>&1) || fail "demo failed: $out"
+grep -q 'verified' <<<"$out" || fail "demo did not verify: $out"
+grep -q 'Ember .* (active), forwarding to .*libember-sim.so' <<<"$out" || fail "demo not under Ember: $out"
+grep -q 'ember\[[0-9]*\] info: forwarding to the real driver' <<<"$out" || fail "no info line: $out"
+
+out=$("$run" --driver sim --off -- "$demo" 16 1 2>&1) || fail "demo --off failed: $out"
+grep -q '(pass-through)' <<<"$out" || fail "--off did not pass through: $out"
+echo "ember-run: 1 passed, 0 failed"

@@ -1,0 +1,25 @@
+#include <stdlib.h>
+
+#include "harness.h"
+
+void *load_sim(void)
+{
+	void *h = dlopen(EMBER_SIM_PATH, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(h, "cannot load the simulated driver: %s", dlerror());
+	return h;
+}
+
+void *load_shim(void)
+{
+	setenv("EMBER_REAL_LIBCUDA", EMBER_SIM_PATH, 0);
+	void *h = dlopen(EMBER_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(h, "cannot load the shim: %s", dlerror());
+	return h;
+}
+
+void *must_dlsym(void *handle, const char *name)
+{
+	void *p = dlsym(handle, name);
+	cr_assert_not_null(p, "%s is not exported", name);
+	return p;
+}

@@ -1,0 +1,27 @@
+/* Loading the shim and the simulated driver side by side, for the tests. */
+#ifndef EMBER_TEST_HARNESS_H
+#define EMBER_TEST_HARNESS_H
+
+#include <cuda.h>
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+
+/*
+ * The simulated driver, loaded directly. The shim, loaded with
+ * EMBER_REAL_LIBCUDA pointing at the same file, reaches the very same
+ * instance, so a test can compare what the shim returns with what the
+ * driver returns.
+ */
+void *load_sim(void);
+/* The shim, forwarding to the simulated driver unless EMBER_* say otherwise. */
+void *load_shim(void);
+
+void *must_dlsym(void *handle, const char *name);
+
+/* A typed function pointer to `name` in a library. */
+#define SYM(handle, name) ((__typeof__(&name))must_dlsym((handle), #name))
+
+/* Assert that a driver call succeeded, naming it on failure. */
+#define CU_OK(call) cr_assert_eq((call), CUDA_SUCCESS, "%s failed", #call)
+
+#endif

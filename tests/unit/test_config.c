@@ -1,0 +1,112 @@
+/* The EMBER_* table: parsers, defaults, and errors that name the variable. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+Test(config, every_default_parses)
+{
+	for (size_t i = 0; i < ember_var_count; i++)
+		cr_expect_eq(ember_var_docs[i].check(ember_var_docs[i].def), 0, "default of %s",
+			     ember_var_docs[i].name);
+}
+
+Test(config, every_variable_is_documented)
+{
+	for (size_t i = 0; i < ember_var_count; i++) {
+		const struct ember_var_doc *d = &ember_var_docs[i];
+		cr_expect(strncmp(d->name, "EMBER", 5) == 0, "%s", d->name);
+		cr_expect(strlen(d->doc) > 10, "%s has no description", d->name);
+		cr_expect(strlen(d->accepted) > 0, "%s has no accepted form", d->name);
+	}
+}
+
+Test(config, sizes_take_binary_suffixes)
+{
+	struct ember_size s;
+	cr_assert_eq(ember_parse_SIZE("16G", &s), 0);
+	cr_expect_eq(s.bytes, 16ull << 30);
+	cr_assert_eq(ember_parse_SIZE("512M", &s), 0);
+	cr_expect_eq(s.bytes, 512ull << 20);
+	cr_assert_eq(ember_parse_SIZE("1.5GiB", &s), 0);
+	cr_expect_eq(s.bytes, 3ull << 29);
+	cr_assert_eq(ember_parse_SIZE("4096", &s), 0);
+	cr_expect_eq(s.bytes, 4096);
+	cr_assert_eq(ember_parse_SIZE("2t", &s), 0);
+	cr_expect_eq(s.bytes, 2ull << 40);
+	cr_assert_eq(ember_parse_SIZE("64kb", &s), 0);
+	cr_expect_eq(s.bytes, 64ull << 10);
+}
+
+Test(config, sizes_take_shares)
+{
+	struct ember_size s;
+	cr_assert_eq(ember_parse_SIZE("50%", &s), 0);
+	cr_expect_eq(s.per_mille, 500);
+	cr_expect_eq(ember_size_resolve(s, 1000), 500);
+	cr_assert_eq(ember_parse_SIZE("12.5%", &s), 0);
+	cr_expect_eq(ember_size_resolve(s, 8000), 1000);
+	cr_assert_eq(ember_parse_SIZE("100%", &s), 0);
+}
+
+Test(config, an_empty_size_is_unset)
+{
+	struct ember_size s = { 1, 1 };
+	cr_assert_eq(ember_parse_SIZE("", &s), 0);
+	cr_expect(!ember_size_is_set(s));
+}
+
+Test(config, bad_sizes_are_rejected)
+{
+	static const char *const bad[] = { "G", "-1G", "16X", "16GG", "0%", "101%", "50%%",
+					   "1e30T", "16 G", "abc" };
+	struct ember_size s;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_neq(ember_parse_SIZE(bad[i], &s), 0, "'%s' was accepted", bad[i]);
+}
+
+Test(config, booleans_and_levels)
+{
+	bool b;
+	cr_assert_eq(ember_parse_BOOL("0", &b), 0);
+	cr_expect(!b);
+	cr_assert_eq(ember_parse_BOOL("ON", &b), 0);
+	cr_expect(b);
+	cr_expect_neq(ember_parse_BOOL("2", &b), 0);
+	cr_expect_neq(ember_parse_BOOL("", &b), 0);
+	enum ember_log_level l;
+	cr_assert_eq(ember_parse_LOG_LEVEL("debug", &l), 0);
+	cr_expect_eq(l, EMBER_LOG_DEBUG);
+	cr_expect_neq(ember_parse_LOG_LEVEL("loud", &l), 0);
+	unsigned u;
+	cr_expect_neq(ember_parse_UINT("-1", &u), 0);
+	cr_expect_neq(ember_parse_UINT("99999999999", &u), 0);
+	cr_expect_neq(ember_parse_UINT("3x", &u), 0);
+	const char *p;
+	cr_expect_neq(ember_parse_PATH("relative/path", &p), 0);
+	cr_expect_eq(ember_parse_PATH_LIST("/a:/b", &p), 0);
+	cr_expect_neq(ember_parse_PATH_LIST("/a:b", &p), 0);
+}
+
+Test(config, load_reads_the_environment)
+{
+	setenv("EMBER_LOG", "debug", 1);
+	setenv("EMBER_SIM_MEMORY", "16G", 1);
+	struct ember_config cfg;
+	char err[256] = "";
+	cr_assert_eq(ember_config_load(&cfg, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(cfg.log_level, EMBER_LOG_DEBUG);
+	cr_expect_eq(cfg.sim_memory.bytes, 16ull << 30);
+	cr_expect(cfg.enabled);
+}
+
+Test(config, a_bad_value_names_the_variable_and_the_form)
+{
+	setenv("EMBER_LOG", "loud", 1);
+	struct ember_config cfg;
+	char err[256] = "";
+	cr_assert_eq(ember_config_load(&cfg, err, sizeof err), -1);
+	cr_expect_str_eq(err, "EMBER_LOG=loud is not valid: expected off, error, warn, info or debug");
+	cr_expect_eq(cfg.log_level, EMBER_LOG_WARN, "the default stands in for the bad value");
+}

@@ -1,0 +1,69 @@
+/* EMBER=0, or any bad EMBER_* value, makes the shim a pure pass-through. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ember/ember.h"
+#include "harness.h"
+
+static void expect_pass_through(void *shim, void *sim)
+{
+	CU_OK(SYM(shim, cuInit)(0));
+	cr_expect_eq(SYM(shim, ember_is_active)(), 0);
+	void *p = NULL;
+	CUdriverProcAddressQueryResult st;
+	CU_OK(SYM(shim, cuGetProcAddress_v2)("cuGetProcAddress", &p, 12000, 0, &st));
+	void *q = NULL;
+	CU_OK(SYM(sim, cuGetProcAddress_v2)("cuGetProcAddress", &q, 12000, 0, &st));
+	cr_expect_eq(p, q, "cuGetProcAddress answers with the driver's own function");
+	CU_OK(SYM(shim, cuGetProcAddress)("cuGetProcAddress", &p, 11030, 0));
+	cr_expect_eq(p, dlsym(sim, "cuGetProcAddress"));
+}
+
+Test(passthrough, ember_0)
+{
+	setenv("EMBER", "0", 1);
+	void *sim = load_sim();
+	expect_pass_through(load_shim(), sim);
+}
+
+Test(passthrough, ember_1_rewrites)
+{
+	setenv("EMBER", "1", 1);
+	void *sim = load_sim();
+	void *shim = load_shim();
+	CU_OK(SYM(shim, cuInit)(0));
+	cr_expect_eq(SYM(shim, ember_is_active)(), 1);
+	void *p = NULL;
+	CU_OK(SYM(shim, cuGetProcAddress)("cuGetProcAddress", &p, 12000, 0));
+	cr_expect_eq(p, dlsym(shim, "cuGetProcAddress_v2"));
+	cr_expect_neq(p, dlsym(sim, "cuGetProcAddress_v2"));
+}
+
+/* Each bad value: one error line naming the variable and the form, then pass-through. */
+static void bad_value(const char *name, const char *value, const char *form)
+{
+	char log[] = "/tmp/ember-test-log-XXXXXX";
+	int fd = mkstemp(log);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("EMBER_LOG_FILE", log, 1);
+	setenv(name, value, 1);
+	void *sim = load_sim();
+	expect_pass_through(load_shim(), sim);
+	FILE *f = fopen(log, "r");
+	char line[1024] = "";
+	cr_assert_not_null(fgets(line, sizeof line, f), "no log line");
+	fclose(f);
+	unlink(log);
+	char want[512];
+	snprintf(want, sizeof want, "%s=%s is not valid: expected %s", name, value, form);
+	cr_expect_not_null(strstr(line, want), "log line was: %s", line);
+	cr_expect_not_null(strstr(line, "error:"), "log line was: %s", line);
+}
+
+Test(passthrough, bad_ember) { bad_value("EMBER", "maybe", "0 or 1"); }
+Test(passthrough, bad_log) { bad_value("EMBER_LOG", "loud", "off, error, warn, info or debug"); }
+Test(passthrough, bad_sim_memory) { bad_value("EMBER_SIM_MEMORY", "lots", "a size such as 80G or 512M"); }
+Test(passthrough, bad_driver_search) { bad_value("EMBER_DRIVER_SEARCH", "relative", "absolute folders separated by ':'"); }
