@@ -7,10 +7,29 @@
 
 #include "config.h"
 
+#define EMBER_KIND(kind)                                                                   \
+	static int check_##kind(const char *s)                                             \
+	{                                                                                  \
+		EMBER_CTYPE_##kind v;                                                      \
+		return ember_parse_##kind(s, &v);                                          \
+	}
+EMBER_KIND(BOOL)
+EMBER_KIND(UINT)
+EMBER_KIND(SIZE)
+EMBER_KIND(PATH)
+EMBER_KIND(PATH_LIST)
+EMBER_KIND(LOG_LEVEL)
+EMBER_KIND(PERCENT)
+EMBER_KIND(MODE)
+#undef EMBER_KIND
+
 const struct ember_var_doc ember_var_docs[] = {
-#define EMBER_VAR(field, name, kind, def, accepted, doc) { #name, def, accepted, doc },
+#define EMBER_VAR(field, name, kind, def, accepted, doc) { #name, def, accepted, doc, check_##kind, false },
+#define EMBER_VAR_PER_GPU(field, name, kind, def, accepted, doc)                             \
+	{ #name, def, accepted, doc, check_##kind, true },
 #include "config.def"
 #undef EMBER_VAR
+#undef EMBER_VAR_PER_GPU
 };
 const size_t ember_var_count = sizeof ember_var_docs / sizeof ember_var_docs[0];
 
@@ -40,9 +59,14 @@ int ember_parse_UINT(const char *s, unsigned *out)
 	return 0;
 }
 
-/* "16G", "512M", "1.5T", "4096", "50%": binary units, case-insensitive, optional "iB"/"B". */
+/*
+ * "16G", "512M", "1.5T", "4096", "50%": binary units, case-insensitive,
+ * optional "iB"/"B". The empty string is a size left unset.
+ */
 int ember_parse_SIZE(const char *s, struct ember_size *out)
 {
+	if (!*s)
+		return *out = (struct ember_size){ 0 }, 0;
 	if (!isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
@@ -85,12 +109,51 @@ int ember_parse_PATH(const char *s, const char **out)
 	return 0;
 }
 
+/* Empty, or absolute folders separated by ':'. */
+int ember_parse_PATH_LIST(const char *s, const char **out)
+{
+	for (const char *p = s; *p;) {
+		if (*p != '/')
+			return -1;
+		p += strcspn(p, ":");
+		p += *p == ':';
+	}
+	*out = s;
+	return 0;
+}
+
 int ember_parse_LOG_LEVEL(const char *s, enum ember_log_level *out)
 {
 	static const char *const names[] = { "off", "error", "warn", "info", "debug" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcasecmp(s, names[i]))
 			return *out = (enum ember_log_level)i, 0;
+	return -1;
+}
+
+/* "90" or "90%": a whole percentage from 1 to 100. */
+int ember_parse_PERCENT(const char *s, unsigned *out)
+{
+	char buf[8];
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == '%')
+		buf[n - 1] = 0;
+	unsigned v;
+	if (ember_parse_UINT(buf, &v) != 0 || v < 1 || v > 100)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int ember_parse_MODE(const char *s, enum ember_mode *out)
+{
+	static const char *const names[] = { "off", "mapped", "static", "adaptive" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcasecmp(s, names[i]))
+			return *out = (enum ember_mode)i, 0;
 	return -1;
 }
 
@@ -120,8 +183,37 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 			ember_parse_##kind(def, &cfg->field);                              \
 		}                                                                          \
 	}
+#define EMBER_VAR_PER_GPU(field, name, kind, def, accepted, doc)                             \
+	for (unsigned g = 0; g < EMBER_CONFIG_MAX_GPUS; g++) {                               \
+		char var[64];                                                              \
+		snprintf(var, sizeof var, "%s%u", #name, g);                               \
+		ember_parse_##kind(def, &cfg->field[g]);                                   \
+		const char *v = getenv(var);                                               \
+		if (v && ember_parse_##kind(v, &cfg->field[g]) != 0) {                     \
+			if (rc == 0 && err)                                                \
+				snprintf(err, errlen, "%s=%s is not valid: expected %s", var, v, \
+					 accepted);                                         \
+			rc = -1;                                                           \
+			ember_parse_##kind(def, &cfg->field[g]);                           \
+		}                                                                          \
+	}
 #include "config.def"
 #undef EMBER_VAR
+#undef EMBER_VAR_PER_GPU
+	/* Relations between variables. */
+	if (cfg->low_watermark > cfg->high_watermark) {
+		if (rc == 0 && err)
+			snprintf(err, errlen,
+				 "EMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",
+				 cfg->low_watermark, cfg->high_watermark);
+		rc = -1;
+	}
+	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20)) {
+		if (rc == 0 && err)
+			snprintf(err, errlen, "EMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",
+				 getenv("EMBER_SPAN") ? getenv("EMBER_SPAN") : "");
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -131,14 +223,17 @@ void ember_config_describe(FILE *out, bool markdown)
 		fputs("| Variable | Default | Accepted | Meaning |\n| --- | --- | --- | --- |\n", out);
 		for (size_t i = 0; i < ember_var_count; i++) {
 			const struct ember_var_doc *d = &ember_var_docs[i];
-			fprintf(out, "| `%s` | %s%s%s | %s | %s |\n", d->name, *d->def ? "`" : "",
+			fprintf(out, "| `%s%s` | %s%s%s | %s | %s |\n", d->name, d->per_gpu ? "<n>" : "",
+				*d->def ? "`" : "",
 				*d->def ? d->def : "(unset)", *d->def ? "`" : "", d->accepted, d->doc);
 		}
 		return;
 	}
 	for (size_t i = 0; i < ember_var_count; i++) {
 		const struct ember_var_doc *d = &ember_var_docs[i];
-		fprintf(out, "  %-22s %s\n  %-22s accepted: %s; default: %s\n", d->name, d->doc, "",
+		char name[64];
+		snprintf(name, sizeof name, "%s%s", d->name, d->per_gpu ? "<n>" : "");
+		fprintf(out, "  %-22s %s\n  %-22s accepted: %s; default: %s\n", name, d->doc, "",
 			d->accepted, *d->def ? d->def : "(unset)");
 	}
 }

@@ -15,27 +15,50 @@ enum ember_log_level {
 	EMBER_LOG_DEBUG,
 };
 
+enum ember_mode {
+	EMBER_MODE_OFF,
+	EMBER_MODE_MAPPED,
+	EMBER_MODE_STATIC,
+	EMBER_MODE_ADAPTIVE,
+};
+
+#define EMBER_CONFIG_MAX_GPUS 16
+
 /* A size, or a share of something the reader knows (50% of the GPU). */
 struct ember_size {
 	uint64_t bytes;
 	unsigned per_mille; /* > 0 when given as a share; bytes is then 0 */
 };
 
+/* An unset size: both fields zero. */
+static inline bool ember_size_is_set(struct ember_size s)
+{
+	return s.bytes || s.per_mille;
+}
+
 #define EMBER_CTYPE_BOOL bool
+#define EMBER_CTYPE_PERCENT unsigned
+#define EMBER_CTYPE_MODE enum ember_mode
 #define EMBER_CTYPE_UINT unsigned
 #define EMBER_CTYPE_SIZE struct ember_size
 #define EMBER_CTYPE_PATH const char *
+#define EMBER_CTYPE_PATH_LIST const char *
 #define EMBER_CTYPE_LOG_LEVEL enum ember_log_level
 
 struct ember_config {
 #define EMBER_VAR(field, name, kind, def, accepted, doc) EMBER_CTYPE_##kind field;
+#define EMBER_VAR_PER_GPU(field, name, kind, def, accepted, doc)                             \
+	EMBER_CTYPE_##kind field[EMBER_CONFIG_MAX_GPUS];
 #include "config.def"
 #undef EMBER_VAR
+#undef EMBER_VAR_PER_GPU
 };
 
 /* One row of the table, for documentation and --help. */
 struct ember_var_doc {
 	const char *name, *def, *accepted, *doc;
+	int (*check)(const char *value); /* 0 when value is acceptable */
+	bool per_gpu;                    /* read as name0, name1, ...; shown as name<n> */
 };
 extern const struct ember_var_doc ember_var_docs[];
 extern const size_t ember_var_count;
@@ -52,7 +75,10 @@ int ember_parse_BOOL(const char *s, bool *out);
 int ember_parse_UINT(const char *s, unsigned *out);
 int ember_parse_SIZE(const char *s, struct ember_size *out);
 int ember_parse_PATH(const char *s, const char **out);
+int ember_parse_PATH_LIST(const char *s, const char **out);
 int ember_parse_LOG_LEVEL(const char *s, enum ember_log_level *out);
+int ember_parse_PERCENT(const char *s, unsigned *out);
+int ember_parse_MODE(const char *s, enum ember_mode *out);
 
 /* Resolve a size against a total (for shares); a plain size is returned as is. */
 uint64_t ember_size_resolve(struct ember_size s, uint64_t total);

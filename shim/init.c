@@ -1,11 +1,41 @@
 /* Library start-up: read the configuration, set up logging and the loader. */
+#include <pthread.h>
+#include <stdlib.h>
+
 #include "ember/ember.h"
+#include "regions.h"
 #include "shim.h"
+#include "stats.h"
+#include "worker.h"
 
 struct ember_config ember_cfg;
 bool ember_active;
 
-void ember_loader_init(void);
+static const char *const mode_names[] = { "off", "mapped", "static", "adaptive" };
+
+/*
+ * fork(): no lock may be held across it, or the child's copy stays held.
+ * Locks are taken in one order (loader, then table) and released in both
+ * processes; the child has no worker thread and starts a new one on demand.
+ */
+static void before_fork(void)
+{
+	ember_loader_before_fork();
+	ember_regions_lock();
+}
+
+static void after_fork_parent(void)
+{
+	ember_regions_unlock();
+	ember_loader_after_fork();
+}
+
+static void after_fork_child(void)
+{
+	ember_regions_unlock();
+	ember_loader_after_fork();
+	ember_worker_after_fork_child();
+}
 
 /*
  * Runs when the library is loaded. It only reads the environment: the real
@@ -17,12 +47,28 @@ __attribute__((constructor)) static void ember_init(void)
 	char err[512];
 	int rc = ember_config_load(&ember_cfg, err, sizeof err);
 	ember_log_init(ember_cfg.log_level, ember_cfg.log_file);
-	ember_loader_init();
-	ember_active = ember_cfg.enabled && rc == 0;
-	if (rc != 0)
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF;
+	if (rc != 0) {
 		ember_error("%s; Ember is passing every call straight to the driver", err);
-	else if (!ember_cfg.enabled)
-		ember_info("EMBER=0: passing every call straight to the driver");
+		return;
+	}
+	if (!ember_cfg.enabled || ember_cfg.mode == EMBER_MODE_OFF) {
+		ember_info("%s: passing every call straight to the driver",
+			   ember_cfg.enabled ? "EMBER_MODE=off" : "EMBER=0");
+		return;
+	}
+	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE) {
+		ember_warn("EMBER_MODE=adaptive is not implemented yet; running as static");
+		ember_cfg.mode = EMBER_MODE_STATIC;
+	}
+	ember_info("mode %s%s", mode_names[ember_cfg.mode], ember_cfg.manage_all ? ", managing all allocations" : "");
+	atexit(ember_stats_at_exit);
+}
+
+const char *ember_mode_name(enum ember_mode m)
+{
+	return m <= EMBER_MODE_ADAPTIVE ? mode_names[m] : "unknown";
 }
 
 EMBER_PUBLIC const char *ember_version(void)
@@ -38,4 +84,9 @@ EMBER_PUBLIC const char *ember_real_driver(void)
 EMBER_PUBLIC int ember_is_active(void)
 {
 	return ember_active;
+}
+
+EMBER_PUBLIC int ember_flush(void)
+{
+	return ember_active ? ember_worker_flush() : 0;
 }

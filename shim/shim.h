@@ -15,6 +15,9 @@ extern struct ember_config ember_cfg;
 /* False when EMBER=0 or a variable was bad: every hook then passes through. */
 extern bool ember_active;
 
+/* "off", "mapped", "static", "adaptive" */
+const char *ember_mode_name(enum ember_mode m);
+
 /* One pointer per export: the lazy stub until first use, then the driver's. */
 extern void *volatile ember_slot_table[EMBER_SLOT_COUNT];
 
@@ -32,6 +35,10 @@ void *ember_resolve_slot(unsigned slot);
 void *ember_driver_handle(void);
 /* Its absolute path, or "" when none was found. */
 const char *ember_driver_path(void);
+
+/* fork(): the loader's lock is taken before and released after, in both processes. */
+void ember_loader_before_fork(void);
+void ember_loader_after_fork(void);
 
 /* The hooks.def function for a slot, or NULL when Ember forwards it. */
 void *ember_hook_for_slot(int slot);

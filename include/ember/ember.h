@@ -6,6 +6,8 @@
 #ifndef EMBER_EMBER_H
 #define EMBER_EMBER_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,6 +20,23 @@ const char *ember_real_driver(void);
 
 /* 1 when Ember rewrites calls, 0 when it is a pure pass-through. */
 int ember_is_active(void);
+
+/*
+ * Wait until every migration Ember has started has completed. Returns 0.
+ * Programs never need it: data is correct at all times. Benchmarks and
+ * tests use it to measure a settled placement.
+ */
+int ember_flush(void);
+
+/*
+ * Hints. Promote moves Ember-placed memory in [ptr, ptr + bytes) to the GPU
+ * as far as the budget allows; evict moves its resident part back to host
+ * memory, where it stays mapped. Both start the moves and return the bytes
+ * scheduled, or -1 when Ember is not placing memory (EMBER_MODE off or
+ * mapped). Neither changes any byte the program sees.
+ */
+long long ember_promote(const void *ptr, size_t bytes);
+long long ember_evict(const void *ptr, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,261 @@
+/*
+ * Allocation, free, advice and memory-information entry points.
+ *
+ * Managed allocations are registered and advised mapped; with
+ * EMBER_MANAGE_ALL plain allocations become managed ones ("converted").
+ * Other device memory is only accounted against the budget. Whatever goes
+ * wrong inside Ember, the application gets the driver's own result, and the
+ * allocation concerned is left to the driver.
+ */
+#include <cuda.h>
+
+#include "budget.h"
+#include "placement.h"
+#include "shim.h"
+#include "stats.h"
+#include "worker.h"
+
+static bool placing(void)
+{
+	return ember_active && ember_cfg.mode != EMBER_MODE_OFF;
+}
+
+/* Register and advise a managed allocation; on any failure leave it to the driver. */
+static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
+{
+	int dev = ember_budget_current_device();
+	struct ember_alloc *a = ember_regions_insert(p, bytes, dev, kind);
+	if (!a) {
+		ember_warn("cannot track the allocation at %#llx (%zu bytes); the driver places it",
+			   (unsigned long long)p, bytes);
+		return;
+	}
+	CUresult r = ember_placement_advise(a);
+	if (r != CUDA_SUCCESS) {
+		ember_warn("advising %#llx (%zu bytes) failed (CUresult %d); the driver places it",
+			   (unsigned long long)p, bytes, (int)r);
+		ember_alloc_put(ember_regions_remove(p));
+		return;
+	}
+	ember_debug("%s %#llx: %zu bytes on GPU %d, %u regions", kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed",
+		    (unsigned long long)p, bytes, dev, a->nregions);
+	if (kind == EMBER_ALLOC_CONVERTED) {
+		/*
+		 * Made for the GPU: populate it there while it fits, before the
+		 * program can touch it, or its first touch would create the pages
+		 * on the host. Unpopulated pages move nothing, so this is quick.
+		 */
+		struct ember_launch_ctx at = { 0 };
+		EMBER_REAL(cuCtxGetCurrent)(&at.ctx);
+		ember_placement_promote_prefix(a, &at, EMBER_ORDER_SYNC);
+	}
+}
+
+static void track_plain(CUdeviceptr p, size_t bytes)
+{
+	int dev = ember_budget_current_device();
+	if (dev >= 0 && ember_regions_insert(p, bytes, dev, EMBER_ALLOC_PLAIN))
+		ember_budget_other(dev, (int64_t)bytes);
+}
+
+/*
+ * Take p out of the table. A placed allocation is returned after its
+ * migrations have drained; a plain one leaves the budget and NULL is
+ * returned, as for memory Ember never knew.
+ */
+static struct ember_alloc *untrack(CUdeviceptr p)
+{
+	struct ember_alloc *a = ember_regions_remove(p);
+	if (!a)
+		return NULL;
+	if (a->kind == EMBER_ALLOC_PLAIN) {
+		ember_budget_other(a->device, -(int64_t)a->size);
+		ember_alloc_put(a);
+		return NULL;
+	}
+	ember_worker_wait_alloc(a);
+	ember_stats_retire(a);
+	return a;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, flags);
+	if (r != CUDA_SUCCESS || !placing())
+		return r;
+	if (flags & CU_MEM_ATTACH_HOST) {
+		/* host-attached memory is not the GPU's until the program attaches it to a stream */
+		ember_debug("%#llx is CU_MEM_ATTACH_HOST: left to the driver", (unsigned long long)*dptr);
+		return r;
+	}
+	adopt(*dptr, bytesize, EMBER_ALLOC_MANAGED);
+	return r;
+}
+
+/* The plain allocation entry points, converted under EMBER_MANAGE_ALL. */
+static CUresult alloc_plain(CUdeviceptr *dptr, size_t bytesize, CUresult (*real)(CUdeviceptr *, size_t))
+{
+	if (!placing())
+		return real(dptr, bytesize);
+	if (ember_cfg.manage_all && bytesize > 0 && dptr) {
+		CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
+		if (r == CUDA_SUCCESS) {
+			adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
+			return r;
+		}
+		ember_info("EMBER_MANAGE_ALL: a managed allocation of %zu bytes failed (CUresult %d); "
+			   "allocating plain memory", bytesize, (int)r);
+	}
+	CUresult r = real(dptr, bytesize);
+	if (r == CUDA_SUCCESS)
+		track_plain(*dptr, bytesize);
+	return r;
+}
+
+static CUresult real_alloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return EMBER_REAL(cuMemAlloc_v2)(dptr, bytesize);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return alloc_plain(dptr, bytesize, real_alloc_v2);
+}
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
+{
+	if (placing() && ember_cfg.manage_all && bytesize > 0 && dptr) {
+		/* managed memory is usable at once: a superset of stream-ordered availability */
+		CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
+		if (r == CUDA_SUCCESS) {
+			adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
+			return r;
+		}
+	}
+	CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
+			  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
+	if (r == CUDA_SUCCESS && placing())
+		track_plain(*dptr, bytesize);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, hStream, false);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, hStream, true);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+						 size_t Height, unsigned int ElementSizeBytes)
+{
+	CUresult r = EMBER_REAL(cuMemAllocPitch_v2)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	/* pitched memory stays plain: the driver's pitch rules have no managed equivalent */
+	if (r == CUDA_SUCCESS && placing())
+		track_plain(*dptr, *pPitch * Height);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
+	CUresult r = EMBER_REAL(cuMemFree_v2)(dptr);
+	if (a)
+		ember_alloc_put(a);
+	return r;
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
+{
+	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
+	if (!a)
+		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
+	/* converted memory: free it once the stream has passed this point */
+	ember_alloc_put(a);
+	CUevent ev = NULL;
+	CUcontext ctx = NULL;
+	EMBER_REAL(cuCtxGetCurrent)(&ctx);
+	CUresult r = EMBER_REAL(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING);
+	if (r == CUDA_SUCCESS)
+		r = ptsz ? EMBER_REAL(cuEventRecord_ptsz)(ev, stream) : EMBER_REAL(cuEventRecord)(ev, stream);
+	if (r != CUDA_SUCCESS) {
+		/* no event: order it the slow way, on this thread */
+		if (ev)
+			EMBER_REAL(cuEventDestroy_v2)(ev);
+		r = ptsz ? EMBER_REAL(cuStreamSynchronize_ptsz)(stream) : EMBER_REAL(cuStreamSynchronize)(stream);
+		return r == CUDA_SUCCESS ? EMBER_REAL(cuMemFree_v2)(dptr) : r;
+	}
+	ember_worker_free_after(dptr, ev, ctx);
+	return CUDA_SUCCESS;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, false);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, true);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+	CUresult r = EMBER_REAL(cuMemGetInfo_v2)(free_bytes, total_bytes);
+	if (r != CUDA_SUCCESS || !placing() || !free_bytes || !total_bytes)
+		return r;
+	int dev = ember_budget_current_device();
+	if (dev < 0 || !ember_budget_is_explicit(dev))
+		return r;
+	ember_regions_lock();
+	const struct ember_device_account *acc = ember_account(dev);
+	uint64_t used = acc->resident + acc->other, budget = acc->budget;
+	ember_regions_unlock();
+	uint64_t left = budget > used ? budget - used : 0;
+	*total_bytes = budget;
+	*free_bytes = left < *free_bytes ? left : *free_bytes;
+	return r;
+}
+
+/* ---- the application's own hints: Ember keeps off those ranges ---- */
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
+{
+	CUresult r = EMBER_REAL(cuMemAdvise)(devPtr, count, advice, device);
+	if (r == CUDA_SUCCESS && placing())
+		ember_placement_app_hint(devPtr, count);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+					     CUmemLocation location)
+{
+	CUresult r = EMBER_REAL(cuMemAdvise_v2)(devPtr, count, advice, location);
+	if (r == CUDA_SUCCESS && placing())
+		ember_placement_app_hint(devPtr, count);
+	return r;
+}
+
+#define PREFETCH_HOOK(name, params, args)                                                  \
+	EMBER_PUBLIC CUresult CUDAAPI name params                                          \
+	{                                                                                  \
+		CUresult r = EMBER_REAL(name) args;                                        \
+		if (r == CUDA_SUCCESS && placing())                                        \
+			ember_placement_app_hint(devPtr, count);                           \
+		return r;                                                                  \
+	}
+
+PREFETCH_HOOK(cuMemPrefetchAsync, (CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream),
+	      (devPtr, count, dstDevice, hStream))
+PREFETCH_HOOK(cuMemPrefetchAsync_ptsz,
+	      (CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream),
+	      (devPtr, count, dstDevice, hStream))
+PREFETCH_HOOK(cuMemPrefetchAsync_v2,
+	      (CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream),
+	      (devPtr, count, location, flags, hStream))
+PREFETCH_HOOK(cuMemPrefetchAsync_v2_ptsz,
+	      (CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream),
+	      (devPtr, count, location, flags, hStream))

@@ -1,0 +1,32 @@
+/*
+ * The launch scan: which placed allocations a kernel launch references.
+ *
+ * The argument buffer is read with each parameter's offset and size from
+ * cuFuncGetParamInfo (cached per function). Every 8-byte-aligned word of
+ * every parameter of 8 bytes or more is a candidate pointer, so pointers
+ * inside structures (PyTorch's TensorIterator arguments, for one) count
+ * too, and interior pointers find their allocation.
+ */
+#ifndef EMBER_LAUNCH_SCAN_H
+#define EMBER_LAUNCH_SCAN_H
+
+#include <cuda.h>
+
+#include "regions.h"
+
+enum { EMBER_SCAN_MAX_REFS = 32 };
+
+struct ember_scan {
+	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* each holds a reference */
+	uint64_t addrs[EMBER_SCAN_MAX_REFS];             /* the first pointer seen into each */
+	unsigned n;
+};
+
+/* Scan a launch's arguments; the caller must ember_scan_release() the result. */
+void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out);
+void ember_scan_release(struct ember_scan *s);
+
+/* Forget cached parameter layouts (tests; a module unload may reuse handles). */
+void ember_scan_forget_layouts(void);
+
+#endif

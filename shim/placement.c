@@ -1,0 +1,216 @@
+/* Mapped by default, plus the static split. */
+#include <stdlib.h>
+
+#include "ember/ember.h"
+
+#include "placement.h"
+#include "shim.h"
+
+/* The GPUs that may map managed memory, found once. */
+static int gpus[EMBER_MAX_DEVICES];
+static int ngpus = -1;
+static pthread_once_t gpus_once = PTHREAD_ONCE_INIT;
+
+static void find_gpus(void)
+{
+	int count = 0, n = 0;
+	if (EMBER_REAL(cuDeviceGetCount)(&count) != CUDA_SUCCESS)
+		count = 0;
+	for (int d = 0; d < count && n < EMBER_MAX_DEVICES; d++) {
+		int concurrent = 0;
+		if (EMBER_REAL(cuDeviceGetAttribute)(&concurrent, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
+						     d) == CUDA_SUCCESS &&
+		    concurrent)
+			gpus[n++] = d;
+	}
+	ngpus = n;
+}
+
+CUresult ember_placement_advise(struct ember_alloc *a)
+{
+	pthread_once(&gpus_once, find_gpus);
+	if (a->size == 0)
+		return CUDA_SUCCESS;
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
+	CUresult r = EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host);
+	for (int i = 0; r == CUDA_SUCCESS && i < ngpus; i++) {
+		CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = gpus[i] };
+		r = EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_ACCESSED_BY, gpu);
+	}
+	return r;
+}
+
+/* Room for a list of prepared migrations. */
+struct todo {
+	struct ember_migration *m;
+	size_t n, cap;
+};
+
+static bool todo_push(struct todo *t, struct ember_migration m)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct ember_migration *p = realloc(t->m, cap * sizeof *p);
+		if (!p)
+			return false;
+		t->m = p;
+		t->cap = cap;
+	}
+	t->m[t->n++] = m;
+	return true;
+}
+
+/*
+ * Prepare promotions of a's regions [r0, r1): runs of mapped, unhinted
+ * regions, at most one span each, while the budget has room. Lock held.
+ * Returns the bytes reserved.
+ */
+static uint64_t prepare_promotions(struct ember_alloc *a, uint32_t r0, uint32_t r1, CUcontext ctx, struct todo *t)
+{
+	uint32_t span = (uint32_t)(ember_cfg.span.bytes >> EMBER_REGION_SHIFT);
+	struct ember_device_account *acc = ember_account(a->device);
+	uint64_t room = ember_account_room_locked(a->device), reserved = 0;
+	for (uint32_t r = r0; r < r1 && !a->freed;) {
+		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
+			r++;
+			continue;
+		}
+		uint32_t first = r, count = 0;
+		uint64_t bytes = 0;
+		while (r < r1 && count < span && a->regions[r].state == EMBER_REGION_MAPPED && !a->regions[r].hinted &&
+		       bytes + ember_region_bytes(a, r) <= room) {
+			bytes += ember_region_bytes(a, r);
+			count++;
+			r++;
+		}
+		if (count == 0 || !todo_push(t, (struct ember_migration){ a, first, count, a->device, ctx }))
+			break; /* the budget is full (or memory is short): stop here */
+		for (uint32_t i = first; i < first + count; i++)
+			a->regions[i].state = EMBER_REGION_PROMOTING;
+		a->in_flight += count;
+		a->refs++;
+		acc->resident += bytes;
+		room -= bytes;
+		reserved += bytes;
+	}
+	ember_account_note_peak_locked(a->device);
+	return reserved;
+}
+
+/* Prepare demotions of a's resident regions in [r0, r1), in spans. Lock held. */
+static uint64_t prepare_demotions(struct ember_alloc *a, uint32_t r0, uint32_t r1, CUcontext ctx, struct todo *t)
+{
+	uint32_t span = (uint32_t)(ember_cfg.span.bytes >> EMBER_REGION_SHIFT);
+	uint64_t bytes = 0;
+	for (uint32_t r = r0; r < r1 && !a->freed;) {
+		if (a->regions[r].state != EMBER_REGION_RESIDENT || a->regions[r].hinted) {
+			r++;
+			continue;
+		}
+		uint32_t first = r, count = 0;
+		while (r < r1 && count < span && a->regions[r].state == EMBER_REGION_RESIDENT && !a->regions[r].hinted) {
+			bytes += ember_region_bytes(a, r);
+			count++;
+			r++;
+		}
+		if (!todo_push(t, (struct ember_migration){ a, first, count, -1, ctx }))
+			break;
+		for (uint32_t i = first; i < first + count; i++)
+			a->regions[i].state = EMBER_REGION_DEMOTING;
+		a->in_flight += count;
+		a->refs++;
+	}
+	return bytes;
+}
+
+void ember_placement_promote_prefix(struct ember_alloc *a, const struct ember_launch_ctx *at, enum ember_order order)
+{
+	if (ember_cfg.mode < EMBER_MODE_STATIC || a->device < 0)
+		return;
+	struct todo t = { 0 };
+	ember_regions_lock();
+	prepare_promotions(a, 0, a->nregions, at->ctx, &t);
+	ember_regions_unlock();
+	ember_migrations_start(t.m, t.n, order, at->stream, at->per_thread);
+	free(t.m);
+}
+
+/* Apply prepare to every placed allocation overlapping [ptr, ptr + bytes). */
+static int64_t over_range(CUdeviceptr ptr, size_t bytes,
+			  uint64_t (*prepare)(struct ember_alloc *, uint32_t, uint32_t, CUcontext, struct todo *))
+{
+	if (!ember_active || ember_cfg.mode < EMBER_MODE_STATIC)
+		return -1;
+	CUcontext ctx = NULL;
+	EMBER_REAL(cuCtxGetCurrent)(&ctx);
+	struct todo t = { 0 };
+	uint64_t total = 0;
+	ember_regions_lock();
+	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
+		struct ember_alloc *a = ember_regions_find_locked(at);
+		if (!a) {
+			a = ember_regions_next_locked(at);
+			if (!a || a->base >= end)
+				break;
+			at = a->base;
+			continue;
+		}
+		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
+		if (a->kind != EMBER_ALLOC_PLAIN && a->device >= 0 && a->size > 0) {
+			uint32_t r0 = (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT);
+			uint32_t r1 = (uint32_t)(((stop - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
+			total += prepare(a, r0, r1, ctx, &t);
+		}
+		at = stop;
+	}
+	ember_regions_unlock();
+	ember_migrations_start(t.m, t.n, EMBER_ORDER_NONE, NULL, false);
+	free(t.m);
+	return (int64_t)total;
+}
+
+EMBER_PUBLIC long long ember_promote(const void *ptr, size_t bytes)
+{
+	return over_range((CUdeviceptr)ptr, bytes, prepare_promotions);
+}
+
+EMBER_PUBLIC long long ember_evict(const void *ptr, size_t bytes)
+{
+	return over_range((CUdeviceptr)ptr, bytes, prepare_demotions);
+}
+
+void ember_placement_referenced(struct ember_alloc *a, const struct ember_launch_ctx *at)
+{
+	ember_regions_lock();
+	bool first = !a->referenced;
+	a->referenced = true;
+	ember_regions_unlock();
+	if (first)
+		ember_placement_promote_prefix(a, at, EMBER_ORDER_STREAM);
+}
+
+void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)
+{
+	if (bytes == 0)
+		return;
+	/* a hint may span several allocations */
+	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
+		ember_regions_lock();
+		struct ember_alloc *a = ember_regions_find_locked(at);
+		if (!a) {
+			struct ember_alloc *next = ember_regions_next_locked(at);
+			ember_regions_unlock();
+			if (!next)
+				return;
+			at = next->base;
+			continue;
+		}
+		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
+		uint32_t r0 = (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT);
+		uint32_t r1 = (uint32_t)((stop - 1 - a->base) >> EMBER_REGION_SHIFT);
+		for (uint32_t r = r0; r <= r1; r++)
+			a->regions[r].hinted = 1;
+		ember_regions_unlock();
+		at = stop;
+	}
+}

@@ -1,0 +1,124 @@
+/* Statistics at exit. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "shim.h"
+#include "stats.h"
+
+/* Freed allocations' figures, kept only when a report was asked for. */
+struct retired {
+	uint64_t id, size;
+	int device, kind;
+	struct ember_alloc_stats stats;
+};
+static struct retired *retired;
+static size_t nretired, capretired;
+
+static const char *kind_name(int kind)
+{
+	return kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed";
+}
+
+void ember_stats_retire(const struct ember_alloc *a)
+{
+	if (!ember_cfg.stats_path || !*ember_cfg.stats_path || a->kind == EMBER_ALLOC_PLAIN)
+		return;
+	ember_regions_lock();
+	if (nretired == capretired) {
+		size_t cap = capretired ? 2 * capretired : 64;
+		struct retired *r = realloc(retired, cap * sizeof *r);
+		if (r) {
+			retired = r;
+			capretired = cap;
+		}
+	}
+	if (nretired < capretired)
+		retired[nretired++] = (struct retired){ a->id, a->size, a->device, a->kind, a->stats };
+	ember_regions_unlock();
+}
+
+static void write_alloc_stats(FILE *f, const struct ember_alloc_stats *s)
+{
+	fprintf(f,
+		"\"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64 ", \"bytes_promoted\": %" PRIu64
+		", \"bytes_demoted\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+		s->promotions, s->demotions, s->bytes_promoted, s->bytes_demoted, s->migrate_ns / 1e9);
+}
+
+void ember_stats_write(FILE *f)
+{
+	ember_regions_lock();
+	fprintf(f, "{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"devices\": [",
+		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false");
+	const char *sep = "\n";
+	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
+		const struct ember_device_account *acc = ember_account(d);
+		if (!acc->budget)
+			continue;
+		fprintf(f,
+			"%s    {\"device\": %d, \"budget_bytes\": %" PRIu64 ", \"high_bytes\": %" PRIu64
+			", \"low_bytes\": %" PRIu64 ", \"resident_bytes\": %" PRIu64 ", \"other_bytes\": %" PRIu64
+			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
+			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
+			", \"migrate_seconds\": %.6f}",
+			sep, d, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
+			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted,
+			acc->migrate_ns / 1e9);
+		sep = ",\n";
+	}
+	fprintf(f, "\n  ],\n  \"allocations\": [");
+	sep = "\n";
+	for (unsigned i = 0; i < ember_regions_count_locked(); i++) {
+		const struct ember_alloc *a = ember_regions_at_locked(i);
+		if (a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		uint64_t resident = 0;
+		for (uint32_t r = 0; r < a->nregions; r++)
+			if (a->regions[r].state == EMBER_REGION_RESIDENT)
+				resident += ember_region_bytes(a, r);
+		fprintf(f,
+			"%s    {\"id\": %" PRIu64 ", \"size\": %" PRIu64 ", \"device\": %d, \"kind\": \"%s\", "
+			"\"freed\": false, \"resident_bytes\": %" PRIu64 ", \"mapped_bytes\": %" PRIu64 ", ",
+			sep, a->id, a->size, a->device, kind_name(a->kind), resident, a->size - resident);
+		write_alloc_stats(f, &a->stats);
+		fputc('}', f);
+		sep = ",\n";
+	}
+	for (size_t i = 0; i < nretired; i++) {
+		const struct retired *a = &retired[i];
+		fprintf(f,
+			"%s    {\"id\": %" PRIu64 ", \"size\": %" PRIu64 ", \"device\": %d, \"kind\": \"%s\", "
+			"\"freed\": true, ",
+			sep, a->id, a->size, a->device, kind_name(a->kind));
+		write_alloc_stats(f, &a->stats);
+		fputc('}', f);
+		sep = ",\n";
+	}
+	fprintf(f, "\n  ]\n}\n");
+	ember_regions_unlock();
+}
+
+void ember_stats_at_exit(void)
+{
+	if (!ember_active)
+		return;
+	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
+		const struct ember_device_account *acc = ember_account(d);
+		if (!acc->budget)
+			continue;
+		ember_info("GPU %d at exit: peak %.2f GiB of a %.2f GiB budget; %" PRIu64 " promotions (%.2f GiB), %" PRIu64
+			   " demotions (%.2f GiB), %.3f s migrating",
+			   d, acc->peak / 1073741824.0, acc->budget / 1073741824.0, acc->promotions,
+			   acc->bytes_promoted / 1073741824.0, acc->demotions, acc->bytes_demoted / 1073741824.0,
+			   acc->migrate_ns / 1e9);
+	}
+	if (!ember_cfg.stats_path || !*ember_cfg.stats_path)
+		return;
+	FILE *f = fopen(ember_cfg.stats_path, "w");
+	if (!f) {
+		ember_warn("cannot write EMBER_STATS file %s", ember_cfg.stats_path);
+		return;
+	}
+	ember_stats_write(f);
+	fclose(f);
+}

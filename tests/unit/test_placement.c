@@ -1,0 +1,344 @@
+/*
+ * Mapped-by-default placement under a budget, against the simulated driver:
+ * the budget holds, bytes stay intact, allocations of every shape work,
+ * frees during promotion are safe and the application's hints win.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ember/ember.h"
+#include "ember_sim.h"
+#include "harness.h"
+
+#define MiB (1ull << 20)
+
+static void *sim, *shim;
+static CUfunction fill, reread;
+static uint64_t budget = 64 * MiB;
+
+/* The shim over the simulated driver, a primary context, and two kernels. */
+static void start(const char *mode, const char *budget_text)
+{
+	setenv("EMBER_MODE", mode, 1);
+	setenv("EMBER_BUDGET", budget_text, 1);
+	sim = load_sim();
+	shim = load_shim();
+	CU_OK(SYM(shim, cuInit)(0));
+	CUdevice d;
+	CUcontext ctx;
+	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctx, d));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
+	CUmodule mod;
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&fill, mod, "ember_fill_u32"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+}
+
+static void start_static(void)
+{
+	start("static", "64M");
+}
+
+static CUdeviceptr managed(size_t bytes)
+{
+	CUdeviceptr p = 0;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+	return p;
+}
+
+/* A kernel that reads [p, p + bytes): the launch Ember scans. */
+static void launch_read(CUdeviceptr p, size_t bytes)
+{
+	static float sum;
+	size_t n = bytes / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	void *params[] = { &p, &n, &passes, &out };
+	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+}
+
+static void flush(void)
+{
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+}
+
+static uint64_t resident(void)
+{
+	return SYM(sim, ember_sim_device_resident_bytes)(0);
+}
+
+static uint64_t peak(void)
+{
+	return SYM(sim, ember_sim_device_peak_resident_bytes)(0);
+}
+
+static void expect_within_budget(void)
+{
+	uint64_t high = budget / 100 * 90;
+	cr_expect_leq(peak(), high, "the GPU held %llu bytes, over the %llu-byte high watermark",
+		      (unsigned long long)peak(), (unsigned long long)high);
+}
+
+TestSuite(placement, .timeout = 60);
+
+Test(placement, allocations_start_mapped_and_advised)
+{
+	start_static();
+	CUdeviceptr p = managed(8 * MiB);
+	struct ember_sim_block_info b;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &b), 0);
+	cr_expect_eq(b.preferred, EMBER_SIM_HOST, "preferred location is the host");
+	cr_expect(b.accessed_by & 1u, "GPU 0 maps it");
+	cr_expect_eq(resident(), 0, "nothing moves before a launch");
+}
+
+Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
+{
+	start_static();
+	CUdeviceptr p = managed(200 * MiB); /* more than the budget */
+	memset((void *)p, 0x5a, 200 * MiB);
+	launch_read(p, 200 * MiB);
+	flush();
+	uint64_t high = budget / 100 * 90;
+	cr_expect_gt(resident(), high - 2 * MiB, "the prefix fills the budget to the watermark");
+	expect_within_budget();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "the first region is on the GPU");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 199 * MiB)), EMBER_SIM_HOST,
+		     "the tail stays in host memory");
+	for (size_t i = 0; i < 200 * MiB; i += 4099)
+		cr_assert_eq(((unsigned char *)p)[i], 0x5a, "byte %zu changed", i);
+	/* a second launch moves nothing more */
+	uint64_t moved = SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE);
+	launch_read(p, 200 * MiB);
+	flush();
+	cr_expect_eq(SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE), moved);
+}
+
+Test(placement, the_budget_holds_across_many_allocations)
+{
+	start_static();
+	CUdeviceptr p[12];
+	for (int i = 0; i < 12; i++) {
+		p[i] = managed((size_t)(i + 1) * 3 * MiB + 12345);
+		launch_read(p[i], 4096);
+		expect_within_budget();
+	}
+	flush();
+	expect_within_budget();
+	for (int i = 0; i < 12; i++)
+		CU_OK(SYM(shim, cuMemFree_v2)(p[i]));
+	flush();
+	cr_expect_eq(resident(), 0);
+}
+
+Test(placement, bytes_survive_promotion_and_eviction)
+{
+	start_static();
+	size_t bytes = 40 * MiB + 777;
+	CUdeviceptr p = managed(bytes);
+	unsigned char *h = (unsigned char *)p;
+	for (size_t i = 0; i < bytes; i++)
+		h[i] = (unsigned char)(i * 2654435761u >> 13);
+	for (int round = 0; round < 3; round++) {
+		launch_read(p, bytes);
+		cr_expect_geq(SYM(shim, ember_promote)((void *)p, bytes), 0);
+		flush();
+		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0);
+		cr_expect_gt(SYM(shim, ember_evict)((void *)p, bytes), 0);
+		flush();
+		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST);
+		cr_expect_eq(resident(), 0);
+	}
+	for (size_t i = 0; i < bytes; i++)
+		cr_assert_eq(h[i], (unsigned char)(i * 2654435761u >> 13), "byte %zu changed", i);
+	expect_within_budget();
+}
+
+Test(placement, allocation_edge_cases)
+{
+	start_static();
+	CUdeviceptr p = 0;
+	cr_expect_eq(SYM(shim, cuMemAllocManaged)(&p, 0, CU_MEM_ATTACH_GLOBAL),
+		     SYM(sim, cuMemAllocManaged)(&p, 0, CU_MEM_ATTACH_GLOBAL), "0 bytes: the driver's answer");
+	const size_t sizes[] = { 1, 4096, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 3 * MiB + 5, 63 * MiB };
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		p = managed(sizes[i]);
+		memset((void *)p, (int)i + 1, sizes[i]);
+		launch_read(p, sizes[i]);
+		flush();
+		expect_within_budget();
+		cr_expect_eq(((unsigned char *)p)[sizes[i] - 1], (unsigned char)(i + 1));
+		CU_OK(SYM(shim, cuMemFree_v2)(p));
+	}
+	flush();
+	cr_expect_eq(resident(), 0, "every promoted byte left with its allocation");
+}
+
+Test(placement, ten_thousand_small_allocations)
+{
+	start_static();
+	enum { N = 10000 };
+	static CUdeviceptr p[N];
+	for (int i = 0; i < N; i++) {
+		p[i] = managed(512 + i % 4096);
+		((unsigned char *)p[i])[0] = (unsigned char)i;
+	}
+	for (int i = 0; i < N; i += 97)
+		launch_read(p[i], 512);
+	flush();
+	expect_within_budget();
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(((unsigned char *)p[i])[0], (unsigned char)i);
+		CU_OK(SYM(shim, cuMemFree_v2)(p[i]));
+	}
+	flush();
+	cr_expect_eq(resident(), 0);
+}
+
+Test(placement, free_during_a_promotion_is_safe)
+{
+	start_static();
+	for (int i = 0; i < 20; i++) {
+		CUdeviceptr p = managed(48 * MiB);
+		launch_read(p, 48 * MiB); /* starts the promotion: about 1 ms of virtual time */
+		CU_OK(SYM(shim, cuMemFree_v2)(p));
+	}
+	flush();
+	cr_expect_eq(resident(), 0);
+	expect_within_budget();
+	/* the table forgot them: new allocations get the whole budget again */
+	CUdeviceptr q = managed(48 * MiB);
+	launch_read(q, 4096);
+	flush();
+	cr_expect_eq(resident(), 48 * MiB);
+}
+
+Test(placement, application_hints_win)
+{
+	start_static();
+	CUdeviceptr p = managed(32 * MiB);
+	/* the application keeps the second half on the host, its own way */
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
+	CU_OK(SYM(shim, cuMemAdvise_v2)(p + 16 * MiB, 16 * MiB, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
+	launch_read(p, 32 * MiB);
+	flush();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0);
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 20 * MiB)), EMBER_SIM_HOST,
+		     "Ember left the advised range alone");
+	struct ember_sim_block_info b;
+	SYM(sim, ember_sim_block_info)((void *)(p + 20 * MiB), &b);
+	cr_expect(b.read_mostly, "the application's advice stands");
+	cr_expect_eq(SYM(shim, ember_promote)((void *)(p + 16 * MiB), 16 * MiB), 0, "even a hint does not move it");
+
+	/* a range the application prefetched itself is left alone too */
+	CUdeviceptr q = managed(8 * MiB);
+	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CU_OK(SYM(shim, cuMemPrefetchAsync_v2)(q, 8 * MiB, gpu, 0, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_expect_eq(SYM(shim, ember_evict)((void *)q, 8 * MiB), 0);
+}
+
+Test(placement, mapped_mode_never_promotes)
+{
+	start("mapped", "64M");
+	CUdeviceptr p = managed(16 * MiB);
+	launch_read(p, 16 * MiB);
+	flush();
+	cr_expect_eq(resident(), 0);
+	cr_expect_eq(SYM(shim, ember_promote)((void *)p, MiB), -1);
+	struct ember_sim_block_info b;
+	SYM(sim, ember_sim_block_info)((void *)p, &b);
+	cr_expect_eq(b.preferred, EMBER_SIM_HOST, "still advised mapped");
+}
+
+Test(placement, off_mode_is_stock_behaviour)
+{
+	start("off", "64M");
+	CUdeviceptr p = managed(16 * MiB);
+	struct ember_sim_block_info b;
+	SYM(sim, ember_sim_block_info)((void *)p, &b);
+	cr_expect_eq(b.preferred, EMBER_SIM_NOWHERE, "no advice");
+	cr_expect_eq(SYM(shim, ember_is_active)(), 0);
+}
+
+Test(placement, get_info_reports_the_budget)
+{
+	start_static();
+	size_t free_b = 0, total_b = 0;
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(total_b, budget);
+	cr_expect_eq(free_b, budget);
+	CUdeviceptr p = managed(8 * MiB);
+	launch_read(p, 8 * MiB);
+	flush();
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 8 * MiB);
+	CUdeviceptr plain;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&plain, 4 * MiB));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 12 * MiB, "plain allocations count against the budget");
+	CU_OK(SYM(shim, cuMemFree_v2)(plain));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 8 * MiB);
+}
+
+Test(placement, manage_all_converts_plain_allocations)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr small, big;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&small, 4 * MiB));
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&big, 100 * MiB));
+	int managed_flag = 0;
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, small));
+	cr_expect_eq(managed_flag, 1, "cuMemAlloc returned managed memory");
+	flush();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)small), 0, "made on the GPU while it fits");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + 99 * MiB)), EMBER_SIM_NOWHERE,
+		     "past the budget it stays unpopulated, mapped");
+	expect_within_budget();
+	CU_OK(SYM(shim, cuMemFree_v2)(small));
+	CU_OK(SYM(shim, cuMemFree_v2)(big));
+	flush();
+	cr_expect_eq(resident(), 0);
+	/* stream-ordered frees of converted memory wait for the stream */
+	CUdeviceptr a;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&a, 2 * MiB, NULL));
+	CU_OK(SYM(shim, cuMemFreeAsync)(a, NULL));
+	flush();
+	cr_expect_eq(resident(), 0);
+}
+
+Test(placement, stats_are_written_at_exit)
+{
+	char path[] = "/tmp/ember-stats-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("EMBER_STATS", path, 1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		start_static();
+		CUdeviceptr p = managed(20 * MiB);
+		launch_read(p, 20 * MiB);
+		flush();
+		exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char buf[4096] = "";
+	cr_assert_gt(fread(buf, 1, sizeof buf - 1, f), 0);
+	fclose(f);
+	unlink(path);
+	cr_expect_not_null(strstr(buf, "\"budget_bytes\": 67108864"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"bytes_promoted\": 20971520"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"mode\": \"static\""), "%s", buf);
+}

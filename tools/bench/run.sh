@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Benchmarks: build, run, write JSON records to tools/bench/results/.
+#   run.sh callbench     ns per call, directly and through Ember, on the
+#                        simulated driver and, where there is one, the real one
+#   run.sh uvm           the placement benchmarks on a GPU (reread, random,
+#                        torch-decode) at 0.5x and 1.5x of a budget, for the
+#                        variants off, mapped and static; then report.py
+#                        writes the table and the plot
+# Environment: EMBER_BENCH_BUDGET (default 16G), EMBER_BENCH_QUICK=1 (fewer
+# passes and runs, for a smoke test).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../setup.sh"
+results=${EMBER_RESULTS:-$here/results}
+mkdir -p "$results"
+
+gpu_name() {
+  nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true
+}
+
+callbench() {
+  local bench="$EMBER_BUILD/bin/ember-callbench" shim="$EMBER_BUILD/lib/libember.so"
+  local out="$results/callbench.json" cpu
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+  : >"$out"
+  "$bench" "$EMBER_BUILD/lib/libember-sim.so" "$shim" "simulated" |
+    sed "s|}\$|, \"cpu\": \"$cpu\", \"gpu\": \"none\"}|" >>"$out"
+  local real=""
+  for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/nvidia/lib64 /usr/lib; do
+    [ -e "$d/libcuda.so.1" ] && { real=$d/libcuda.so.1; break; }
+  done
+  if [ -n "$real" ] && [ -n "$(gpu_name)" ]; then
+    "$bench" "$real" "$shim" "real" |
+      sed "s|}\$|, \"cpu\": \"$cpu\", \"gpu\": \"$(gpu_name)\"}|" >>"$out"
+  else
+    echo "callbench: no real driver or GPU here; only the simulated driver was measured" >&2
+  fi
+  python3 - "$out" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print(f"{'driver':10} {'call':40} {'direct ns':>10} {'ember ns':>10} {'added':>8}")
+for r in rows:
+    if r["variant"] != "direct":
+        continue
+    e = next(x for x in rows if x["variant"] == "ember" and x["call"] == r["call"] and x["driver"] == r["driver"])
+    print(f"{r['driver']:10} {r['call']:40} {r['ns_per_call']:10.2f} {e['ns_per_call']:10.2f} {e['ns_per_call']-r['ns_per_call']:8.2f}")
+PY
+  echo "wrote $out"
+}
+
+# One record: run a workload under a variant and append its JSON, with the
+# fields every record carries, to $results/uvm.jsonl.
+uvm_record() {
+  local bench=$1 variant=$2 ws=$3; shift 3
+  local stats; stats=$(mktemp /tmp/ember-bench-stats.XXXXXX.json)
+  local env=(env)
+  case $variant in
+    off) ;;
+    mapped|static|adaptive)
+      env=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget"
+           --stats "$stats" --log info)
+      [ "$bench" = torch-decode ] && env+=(--manage-all 1)
+      env+=(--) ;;
+  esac
+  local out
+  if ! out=$("${env[@]}" "$@" 2>"$results/uvm-$bench-$variant-$ws.log"); then
+    echo "uvm: $bench $variant $ws failed; see $results/uvm-$bench-$variant-$ws.log" >&2
+    printf '{"bench": "%s", "variant": "%s", "working_set_bytes": %s, "error": "run failed"}\n' \
+      "$bench" "$variant" "$ws" >>"$results/uvm.jsonl"
+    return 0
+  fi
+  python3 - "$out" "$stats" "$bench" "$variant" "$budget_bytes" "$gpu" "$results/probe.json" \
+    >>"$results/uvm.jsonl" <<'PY'
+import json, os, sys
+rec = json.loads(sys.argv[1].strip().splitlines()[-1])
+stats_path, bench, variant, budget, gpu, probe_path = sys.argv[2:8]
+rec.update(bench=bench, variant=variant, gpu=gpu, budget_bytes=int(budget))
+h2d = d2h = None
+if os.path.getsize(stats_path):
+    devs = json.load(open(stats_path))["devices"]
+    h2d = sum(d["bytes_promoted"] for d in devs)
+    d2h = sum(d["bytes_demoted"] for d in devs)
+rec.update(h2d_bytes=h2d, d2h_bytes=d2h, bytes_note="migrations Ember made" if h2d is not None else
+           "stock UVM migrations are not counted")
+probe = json.load(open(probe_path))
+# The oracle: the best split Ember is allowed (residency up to the budget's
+# high watermark), moved once, then every pass at the measured bandwidths.
+ws = rec["working_set_bytes"]
+resident = min(ws, int(budget) * 90 // 100)
+passes = rec.get("passes") or rec.get("tokens") or 1
+per_pass = resident / probe["device_read_Bps"] + (ws - resident) / probe["mapped_read_Bps"]
+move = resident / probe["prefetch_Bps"] if bench != "torch-decode" else 0.0  # torch moves at allocation, untimed
+if bench == "random":
+    # uniform random reads: each lands resident with probability resident/ws
+    frac = resident / ws
+    per_pass = rec["reads"] * (frac / probe["device_random_reads_per_s"] + (1 - frac) / probe["mapped_random_reads_per_s"])
+    passes = 1
+rec["bound_seconds"] = move + passes * per_pass
+rec["bound_note"] = "residency up to 90% of the budget, moved once, passes at measured bandwidths"
+print(json.dumps(rec))
+PY
+  rm -f "$stats"
+}
+
+uvm() {
+  command -v nvidia-smi >/dev/null && [ -n "$(gpu_name)" ] || {
+    echo "uvm: no GPU here; the placement benchmarks need one" >&2; return 1; }
+  [ -x "$EMBER_BUILD/bin/ember-uvm-bench" ] || { echo "uvm: ember-uvm-bench was not built (no nvcc?)" >&2; return 1; }
+  budget=${EMBER_BENCH_BUDGET:-16G}
+  budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
+  gpu=$(gpu_name)
+  local bench=$EMBER_BUILD/bin/ember-uvm-bench passes=20 runs=3 reads=$((1 << 28)) tokens=8
+  [ "${EMBER_BENCH_QUICK:-0}" = 1 ] && { passes=4; runs=1; reads=$((1 << 24)); tokens=2; }
+  : >"$results/uvm.jsonl"
+  "$bench" probe $((4 << 30)) >"$results/probe.json"
+  cat "$results/probe.json"
+  for scale in 0.5 1.5; do
+    local ws; ws=$(python3 -c "print(int($budget_bytes * $scale) // (1 << 21) * (1 << 21))")
+    local variants="mapped static"
+    [ "$scale" = 0.5 ] && variants="off mapped static"
+    for v in $variants; do
+      uvm_record reread "$v" "$ws" "$bench" reread "$ws" "$passes" "$runs"
+      uvm_record random "$v" "$ws" "$bench" random "$ws" "$reads" "$runs"
+      uvm_record torch-decode "$v" "$ws" python3 "$here/torch_decode.py" "$ws" "$tokens" "$runs"
+      tail -n 3 "$results/uvm.jsonl"
+    done
+  done
+  python3 "$here/report.py" "$results"
+}
+
+case "${1:-callbench}" in
+  callbench) callbench ;;
+  uvm) uvm ;;
+  *) echo "usage: run.sh [callbench|uvm]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,232 @@
+// ember-uvm-bench: the project's own managed-memory workloads, written the
+// way ordinary code is: cudaMallocManaged, no hints, kernels that take
+// plain pointers. Run it under each Ember variant (off, mapped, static) and
+// compare; it also measures the bandwidths the oracle bound needs.
+//
+//   ember-uvm-bench probe  BYTES             bandwidths, one JSON record
+//   ember-uvm-bench reread BYTES PASSES RUNS  k-means-like re-reads
+//   ember-uvm-bench random BYTES READS RUNS   random 4-byte reads
+//
+// Each run allocates fresh managed memory, fills it on the host (as data
+// read from a file would be), then times the kernels from the first launch
+// to the end of the last. Prints one JSON record with every run's seconds.
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define CHECK(call)                                                                        \
+	do {                                                                               \
+		cudaError_t e_ = (call);                                                   \
+		if (e_ != cudaSuccess) {                                                   \
+			fprintf(stderr, "ember-uvm-bench: %s: %s\n", #call, cudaGetErrorString(e_)); \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+
+static double now_s()
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One pass: every element read once, 16 bytes a load; a checksum so nothing is optimized away.
+__global__ void reread_pass(const float4 *x, size_t n4, float *out)
+{
+	float acc = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x) {
+		float4 v = x[i];
+		acc += v.x + v.y + v.z + v.w;
+	}
+	if (acc == 1234.5f) // never true for the data we write; keeps the loads
+		*out = acc;
+}
+
+// Random 4-byte reads: a hash of the thread and iteration picks each index.
+__global__ void random_reads(const unsigned *x, size_t n, size_t reads, unsigned *out)
+{
+	unsigned acc = 0;
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < reads; i += stride) {
+		unsigned long long h = (i + 1) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 32;
+		acc += x[h % n];
+	}
+	if (acc == 0xdeadbeef)
+		*out = acc;
+}
+
+// Fill on the host with all cores, as a loader would.
+static void host_fill(void *p, size_t bytes)
+{
+	unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+	std::vector<std::thread> pool;
+	size_t chunk = (bytes / threads + 4095) & ~(size_t)4095;
+	for (unsigned t = 0; t < threads; t++)
+		pool.emplace_back([=] {
+			size_t lo = std::min(bytes, t * chunk), hi = std::min(bytes, lo + chunk);
+			unsigned *w = (unsigned *)((char *)p + lo);
+			for (size_t i = 0; i < (hi - lo) / 4; i++)
+				w[i] = (unsigned)(lo / 4 + i) * 2654435761u | 1u; // small positive floats as bits
+		});
+	for (auto &th : pool)
+		th.join();
+}
+
+static int blocks()
+{
+	int sms = 0;
+	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	return sms * 8;
+}
+
+// Ember's ember_flush(), when Ember is loaded: lets a run end settled.
+static void ember_flush_if_loaded()
+{
+	typedef int (*flush_fn)(void);
+	flush_fn f = (flush_fn)dlsym(RTLD_DEFAULT, "ember_flush");
+	if (f)
+		f();
+}
+
+static std::string seconds_json(const std::vector<double> &t)
+{
+	std::string s = "[";
+	for (size_t i = 0; i < t.size(); i++) {
+		char b[32];
+		snprintf(b, sizeof b, "%s%.6f", i ? ", " : "", t[i]);
+		s += b;
+	}
+	return s + "]";
+}
+
+static double median(std::vector<double> t)
+{
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+// Bandwidths for the oracle: device memory, mapped host memory, prefetch to the GPU.
+static int probe(size_t bytes)
+{
+	float *out;
+	CHECK(cudaMalloc(&out, sizeof(float)));
+	int nb = blocks();
+	cudaEvent_t a, b;
+	CHECK(cudaEventCreate(&a));
+	CHECK(cudaEventCreate(&b));
+	auto time_pass = [&](const void *p, size_t n) {
+		reread_pass<<<nb, 256>>>((const float4 *)p, n / 16, out); // warm
+		CHECK(cudaGetLastError());
+		CHECK(cudaEventRecord(a));
+		for (int i = 0; i < 3; i++)
+			reread_pass<<<nb, 256>>>((const float4 *)p, n / 16, out);
+		CHECK(cudaEventRecord(b));
+		CHECK(cudaEventSynchronize(b));
+		float ms;
+		CHECK(cudaEventElapsedTime(&ms, a, b));
+		return 3.0 * n / (ms / 1e3);
+	};
+	void *dev;
+	CHECK(cudaMalloc(&dev, bytes));
+	CHECK(cudaMemset(dev, 1, bytes));
+	double hbm = time_pass(dev, bytes);
+	size_t reads = 1ull << 26;
+	auto time_random = [&](const void *p, size_t n) {
+		random_reads<<<nb, 256>>>((const unsigned *)p, n / 4, reads / 16, (unsigned *)out); // warm
+		CHECK(cudaGetLastError());
+		CHECK(cudaEventRecord(a));
+		random_reads<<<nb, 256>>>((const unsigned *)p, n / 4, reads, (unsigned *)out);
+		CHECK(cudaEventRecord(b));
+		CHECK(cudaEventSynchronize(b));
+		float ms;
+		CHECK(cudaEventElapsedTime(&ms, a, b));
+		return reads / (ms / 1e3);
+	};
+	double hbm_random = time_random(dev, bytes);
+	CHECK(cudaFree(dev));
+
+	// managed memory, advised mapped by hand (this probe runs without Ember)
+	void *m;
+	CHECK(cudaMallocManaged(&m, bytes));
+	host_fill(m, bytes);
+	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
+	CHECK(cudaMemAdvise(m, bytes, cudaMemAdviseSetPreferredLocation, cpu));
+	CHECK(cudaMemAdvise(m, bytes, cudaMemAdviseSetAccessedBy, gpu));
+	double mapped = time_pass(m, bytes);
+	double mapped_random = time_random(m, bytes);
+	// prefetch in 64 MiB spans, as Ember promotes
+	size_t span = 64ull << 20;
+	double t0 = now_s();
+	for (size_t off = 0; off < bytes; off += span)
+		CHECK(cudaMemPrefetchAsync((char *)m + off, std::min(span, bytes - off), gpu, 0, 0));
+	CHECK(cudaDeviceSynchronize());
+	double prefetch = bytes / (now_s() - t0);
+	CHECK(cudaFree(m));
+	printf("{\"probe\": true, \"bytes\": %zu, \"device_read_Bps\": %.4g, \"mapped_read_Bps\": %.4g, "
+	       "\"prefetch_Bps\": %.4g, \"device_random_reads_per_s\": %.4g, \"mapped_random_reads_per_s\": %.4g}\n",
+	       bytes, hbm, mapped, prefetch, hbm_random, mapped_random);
+	return 0;
+}
+
+static int workload(bool random, size_t bytes, size_t count, int runs)
+{
+	unsigned *out;
+	CHECK(cudaMalloc(&out, sizeof(unsigned)));
+	int nb = blocks();
+	std::vector<double> t;
+	for (int r = 0; r < runs; r++) {
+		void *m;
+		CHECK(cudaMallocManaged(&m, bytes));
+		host_fill(m, bytes);
+		CHECK(cudaDeviceSynchronize());
+		double t0 = now_s();
+		if (random) {
+			random_reads<<<nb, 256>>>((const unsigned *)m, bytes / 4, count, out);
+			CHECK(cudaGetLastError());
+		} else {
+			for (size_t p = 0; p < count; p++) {
+				reread_pass<<<nb, 256>>>((const float4 *)m, bytes / 16, (float *)out);
+				CHECK(cudaGetLastError());
+			}
+		}
+		CHECK(cudaDeviceSynchronize());
+		t.push_back(now_s() - t0);
+		ember_flush_if_loaded();
+		CHECK(cudaFree(m));
+	}
+	printf("{\"bench\": \"%s\", \"working_set_bytes\": %zu, \"%s\": %zu, \"runs\": %d, \"seconds\": %.6f, "
+	       "\"run_seconds\": %s}\n",
+	       random ? "random" : "reread", bytes, random ? "reads" : "passes", count, runs, median(t),
+	       seconds_json(t).c_str());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: ember-uvm-bench probe BYTES | reread BYTES PASSES RUNS | random BYTES READS RUNS\n");
+		return 2;
+	}
+	std::string what = argv[1];
+	size_t bytes = strtoull(argv[2], nullptr, 10) & ~(size_t)15;
+	CHECK(cudaSetDevice(0));
+	if (what == "probe")
+		return probe(bytes);
+	if (argc < 5)
+		return 2;
+	size_t count = strtoull(argv[3], nullptr, 10);
+	int runs = atoi(argv[4]);
+	if (what == "reread" || what == "random")
+		return workload(what == "random", bytes, count, runs);
+	fprintf(stderr, "ember-uvm-bench: unknown workload %s\n", what.c_str());
+	return 2;
+}
