@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# On a lent GPU machine, with the build made on the development machine
+# carried along (the device tool's `carry: ["build"]`): put the tree where
+# the build expects it, check the machine, run the tests, then benchmarks.
+#   device-run.sh [tests] [callbench] [uvm]
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+want=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$here/build/CMakeCache.txt")
+if [ -n "$want" ] && [ "$want" != "$here" ] && [ ! -e "$want" ]; then
+  mkdir -p "$(dirname "$want")" && ln -s "$here" "$want"
+fi
+cd "${want:-$here}"
+export EMBER_PREBUILT=1 EMBER_RESULTS=$(mktemp -d /tmp/ember-results.XXXXXX)
+mkdir -p "$EMBER_RESULTS"
+{
+  echo "== machine"; uname -r; nvidia-smi -L; nvidia-smi --query-gpu=driver_version,memory.total,memory.used --format=csv
+  ls -l /dev/nvidia-uvm-tools 2>&1; python3 -c 'import torch; print("torch", torch.__version__)'
+} 2>&1 | tee "$EMBER_RESULTS/machine.txt"
+for step in "$@"; do
+  case $step in
+    tests) (cd build && ctest --output-on-failure -j4 2>&1 | tee "$EMBER_RESULTS/ctest.log" | tail -25) ;;
+    callbench) bash tools/bench/run.sh callbench ;;
+    uvm) bash tools/bench/run.sh uvm ;;
+  esac
+done
+
+# The device tool brings back at most 8 files: the records, and the logs in one archive.
+if [ -n "${OUT:-}" ]; then
+  for f in machine.txt ctest.log callbench.json probe.json uvm.jsonl uvm.md uvm.png; do
+    [ -e "$EMBER_RESULTS/$f" ] && cp "$EMBER_RESULTS/$f" "$OUT/"
+  done
+  tar -C "$EMBER_RESULTS" -czf "$OUT/logs.tar.gz" . 2>/dev/null
+fi
