@@ -60,16 +60,42 @@ static bool todo_push(struct todo *t, struct ember_migration m)
 	return true;
 }
 
+/* How far a batch of promotions may go, and how much one driver call moves. */
+struct promotion_limits {
+	uint64_t ceiling;    /* accounted bytes it may fill up to */
+	uint32_t per_call;   /* regions per cuMemPrefetchAsync */
+};
+
+/*
+ * A bulk split (the static prefix) moves large runs per call: one 2 GiB
+ * prefetch runs at 48.7 GB/s against 44-47 for 64 MiB calls (DESIGN.md).
+ * It fills to the high watermark, except for converted allocations, made
+ * before the program's later small ones (activations, workspaces): those
+ * stop at the low watermark and leave the gap for small allocations.
+ */
+static struct promotion_limits limits_for(const struct ember_alloc *a, bool bulk)
+{
+	const struct ember_device_account *acc = ember_account(a->device);
+	uint32_t span = (uint32_t)(ember_cfg.span.bytes >> EMBER_REGION_SHIFT);
+	uint32_t big = (uint32_t)((2ull << 30) >> EMBER_REGION_SHIFT);
+	struct promotion_limits l = { acc->high, bulk && big > span ? big : span };
+	if (a->kind == EMBER_ALLOC_CONVERTED && a->size > ember_cfg.span.bytes)
+		l.ceiling = acc->low;
+	return l;
+}
+
 /*
  * Prepare promotions of a's regions [r0, r1): runs of mapped, unhinted
- * regions, at most one span each, while the budget has room. Lock held.
- * Returns the bytes reserved.
+ * regions, at most lim.per_call each, while the account stays under
+ * lim.ceiling. Lock held. Returns the bytes reserved.
  */
-static uint64_t prepare_promotions(struct ember_alloc *a, uint32_t r0, uint32_t r1, CUcontext ctx, struct todo *t)
+static uint64_t prepare_limited(struct ember_alloc *a, uint32_t r0, uint32_t r1, CUcontext ctx, struct todo *t,
+				struct promotion_limits lim)
 {
-	uint32_t span = (uint32_t)(ember_cfg.span.bytes >> EMBER_REGION_SHIFT);
+	uint32_t span = lim.per_call;
 	struct ember_device_account *acc = ember_account(a->device);
-	uint64_t room = ember_account_room_locked(a->device), reserved = 0;
+	uint64_t used = acc->resident + acc->other;
+	uint64_t room = used < lim.ceiling ? lim.ceiling - used : 0, reserved = 0;
 	for (uint32_t r = r0; r < r1 && !a->freed;) {
 		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
 			r++;
@@ -95,6 +121,12 @@ static uint64_t prepare_promotions(struct ember_alloc *a, uint32_t r0, uint32_t 
 	}
 	ember_account_note_peak_locked(a->device);
 	return reserved;
+}
+
+/* Promotions for a hint: one span per call, up to the high watermark. */
+static uint64_t prepare_promotions(struct ember_alloc *a, uint32_t r0, uint32_t r1, CUcontext ctx, struct todo *t)
+{
+	return prepare_limited(a, r0, r1, ctx, t, limits_for(a, false));
 }
 
 /* Prepare demotions of a's resident regions in [r0, r1), in spans. Lock held. */
@@ -129,7 +161,7 @@ void ember_placement_promote_prefix(struct ember_alloc *a, const struct ember_la
 		return;
 	struct todo t = { 0 };
 	ember_regions_lock();
-	prepare_promotions(a, 0, a->nregions, at->ctx, &t);
+	prepare_limited(a, 0, a->nregions, at->ctx, &t, limits_for(a, true));
 	ember_regions_unlock();
 	ember_migrations_start(t.m, t.n, order, at->stream, at->per_thread);
 	free(t.m);

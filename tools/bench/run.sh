@@ -89,7 +89,8 @@ ws = rec["working_set_bytes"]
 resident = min(ws, int(budget) * 90 // 100)
 passes = rec.get("passes") or rec.get("tokens") or 1
 per_pass = resident / probe["device_read_Bps"] + (ws - resident) / probe["mapped_read_Bps"]
-move = resident / probe["prefetch_Bps"] if bench != "torch-decode" else 0.0  # torch moves at allocation, untimed
+# the faster of span-sized and single-call prefetch; torch moves at allocation, untimed
+move = resident / max(probe["prefetch_Bps"], probe.get("prefetch_bulk_Bps", 0)) if bench != "torch-decode" else 0.0
 if bench == "random":
     # uniform random reads: each lands resident with probability resident/ws
     frac = resident / ws
