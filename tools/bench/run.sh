@@ -80,8 +80,8 @@ if os.path.getsize(stats_path):
     devs = json.load(open(stats_path))["devices"]
     h2d = sum(d["bytes_promoted"] for d in devs)
     d2h = sum(d["bytes_demoted"] for d in devs)
-rec.update(h2d_bytes=h2d, d2h_bytes=d2h, bytes_note="migrations Ember made" if h2d is not None else
-           "stock UVM migrations are not counted")
+rec.update(h2d_bytes=h2d, d2h_bytes=d2h, bytes_note="migrations Ember made, summed over all runs of the process"
+           if h2d is not None else "stock UVM migrations are not counted")
 probe = json.load(open(probe_path))
 # The oracle: the best split Ember is allowed (residency up to the budget's
 # high watermark), moved once, then every pass at the measured bandwidths.
