@@ -8,6 +8,7 @@
  * allocation concerned is left to the driver.
  */
 #include <cuda.h>
+#include <pthread.h>
 
 #include "budget.h"
 #include "placement.h"
@@ -149,11 +150,56 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t byt
 	return alloc_async(dptr, bytesize, hStream, true);
 }
 
+/* Under EMBER_MANAGE_ALL, say once per entry point why its memory stays plain. */
+static void not_converted(const char *entry, const char *why)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static const char *said[8];
+	if (!placing() || !ember_cfg.manage_all)
+		return;
+	pthread_mutex_lock(&lock);
+	bool first = true;
+	for (size_t i = 0; i < 8 && said[i] && first; i++)
+		first = said[i] != entry;
+	for (size_t i = 0; i < 8 && first; i++)
+		if (!said[i]) {
+			said[i] = entry;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	if (first)
+		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+					  const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), "
+				     "which managed memory cannot back; PyTorch: expandable_segments:False avoids it");
+	return EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+}
+
+#define POOL_WHY "a pool's attributes (IPC export, access rights, release threshold) have no managed equivalent"
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+						      CUstream hStream)
+{
+	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
+	return EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+							   CUstream hStream)
+{
+	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
+	return EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream);
+}
+
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
 						 size_t Height, unsigned int ElementSizeBytes)
 {
+	not_converted("cuMemAllocPitch", "the driver's pitch and alignment rules have no managed equivalent");
 	CUresult r = EMBER_REAL(cuMemAllocPitch_v2)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-	/* pitched memory stays plain: the driver's pitch rules have no managed equivalent */
 	if (r == CUDA_SUCCESS && placing())
 		track_plain(*dptr, *pPitch * Height);
 	return r;

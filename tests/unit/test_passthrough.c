@@ -67,3 +67,38 @@ Test(passthrough, bad_ember) { bad_value("EMBER", "maybe", "0 or 1"); }
 Test(passthrough, bad_log) { bad_value("EMBER_LOG", "loud", "off, error, warn, info or debug"); }
 Test(passthrough, bad_sim_memory) { bad_value("EMBER_SIM_MEMORY", "lots", "a size such as 80G or 512M"); }
 Test(passthrough, bad_driver_search) { bad_value("EMBER_DRIVER_SEARCH", "relative", "absolute folders separated by ':'"); }
+Test(passthrough, bad_mode) { bad_value("EMBER_MODE", "fast", "off, mapped, static or adaptive"); }
+Test(passthrough, bad_budget) { bad_value("EMBER_BUDGET", "lots", "a size such as 16G, or a share of GPU memory such as 50%"); }
+Test(passthrough, bad_budget_of_gpu) { bad_value("EMBER_BUDGET_0", "120%", "a size such as 16G, or a share such as 50%"); }
+Test(passthrough, bad_high_watermark) { bad_value("EMBER_HIGH_WATERMARK", "120", "a percentage from 1 to 100"); }
+Test(passthrough, bad_manage_all) { bad_value("EMBER_MANAGE_ALL", "sure", "0 or 1"); }
+Test(passthrough, bad_stats_path) { bad_value("EMBER_STATS", "stats.json", "an absolute path"); }
+
+/* Relations between variables are checked too. */
+static void bad_relation(const char *name, const char *value, const char *message)
+{
+	char log[] = "/tmp/ember-test-log-XXXXXX";
+	int fd = mkstemp(log);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("EMBER_LOG_FILE", log, 1);
+	setenv(name, value, 1);
+	void *sim = load_sim();
+	expect_pass_through(load_shim(), sim);
+	FILE *f = fopen(log, "r");
+	char line[1024] = "";
+	cr_assert_not_null(fgets(line, sizeof line, f));
+	fclose(f);
+	unlink(log);
+	cr_expect_not_null(strstr(line, message), "log line was: %s", line);
+}
+
+Test(passthrough, low_watermark_above_high)
+{
+	bad_relation("EMBER_LOW_WATERMARK", "95", "EMBER_LOW_WATERMARK=95 is not valid: expected at most EMBER_HIGH_WATERMARK (90)");
+}
+
+Test(passthrough, span_below_a_region)
+{
+	bad_relation("EMBER_SPAN", "1M", "EMBER_SPAN=1M is not valid: expected a size from 2M up, such as 64M");
+}

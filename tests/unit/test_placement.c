@@ -287,6 +287,31 @@ Test(placement, get_info_reports_the_budget)
 	cr_expect_eq(free_b, budget - 8 * MiB);
 }
 
+Test(placement, manage_all_says_why_pitched_memory_stays_plain)
+{
+	char log[] = "/tmp/ember-manage-all-XXXXXX";
+	int fd = mkstemp(log);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("EMBER_LOG_FILE", log, 1);
+	setenv("EMBER_LOG", "info", 1);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr p;
+	size_t pitch = 0;
+	CU_OK(SYM(shim, cuMemAllocPitch_v2)(&p, &pitch, 1000, 100, 4));
+	int managed_flag = 1;
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, p));
+	cr_expect_eq(managed_flag, 0);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	FILE *f = fopen(log, "r");
+	char buf[4096] = "";
+	cr_assert_gt(fread(buf, 1, sizeof buf - 1, f), 0);
+	fclose(f);
+	unlink(log);
+	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL: cuMemAllocPitch memory stays plain device memory"), "%s", buf);
+}
+
 Test(placement, manage_all_converts_plain_allocations)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
