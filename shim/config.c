@@ -20,6 +20,7 @@ EMBER_KIND(PATH)
 EMBER_KIND(PATH_LIST)
 EMBER_KIND(LOG_LEVEL)
 EMBER_KIND(PERCENT)
+EMBER_KIND(RATIO)
 EMBER_KIND(MODE)
 #undef EMBER_KIND
 
@@ -148,6 +149,20 @@ int ember_parse_PERCENT(const char *s, unsigned *out)
 	return 0;
 }
 
+/* A number of at least 1: "2", "1.5". */
+int ember_parse_RATIO(const char *s, double *out)
+{
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || *end || !(v >= 1.0) || v > 1e9)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int ember_parse_MODE(const char *s, enum ember_mode *out)
 {
 	static const char *const names[] = { "off", "mapped", "static", "adaptive" };
@@ -208,6 +223,19 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 				 cfg->low_watermark, cfg->high_watermark);
 		rc = -1;
 	}
+	const struct {
+		const char *name;
+		unsigned value;
+	} at_least_one[] = { { "EMBER_THRESHOLD", cfg->threshold },     { "EMBER_INTERVAL_MS", cfg->interval_ms },
+			     { "EMBER_BATCH", cfg->batch_regions },     { "EMBER_STALE_INTERVALS", cfg->stale_intervals },
+			     { "EMBER_SCORE_DECAY_MS", cfg->score_decay_ms } };
+	for (size_t i = 0; i < sizeof at_least_one / sizeof at_least_one[0]; i++)
+		if (at_least_one[i].value == 0) {
+			if (rc == 0 && err)
+				snprintf(err, errlen, "%s=0 is not valid: expected a whole number from 1 up",
+					 at_least_one[i].name);
+			rc = -1;
+		}
 	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20)) {
 		if (rc == 0 && err)
 			snprintf(err, errlen, "EMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",

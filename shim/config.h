@@ -38,6 +38,7 @@ static inline bool ember_size_is_set(struct ember_size s)
 
 #define EMBER_CTYPE_BOOL bool
 #define EMBER_CTYPE_PERCENT unsigned
+#define EMBER_CTYPE_RATIO double
 #define EMBER_CTYPE_MODE enum ember_mode
 #define EMBER_CTYPE_UINT unsigned
 #define EMBER_CTYPE_SIZE struct ember_size
@@ -78,6 +79,7 @@ int ember_parse_PATH(const char *s, const char **out);
 int ember_parse_PATH_LIST(const char *s, const char **out);
 int ember_parse_LOG_LEVEL(const char *s, enum ember_log_level *out);
 int ember_parse_PERCENT(const char *s, unsigned *out);
+int ember_parse_RATIO(const char *s, double *out);
 int ember_parse_MODE(const char *s, enum ember_mode *out);
 
 /* Resolve a size against a total (for shares); a plain size is returned as is. */

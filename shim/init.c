@@ -58,10 +58,6 @@ __attribute__((constructor)) static void ember_init(void)
 			   ember_cfg.enabled ? "EMBER_MODE=off" : "EMBER=0");
 		return;
 	}
-	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE) {
-		ember_warn("EMBER_MODE=adaptive is not implemented yet; running as static");
-		ember_cfg.mode = EMBER_MODE_STATIC;
-	}
 	ember_info("mode %s%s", mode_names[ember_cfg.mode], ember_cfg.manage_all ? ", managing all allocations" : "");
 	atexit(ember_stats_at_exit);
 }

@@ -38,6 +38,14 @@ enum ember_alloc_kind {
 struct ember_region {
 	uint8_t state;   /* enum ember_region_state */
 	uint8_t hinted;  /* the application advised or prefetched it: Ember keeps off */
+	uint32_t demand;       /* policy: decayed demand, as of interval demand_epoch */
+	uint32_t demand_epoch; /* policy: the interval demand was last brought up to date in */
+	uint32_t active_epoch; /* policy: the interval demand last arrived in */
+	float score;     /* policy: migration score, halved every score-decay period */
+	uint64_t score_at;      /* when score was last decayed */
+	uint64_t arrived_at;    /* when it last became resident */
+	uint64_t evicted_at;    /* when it last went back to the host (0: never) */
+	uint64_t protect_until; /* grace: reclamation prefers others until then */
 };
 
 struct ember_alloc_stats {

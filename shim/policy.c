@@ -1,0 +1,299 @@
+/* The adaptive placement policy. See policy.h; every function runs with the table locked. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "policy.h"
+
+void ember_moves_free(struct ember_moves *m)
+{
+	free(m->v);
+	*m = (struct ember_moves){ 0 };
+}
+
+static bool push_move(struct ember_moves *m, struct ember_alloc *a, uint32_t first, uint32_t count, bool promote)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		struct ember_move *v = realloc(m->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = (struct ember_move){ a, first, count, promote };
+	a->refs++;
+	a->in_flight += count;
+	return true;
+}
+
+/*
+ * Demand halves once per interval. Each region keeps the interval its
+ * demand was last brought up to date in and catches up when it is next
+ * read or added to, so decay costs nothing for regions nobody looks at.
+ */
+static uint32_t epoch_of(const struct ember_policy_params *p, uint64_t now)
+{
+	return p->interval_ns ? (uint32_t)(now / p->interval_ns) : 0;
+}
+
+static void catch_up(struct ember_region *reg, uint32_t epoch)
+{
+	if (epoch <= reg->demand_epoch)
+		return;
+	uint32_t halvings = epoch - reg->demand_epoch;
+	reg->demand = halvings >= 32 ? 0 : reg->demand >> halvings;
+	reg->demand_epoch = epoch;
+}
+
+void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+			 uint32_t amount, uint64_t now)
+{
+	uint32_t epoch = epoch_of(p, now);
+	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		catch_up(reg, epoch);
+		reg->demand = reg->demand > UINT32_MAX - amount ? UINT32_MAX : reg->demand + amount;
+		reg->active_epoch = epoch;
+	}
+}
+
+/* Demand as reclamation sees it: a region silent for stale_intervals is cold. */
+static uint32_t effective_demand(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
+{
+	return epoch - r->active_epoch >= p->stale_intervals ? 0 : r->demand;
+}
+
+static float score_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
+{
+	if (r->score <= 0 || now <= r->score_at || !p->score_decay_ns)
+		return r->score;
+	return r->score * (float)exp2(-(double)(now - r->score_at) / (double)p->score_decay_ns);
+}
+
+uint64_t ember_policy_grace_left(const struct ember_region *r, uint64_t now)
+{
+	return r->protect_until > now ? r->protect_until - now : 0;
+}
+
+/* A region of the table, for sorting candidates. */
+struct slot {
+	struct ember_alloc *a;
+	uint32_t r;
+	bool protected_;
+	uint64_t protect_until;
+	float score;
+	uint64_t arrived;
+	uint32_t demand;
+};
+
+/* The paper's victim order: unprotected first, then lowest score, oldest residency, lowest demand. */
+static int victim_order(const void *x, const void *y)
+{
+	const struct slot *a = x, *b = y;
+	if (a->protected_ != b->protected_)
+		return a->protected_ ? 1 : -1;
+	if (a->protected_ && a->protect_until != b->protect_until) /* all protected: first to expire */
+		return a->protect_until < b->protect_until ? -1 : 1;
+	if (a->score != b->score)
+		return a->score < b->score ? -1 : 1;
+	if (a->arrived != b->arrived)
+		return a->arrived < b->arrived ? -1 : 1;
+	return (a->demand > b->demand) - (a->demand < b->demand);
+}
+
+static int hottest_first(const void *x, const void *y)
+{
+	const struct slot *a = x, *b = y;
+	return (a->demand < b->demand) - (a->demand > b->demand);
+}
+
+struct slots {
+	struct slot *v;
+	size_t n, cap;
+};
+
+static void slots_push(struct slots *s, struct slot x)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		struct slot *v = realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = x;
+}
+
+/* Resident victims and mapped candidates of dev, and the bytes already on their way out. */
+static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t now, struct slots *resident,
+		       struct slots *hot)
+{
+	uint64_t leaving = 0;
+	uint32_t epoch = epoch_of(p, now);
+	for (unsigned i = 0; i < ember_regions_count_locked(); i++) {
+		struct ember_alloc *a = ember_regions_at_locked(i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (reg->hinted)
+				continue;
+			catch_up(reg, epoch);
+			if (reg->state == EMBER_REGION_DEMOTING)
+				leaving += ember_region_bytes(a, r);
+			else if (reg->state == EMBER_REGION_RESIDENT)
+				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
+								   reg->protect_until, score_now(p, reg, now),
+								   reg->arrived_at, effective_demand(p, reg, epoch) });
+			else if (reg->state == EMBER_REGION_MAPPED && reg->demand >= p->threshold)
+				slots_push(hot, (struct slot){ a, r, false, 0, 0, 0, reg->demand });
+		}
+	}
+	return leaving;
+}
+
+/* Mark the chosen victims demoting, grouping neighbours of one allocation into one move. */
+static void demote(struct slot *v, size_t n, struct ember_moves *out)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].a == v[i].a && v[j].r == v[j - 1].r + 1)
+			j++;
+		if (!push_move(out, v[i].a, v[i].r, (uint32_t)(j - i), false))
+			return;
+		for (size_t k = i; k < j; k++)
+			v[i].a->regions[v[k].r].state = EMBER_REGION_DEMOTING;
+		i = j;
+	}
+}
+
+static int by_address(const void *x, const void *y)
+{
+	const struct slot *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a->base < b->a->base ? -1 : 1;
+	return (a->r > b->r) - (a->r < b->r);
+}
+
+/*
+ * Promote the span around region c of a: centred on it, shifted to fit
+ * inside the allocation, skipping regions that are not mapped or are the
+ * application's, and stopping where the room runs out.
+ */
+static uint64_t promote_span(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t c, uint64_t room,
+			     struct ember_moves *out)
+{
+	uint32_t span = p->span_regions ? p->span_regions : 1;
+	uint32_t first = c >= span / 2 ? c - span / 2 : 0;
+	if (first + span > a->nregions)
+		first = a->nregions > span ? a->nregions - span : 0;
+	uint32_t end = first + span < a->nregions ? first + span : a->nregions;
+	uint64_t used = 0;
+	for (uint32_t r = first; r < end;) {
+		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
+			r++;
+			continue;
+		}
+		uint32_t run = r;
+		uint64_t bytes = 0;
+		while (run < end && a->regions[run].state == EMBER_REGION_MAPPED && !a->regions[run].hinted &&
+		       used + bytes + ember_region_bytes(a, run) <= room) {
+			bytes += ember_region_bytes(a, run);
+			run++;
+		}
+		if (run == r || !push_move(out, a, r, run - r, true))
+			break;
+		for (uint32_t k = r; k < run; k++)
+			a->regions[k].state = EMBER_REGION_PROMOTING;
+		used += bytes;
+		r = run;
+	}
+	return used;
+}
+
+void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out)
+{
+	struct ember_device_account *acc = ember_account(dev);
+	if (!acc || !acc->budget)
+		return;
+	struct slots resident = { 0 }, hot = { 0 };
+	uint64_t leaving = survey(p, dev, now, &resident, &hot);
+	uint64_t used = acc->resident + acc->other;
+	uint64_t staying = used > leaving ? used - leaving : 0;
+	qsort(resident.v, resident.n, sizeof *resident.v, victim_order);
+	qsort(hot.v, hot.n, sizeof *hot.v, hottest_first);
+
+	/* Reclamation: above the high watermark, evict down to the low one, a batch at a time. */
+	size_t nvictims = 0;
+	if (staying > acc->high) {
+		uint64_t goal = staying - acc->low, freed = 0;
+		while (nvictims < resident.n && nvictims < p->batch_regions && freed < goal) {
+			freed += ember_region_bytes(resident.v[nvictims].a, resident.v[nvictims].r);
+			nvictims++;
+		}
+		staying -= freed;
+	}
+
+	/*
+	 * Replacement: when the hottest mapped regions will not fit even after
+	 * the demotions under way, evict the coldest unprotected residents
+	 * that they beat by heat_ratio. A stale resident (demand 0) loses to
+	 * any region past the threshold.
+	 */
+	uint64_t room_later = acc->high > staying ? acc->high - staying : 0;
+	for (size_t h = 0; h < hot.n; h++) {
+		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
+		while (room_later < need && nvictims < p->batch_regions && nvictims < resident.n) {
+			struct slot *cold = &resident.v[nvictims];
+			if (cold->protected_ || (double)hot.v[h].demand < p->heat_ratio * (double)cold->demand)
+				break;
+			room_later += ember_region_bytes(cold->a, cold->r);
+			nvictims++;
+		}
+		if (room_later < need)
+			break;
+		room_later -= need;
+	}
+	qsort(resident.v, nvictims, sizeof *resident.v, by_address);
+	demote(resident.v, nvictims, out);
+
+	/* Promotion: hottest first, a span around each, while there is room now. */
+	uint64_t room = acc->high > used ? acc->high - used : 0;
+	for (size_t h = 0; h < hot.n && room > 0; h++) {
+		struct ember_alloc *a = hot.v[h].a;
+		if (a->regions[hot.v[h].r].state != EMBER_REGION_MAPPED)
+			continue; /* taken by an earlier span */
+		uint64_t moved = promote_span(p, a, hot.v[h].r, room, out);
+		room -= moved;
+		acc->resident += moved;
+	}
+	ember_account_note_peak_locked(dev);
+	free(resident.v);
+	free(hot.v);
+}
+
+void ember_policy_moved(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t first, uint32_t count,
+			bool promote, bool ok, uint64_t now)
+{
+	if (!ok)
+		return;
+	for (uint32_t r = first; r < first + count && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		if (!promote) {
+			reg->evicted_at = now;
+			reg->protect_until = 0;
+			continue;
+		}
+		reg->arrived_at = now;
+		if (!p->protection)
+			continue;
+		/* a quick return means the eviction was a mistake: score it, and protect longer */
+		reg->score = score_now(p, reg, now);
+		reg->score_at = now;
+		if (reg->evicted_at && now - reg->evicted_at <= p->return_window_ns)
+			reg->score += 1.0f;
+		uint64_t grace = p->base_grace_ns + (uint64_t)(reg->score * (double)p->score_grace_ns);
+		reg->protect_until = now + (grace < p->max_grace_ns ? grace : p->max_grace_ns);
+	}
+}

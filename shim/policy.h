@@ -1,0 +1,70 @@
+/*
+ * The adaptive placement policy of the paper (§5.2-§5.3, §6.1, Table 1):
+ * threshold promotion with a span, demand that halves every interval,
+ * reclamation between the watermarks in batches, replacement by heat ratio,
+ * stale regions, and migration-aware protection.
+ *
+ * Pure: no CUDA call, no clock of its own. Time is an argument, decisions
+ * are returned as moves for the caller to carry out, and the caller reports
+ * back when a move completes. All calls run with the region table locked.
+ */
+#ifndef EMBER_POLICY_H
+#define EMBER_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "regions.h"
+
+/* Table 1's parameters, in Ember's units (nanoseconds, 2 MiB regions). */
+struct ember_policy_params {
+	uint32_t span_regions;      /* promotion span: 64 MiB = 32 regions */
+	uint32_t threshold;         /* demand that earns promotion: 256 */
+	uint64_t interval_ns;       /* demand halves every 25 ms */
+	uint32_t batch_regions;     /* regions per demotion batch: 16 */
+	double heat_ratio;          /* hottest mapped / coldest resident to replace: 2 */
+	uint32_t stale_intervals;   /* silent intervals until a resident region counts as cold: 5 */
+	bool protection;            /* migration-aware protection on */
+	uint64_t base_grace_ns;     /* grace after arrival: 100 ms */
+	uint64_t return_window_ns;  /* a return within 500 ms of eviction scores */
+	uint64_t score_grace_ns;    /* grace per score point: 250 ms */
+	uint64_t max_grace_ns;      /* grace cap: 2 s */
+	uint64_t score_decay_ns;    /* score halves every 1 s */
+};
+
+/* One decision: move regions [first, first + count) of alloc. */
+struct ember_move {
+	struct ember_alloc *alloc; /* holds a reference for the caller */
+	uint32_t first, count;
+	bool promote;              /* to the GPU; else back to the host */
+};
+
+struct ember_moves {
+	struct ember_move *v;
+	size_t n, cap;
+};
+
+void ember_moves_free(struct ember_moves *m);
+
+/* Demand arrived at now for regions [r0, r1) of a (a launch referenced them, or a hint). */
+void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+			 uint32_t amount, uint64_t now);
+
+/*
+ * One policy pass for device dev at time now: reclaim
+ * above the high watermark down to the low one, replace cold residents by
+ * hot mapped regions, and promote regions whose demand crossed the
+ * threshold while there is room. Regions chosen are marked in flight and
+ * accounted; their moves are appended to out.
+ */
+void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out);
+
+/* A move finished (ok) or failed; the caller has already set the region states. */
+void ember_policy_moved(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t first,
+			uint32_t count, bool promote, bool ok, uint64_t now);
+
+/* The grace a region has at now, in nanoseconds (0: unprotected). */
+uint64_t ember_policy_grace_left(const struct ember_region *r, uint64_t now);
+
+#endif

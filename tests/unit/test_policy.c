@@ -1,0 +1,232 @@
+/*
+ * The adaptive policy in virtual time, with no driver at all: the table, a
+ * budget, demand as launches would report it, and moves that complete a
+ * fixed time after they are issued.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "policy.h"
+#include "regions.h"
+
+#define MS 1000000ull
+#define MiB (1ull << 20)
+#define REGION EMBER_REGION_BYTES
+
+static struct ember_policy_params params;
+static uint64_t now;
+static uint64_t moves_promoted, moves_demoted;
+
+/* Table 1's defaults, a 64 MiB budget (28 regions under the high watermark). */
+static void setup(void)
+{
+	ember_regions_reset();
+	params = (struct ember_policy_params){
+		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16,
+		.heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
+		.return_window_ns = 500 * MS, .score_grace_ns = 250 * MS, .max_grace_ns = 2000 * MS,
+		.score_decay_ns = 1000 * MS,
+	};
+	struct ember_device_account *acc = ember_account(0);
+	acc->budget = 64 * MiB;
+	acc->high = acc->budget / 100 * 90;
+	acc->low = acc->budget / 100 * 85;
+	now = 1000 * MS;
+	moves_promoted = moves_demoted = 0;
+}
+
+TestSuite(policy, .init = setup);
+
+static struct ember_alloc *alloc_regions(uint64_t base, uint32_t nregions)
+{
+	struct ember_alloc *a = ember_regions_insert(base, (uint64_t)nregions * REGION, 0, EMBER_ALLOC_MANAGED);
+	cr_assert_not_null(a);
+	return a;
+}
+
+/* Carry out every move at once, as the worker would on completion. */
+static void complete(struct ember_moves *m)
+{
+	struct ember_device_account *acc = ember_account(0);
+	for (size_t i = 0; i < m->n; i++) {
+		struct ember_move *mv = &m->v[i];
+		for (uint32_t r = mv->first; r < mv->first + mv->count; r++) {
+			mv->alloc->regions[r].state = mv->promote ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
+			if (!mv->promote)
+				acc->resident -= ember_region_bytes(mv->alloc, r);
+		}
+		mv->alloc->in_flight -= mv->count;
+		mv->alloc->refs--;
+		*(mv->promote ? &moves_promoted : &moves_demoted) += mv->count;
+		ember_policy_moved(&params, mv->alloc, mv->first, mv->count, mv->promote, true, now);
+	}
+	ember_moves_free(m);
+}
+
+/* One policy pass at the current time, its moves completed. */
+static void step(void)
+{
+	struct ember_moves m = { 0 };
+	ember_policy_run(&params, 0, now, &m);
+	complete(&m);
+	cr_assert_leq(ember_account(0)->resident, ember_account(0)->high, "accounted residency passed the high watermark");
+}
+
+static void demand(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	ember_policy_demand(&params, a, r0, r1, 256, now);
+}
+
+static uint32_t count_state(struct ember_alloc *a, uint32_t r0, uint32_t r1, enum ember_region_state s)
+{
+	uint32_t n = 0;
+	for (uint32_t r = r0; r < r1; r++)
+		n += a->regions[r].state == s;
+	return n;
+}
+
+Test(policy, region_lifecycle)
+{
+	/* Figure 9: mapped -> (threshold) promoted with its span -> resident, protected ->
+	 * demand decays -> reclaimed under pressure -> returns soon -> scored, protected longer */
+	struct ember_alloc *a = alloc_regions(1ull << 40, 8);
+	struct ember_alloc *b = alloc_regions(2ull << 40, 40);
+	ember_policy_demand(&params, a, 2, 3, 255, now);
+	step();
+	cr_expect_eq(count_state(a, 0, 8, EMBER_REGION_RESIDENT), 0, "below the threshold nothing moves");
+	demand(a, 2, 3);
+	step();
+	cr_expect_eq(count_state(a, 0, 4, EMBER_REGION_RESIDENT), 4, "the span around the region is promoted");
+	cr_expect_eq(a->regions[2].protect_until, now + params.base_grace_ns, "base grace on arrival");
+	cr_expect_float_eq(a->regions[2].score, 0.0f, 1e-6);
+
+	/* b gets hot and fills the budget; a's regions, silent, go cold and are reclaimed */
+	for (int i = 0; i < 20; i++) {
+		now += params.interval_ns;
+		demand(b, 0, 40);
+		step();
+	}
+	cr_expect_eq(count_state(a, 0, 4, EMBER_REGION_MAPPED), 4, "cold regions went back to the host");
+	uint64_t evicted = a->regions[2].evicted_at;
+	cr_expect_gt(evicted, 0);
+
+	/* a comes back within the return window: one score point, grace 100 + 250 ms */
+	now = evicted + 200 * MS;
+	for (int i = 0; i < 4; i++)
+		demand(a, 2, 3);
+	step();
+	for (int i = 0; i < 3 && a->regions[2].state != EMBER_REGION_RESIDENT; i++) {
+		now += params.interval_ns;
+		for (int k = 0; k < 4; k++)
+			demand(a, 2, 3);
+		step();
+	}
+	cr_assert_eq(a->regions[2].state, EMBER_REGION_RESIDENT, "the returning region is promoted again");
+	cr_expect_float_eq(a->regions[2].score, 1.0f, 0.01f);
+	cr_expect_eq(ember_policy_grace_left(&a->regions[2], now), 350 * MS);
+}
+
+Test(policy, reclamation_runs_between_the_watermarks_in_batches)
+{
+	struct ember_device_account *acc = ember_account(0);
+	struct ember_alloc *a = alloc_regions(1ull << 40, 64);
+	/* fill to the watermark, then let something outside Ember take memory */
+	demand(a, 0, 64);
+	step();
+	cr_expect_leq(acc->resident, acc->high);
+	cr_expect_gt(acc->resident, acc->high - params.span_regions * REGION);
+	acc->other = 8 * MiB; /* a plain allocation pushes usage over the high watermark */
+	now += 10 * params.interval_ns; /* everything is stale and unprotected now */
+	step();
+	cr_expect_leq(acc->resident + acc->other, acc->low, "reclaimed down to the low watermark");
+	cr_expect_leq(moves_demoted, params.batch_regions, "one pass evicts one batch at most");
+}
+
+Test(policy, uniform_hotness_causes_no_churn)
+{
+	/* token generation: every weight read once per token, more than fits */
+	struct ember_alloc *w = alloc_regions(1ull << 40, 48);
+	for (int token = 0; token < 200; token++) {
+		now += 5 * MS;
+		demand(w, 0, 48);
+		step();
+	}
+	cr_expect_eq(moves_demoted, 0, "no region was evicted");
+	cr_expect_eq(moves_promoted, count_state(w, 0, 48, EMBER_REGION_RESIDENT), "each promoted once");
+	cr_expect_gt(moves_promoted, 24);
+}
+
+Test(policy, recovery_from_a_phase_shift)
+{
+	/* array A (40 regions, more than fits) is re-read, then only B (16 regions) */
+	struct ember_alloc *A = alloc_regions(1ull << 40, 40);
+	struct ember_alloc *B = alloc_regions(2ull << 40, 16);
+	for (int i = 0; i < 40; i++) {
+		now += 10 * MS;
+		demand(A, 0, 40);
+		step();
+	}
+	cr_expect_eq(count_state(B, 0, 16, EMBER_REGION_RESIDENT), 0);
+	uint64_t shift = now;
+	while (count_state(B, 0, 16, EMBER_REGION_RESIDENT) < 16 && now - shift < 5000 * MS) {
+		now += 10 * MS;
+		demand(B, 0, 16);
+		step();
+	}
+	cr_expect_eq(count_state(B, 0, 16, EMBER_REGION_RESIDENT), 16, "B became resident");
+	cr_log_info("B resident %llu ms after the shift", (unsigned long long)((now - shift) / MS));
+	cr_expect_lt(now - shift, 2000 * MS, "within two seconds of virtual time");
+}
+
+Test(policy, a_moving_hot_set_is_followed)
+{
+	/* a window of 16 regions slides over 64, a quarter per phase */
+	struct ember_alloc *a = alloc_regions(1ull << 40, 64);
+	for (uint32_t phase = 0; phase < 8; phase++) {
+		uint32_t start = (phase * 4) % 48;
+		for (int pass = 0; pass < 30; pass++) {
+			now += 10 * MS;
+			demand(a, start, start + 16);
+			step();
+		}
+		cr_expect_eq(count_state(a, start, start + 16, EMBER_REGION_RESIDENT), 16, "phase %u: window resident",
+			     phase);
+	}
+}
+
+/* Two sets that do not fit together take turns; count the regions moved. */
+static uint64_t thrash(bool protection)
+{
+	setup();
+	params.protection = protection;
+	params.heat_ratio = 1.0; /* an aggressive replacement setting, the worst case for ping-pong */
+	struct ember_alloc *x = alloc_regions(1ull << 40, 20);
+	struct ember_alloc *y = alloc_regions(2ull << 40, 20);
+	for (int i = 0; i < 200; i++) {
+		now += 10 * MS;
+		demand(i / 3 % 2 ? y : x, 0, 20); /* switch every 30 ms */
+		step();
+	}
+	return moves_promoted + moves_demoted;
+}
+
+Test(policy, protection_stops_ping_pong)
+{
+	uint64_t without = thrash(false);
+	uint64_t with = thrash(true);
+	cr_log_info("regions moved: %llu without protection, %llu with", (unsigned long long)without,
+		    (unsigned long long)with);
+	cr_expect_lt(with * 2, without, "protection at least halves the traffic");
+}
+
+Test(policy, protected_regions_go_last_and_the_first_to_expire_first)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 28);
+	demand(a, 0, 28);
+	step(); /* all resident, all protected for 100 ms */
+	cr_expect_eq(count_state(a, 0, 28, EMBER_REGION_RESIDENT), 28);
+	a->regions[5].protect_until = now + 1 * MS; /* expires first */
+	ember_account(0)->other = 4 * MiB;          /* pressure while everything is protected */
+	step();
+	cr_expect_eq(a->regions[5].state, EMBER_REGION_MAPPED, "the first to expire is evicted first");
+}
