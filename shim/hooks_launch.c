@@ -5,9 +5,12 @@
  */
 #include <cuda.h>
 
+#include "adaptive.h"
 #include "launch_scan.h"
+#include "monitor.h"
 #include "placement.h"
 #include "shim.h"
+#include "worker.h"
 
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
@@ -19,8 +22,18 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 		return;
 	struct ember_launch_ctx at = { .stream = stream, .per_thread = per_thread };
 	EMBER_REAL(cuCtxGetCurrent)(&at.ctx);
-	for (unsigned i = 0; i < scan.n; i++)
-		ember_placement_referenced(scan.allocs[i], &at);
+	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE) {
+		/* demand in, decisions on the worker: the launch itself never waits */
+		ember_regions_lock();
+		ember_monitor_launch(&scan, ember_adaptive_now());
+		ember_regions_unlock();
+		for (unsigned i = 0; i < scan.n; i++)
+			ember_adaptive_note_context(scan.allocs[i]->device, at.ctx);
+		ember_worker_wake();
+	} else {
+		for (unsigned i = 0; i < scan.n; i++)
+			ember_placement_referenced(scan.allocs[i], &at);
+	}
 	ember_scan_release(&scan);
 }
 

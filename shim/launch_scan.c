@@ -80,22 +80,29 @@ static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsign
 	return n;
 }
 
-static void note(struct ember_scan *s, uint64_t word, uint64_t lo, uint64_t hi)
+/* Record word if it points into a placed allocation. Returns whether it did. */
+static bool note(struct ember_scan *s, uint64_t word, uint64_t lo, uint64_t hi)
 {
 	if (word < lo || word >= hi)
-		return;
+		return false;
 	struct ember_alloc *a = ember_regions_find_locked(word);
 	if (!a || a->kind == EMBER_ALLOC_PLAIN)
-		return;
-	for (unsigned i = 0; i < s->n; i++)
-		if (s->allocs[i] == a)
-			return;
-	if (s->n == EMBER_SCAN_MAX_REFS)
-		return;
-	a->refs++;
-	s->allocs[s->n] = a;
-	s->addrs[s->n] = word;
-	s->n++;
+		return false;
+	unsigned i = 0;
+	while (i < s->n && s->allocs[i] != a)
+		i++;
+	if (i == s->n) {
+		if (s->n == EMBER_SCAN_MAX_REFS)
+			return true;
+		a->refs++;
+		s->allocs[s->n++] = a;
+	}
+	if (s->nptrs < EMBER_SCAN_MAX_PTRS) {
+		s->ptrs[s->nptrs].alloc = a;
+		s->ptrs[s->nptrs].addr = word;
+		s->nptrs++;
+	}
+	return true;
 }
 
 static void scan_bytes(struct ember_scan *s, const unsigned char *p, size_t bytes, uint64_t lo, uint64_t hi)
@@ -107,9 +114,20 @@ static void scan_bytes(struct ember_scan *s, const unsigned char *p, size_t byte
 	}
 }
 
+/* A 4- or 8-byte argument: a pointer, or else a count that may tell how far a pointer reaches. */
+static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t bytes, uint64_t lo, uint64_t hi)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, bytes); /* little-endian: a 4-byte value fills the low half */
+	if (bytes == 8 && note(s, v, lo, hi))
+		return;
+	if (v > 0 && v < (1ull << 44) && s->nscalars < EMBER_SCAN_MAX_SCALARS)
+		s->scalars[s->nscalars++] = v;
+}
+
 void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)
 {
-	out->n = 0;
+	out->n = out->nptrs = out->nscalars = 0;
 	if (!ember_regions_any_placed())
 		return;
 	uint64_t lo, hi;
@@ -120,9 +138,14 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 		uint32_t offset[MAX], size[MAX];
 		unsigned n = layout_of(f, offset, size, MAX);
 		ember_regions_lock();
-		for (unsigned i = 0; i < n; i++)
-			if (size[i] >= 8 && kernel_params[i])
+		for (unsigned i = 0; i < n; i++) {
+			if (!kernel_params[i])
+				continue;
+			if (size[i] == 4 || size[i] == 8)
+				scan_scalar(out, kernel_params[i], size[i], lo, hi);
+			else if (size[i] > 8)
 				scan_bytes(out, kernel_params[i], size[i], lo, hi);
+		}
 		ember_regions_unlock();
 		return;
 	}
@@ -146,7 +169,7 @@ void ember_scan_release(struct ember_scan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
 		ember_alloc_put(s->allocs[i]);
-	s->n = 0;
+	s->n = s->nptrs = 0;
 }
 
 void ember_scan_forget_layouts(void)

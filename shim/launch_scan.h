@@ -14,12 +14,18 @@
 
 #include "regions.h"
 
-enum { EMBER_SCAN_MAX_REFS = 32 };
+enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32 };
 
 struct ember_scan {
-	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* each holds a reference */
-	uint64_t addrs[EMBER_SCAN_MAX_REFS];             /* the first pointer seen into each */
+	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* distinct allocations, each holding a reference */
 	unsigned n;
+	struct {
+		struct ember_alloc *alloc; /* one of allocs[] */
+		uint64_t addr;
+	} ptrs[EMBER_SCAN_MAX_PTRS]; /* every pointer into them, in argument order */
+	unsigned nptrs;
+	uint64_t scalars[EMBER_SCAN_MAX_SCALARS]; /* 4- and 8-byte arguments that are not pointers */
+	unsigned nscalars;
 };
 
 /* Scan a launch's arguments; the caller must ember_scan_release() the result. */

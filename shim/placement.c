@@ -1,6 +1,7 @@
 /* Mapped by default, plus the static split. */
 #include <stdlib.h>
 
+#include "adaptive.h"
 #include "ember/ember.h"
 
 #include "placement.h"
@@ -213,6 +214,8 @@ EMBER_PUBLIC long long ember_evict(const void *ptr, size_t bytes)
 
 void ember_placement_referenced(struct ember_alloc *a, const struct ember_launch_ctx *at)
 {
+	if (ember_cfg.mode != EMBER_MODE_STATIC)
+		return;
 	ember_regions_lock();
 	bool first = !a->referenced;
 	a->referenced = true;
@@ -245,4 +248,22 @@ void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)
 		ember_regions_unlock();
 		at = stop;
 	}
+}
+
+EMBER_PUBLIC int ember_region_info(const void *ptr, struct ember_region_info *out)
+{
+	if (!out)
+		return -1;
+	uint64_t addr = (uint64_t)(uintptr_t)ptr;
+	ember_regions_lock();
+	struct ember_alloc *a = ember_regions_find_locked(addr);
+	int rc = -1;
+	if (a && a->kind != EMBER_ALLOC_PLAIN && a->nregions) {
+		const struct ember_region *r = &a->regions[(addr - a->base) >> EMBER_REGION_SHIFT];
+		*out = (struct ember_region_info){ r->state, a->device, r->hinted, r->demand, r->score,
+						   ember_policy_grace_left(r, ember_adaptive_now()) };
+		rc = 0;
+	}
+	ember_regions_unlock();
+	return rc;
 }

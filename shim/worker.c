@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "adaptive.h"
 #include "shim.h"
 #include "worker.h"
 
@@ -137,6 +138,8 @@ static void complete_migration(struct job *j, bool ok, uint64_t ns)
 	for (uint32_t r = m->first; r < m->first + m->count; r++)
 		a->regions[r].state = after;
 	a->in_flight -= m->count;
+	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE)
+		ember_policy_moved(ember_adaptive_params(), a, m->first, m->count, promote, ok, ember_adaptive_now());
 	if (!a->freed && acc && after == EMBER_REGION_MAPPED)
 		acc->resident -= bytes < acc->resident ? bytes : acc->resident;
 	if (ok) {
@@ -209,9 +212,28 @@ static unsigned poll_in_flight(void)
 	return done;
 }
 
+static bool adaptive_wanted; /* a launch asked for a policy pass */
+
+/* Add ns to an absolute CLOCK_REALTIME deadline. */
+static struct timespec deadline_in(uint64_t ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ns / 1000000000ull);
+	ts.tv_nsec += (long)(ns % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 static void *worker_main(void *arg)
 {
 	(void)arg;
+	bool adaptive = ember_cfg.mode == EMBER_MODE_ADAPTIVE;
+	uint64_t interval = adaptive ? ember_adaptive_params()->interval_ns : 0;
+	uint64_t last_pass = 0;
 	pthread_mutex_lock(&q_lock);
 	for (;;) {
 		struct job *batch = queued_head;
@@ -219,7 +241,26 @@ static void *worker_main(void *arg)
 		queued_tail = &queued_head;
 		if (!batch && !in_flight && stopping)
 			break;
+		bool pass_due = adaptive && !stopping &&
+				(adaptive_wanted || ember_adaptive_now() - last_pass >= interval);
+		adaptive_wanted = false;
 		pthread_mutex_unlock(&q_lock);
+
+		/* the policy runs here, on launches, each interval and after each completion */
+		if (pass_due) {
+			last_pass = ember_adaptive_now();
+			ember_adaptive_pass();
+			pthread_mutex_lock(&q_lock);
+			struct job *more = queued_head;
+			queued_head = NULL;
+			queued_tail = &queued_head;
+			pthread_mutex_unlock(&q_lock);
+			/* its moves go first in line with anything queued meanwhile */
+			struct job **tail = &batch;
+			while (*tail)
+				tail = &(*tail)->next;
+			*tail = more;
+		}
 
 		while (batch) {
 			struct job *j = batch;
@@ -238,19 +279,18 @@ static void *worker_main(void *arg)
 				finish(j, false);
 			}
 		}
-		poll_in_flight();
+		unsigned done = poll_in_flight();
 
 		pthread_mutex_lock(&q_lock);
-		if (queued_head)
+		if (done && adaptive)
+			adaptive_wanted = true; /* room freed, or a batch finished: decide again now */
+		if (queued_head || adaptive_wanted)
 			continue;
 		if (in_flight) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += POLL_NS;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			struct timespec ts = deadline_in(POLL_NS);
+			pthread_cond_timedwait(&q_wake, &q_lock, &ts);
+		} else if (adaptive && !stopping) {
+			struct timespec ts = deadline_in(interval);
 			pthread_cond_timedwait(&q_wake, &q_lock, &ts);
 		} else if (!stopping) {
 			pthread_cond_wait(&q_wake, &q_lock);
@@ -260,13 +300,28 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void enqueue(struct job *j)
+/* Start the thread if it is not running (q_lock held). */
+static void ensure_started(void)
 {
-	pthread_mutex_lock(&q_lock);
 	if (!started && !stopping && pthread_create(&thread, NULL, worker_main, NULL) == 0) {
 		started = true;
 		atexit(ember_worker_stop);
 	}
+}
+
+void ember_worker_wake(void)
+{
+	pthread_mutex_lock(&q_lock);
+	ensure_started();
+	adaptive_wanted = true;
+	pthread_cond_signal(&q_wake);
+	pthread_mutex_unlock(&q_lock);
+}
+
+static void enqueue(struct job *j)
+{
+	pthread_mutex_lock(&q_lock);
+	ensure_started();
 	bool running = started && !stopping;
 	if (running) {
 		pending++;
@@ -414,7 +469,7 @@ void ember_worker_after_fork_child(void)
 	queued_tail = &queued_head;
 	in_flight = NULL;
 	pending = 0;
-	started = stopping = false;
+	started = stopping = adaptive_wanted = false;
 	pthread_mutex_init(&streams_lock, NULL);
 	memset(streams, 0, sizeof streams);
 	worker_ctx = NULL;

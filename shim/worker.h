@@ -44,6 +44,9 @@ enum ember_order {
 void ember_migrations_start(const struct ember_migration *ms, size_t n, enum ember_order order, CUstream stream,
 			    bool per_thread);
 
+/* Ask for a policy pass soon (adaptive mode); starts the worker on first use. */
+void ember_worker_wake(void);
+
 /* Wait until nothing is queued or in flight. Returns 0. */
 int ember_worker_flush(void);
 

@@ -38,6 +38,19 @@ int ember_flush(void);
 long long ember_promote(const void *ptr, size_t bytes);
 long long ember_evict(const void *ptr, size_t bytes);
 
+/* What Ember knows of the 2 MiB region holding an address. */
+struct ember_region_info {
+	int state;             /* 0 mapped, 1 promoting, 2 resident, 3 demoting */
+	int device;            /* the GPU whose budget it counts against */
+	int app_hinted;        /* the application's advice or prefetch covers it */
+	unsigned demand;       /* adaptive: decayed demand, as of its last update */
+	float score;           /* adaptive: migration score */
+	unsigned long long grace_ns; /* adaptive: protection left */
+};
+
+/* Fill *out for ptr. Returns 0, or -1 when Ember does not place that address. */
+int ember_region_info(const void *ptr, struct ember_region_info *out);
+
 #ifdef __cplusplus
 }
 #endif

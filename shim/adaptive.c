@@ -1,0 +1,71 @@
+/* Running the pure policy inside the shim. */
+#include <pthread.h>
+#include <time.h>
+
+#include "adaptive.h"
+#include "shim.h"
+#include "worker.h"
+
+#define MS 1000000ull
+
+static struct ember_policy_params params;
+static pthread_once_t params_once = PTHREAD_ONCE_INIT;
+static CUcontext contexts[EMBER_MAX_DEVICES];
+
+static void load_params(void)
+{
+	params = (struct ember_policy_params){
+		.span_regions = (uint32_t)(ember_cfg.span.bytes >> EMBER_REGION_SHIFT),
+		.threshold = ember_cfg.threshold,
+		.interval_ns = ember_cfg.interval_ms * MS,
+		.batch_regions = ember_cfg.batch_regions,
+		.heat_ratio = ember_cfg.heat_ratio,
+		.stale_intervals = ember_cfg.stale_intervals,
+		.protection = ember_cfg.protection,
+		.base_grace_ns = ember_cfg.base_grace_ms * MS,
+		.return_window_ns = ember_cfg.return_window_ms * MS,
+		.score_grace_ns = ember_cfg.score_grace_ms * MS,
+		.max_grace_ns = ember_cfg.max_grace_ms * MS,
+		.score_decay_ns = ember_cfg.score_decay_ms * MS,
+	};
+}
+
+const struct ember_policy_params *ember_adaptive_params(void)
+{
+	pthread_once(&params_once, load_params);
+	return &params;
+}
+
+uint64_t ember_adaptive_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void ember_adaptive_note_context(int dev, CUcontext ctx)
+{
+	if (dev >= 0 && dev < EMBER_MAX_DEVICES)
+		__atomic_store_n(&contexts[dev], ctx, __ATOMIC_RELAXED);
+}
+
+void ember_adaptive_pass(void)
+{
+	const struct ember_policy_params *p = ember_adaptive_params();
+	uint64_t now = ember_adaptive_now();
+	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
+		CUcontext ctx = __atomic_load_n(&contexts[dev], __ATOMIC_RELAXED);
+		if (!ctx)
+			continue;
+		struct ember_moves moves = { 0 };
+		ember_regions_lock();
+		ember_policy_run(p, dev, now, &moves);
+		ember_regions_unlock();
+		for (size_t i = 0; i < moves.n; i++) {
+			struct ember_move *m = &moves.v[i];
+			struct ember_migration mig = { m->alloc, m->first, m->count, m->promote ? dev : -1, ctx };
+			ember_worker_submit(&mig);
+		}
+		ember_moves_free(&moves);
+	}
+}

@@ -1,0 +1,38 @@
+/*
+ * The access monitor: observations in, demand per region out, through one
+ * interface (ember_monitor_demand). Sources: the launch scan (here), the
+ * explicit hints of ember.h, and the UVM tools event queue (uvm_events.c).
+ */
+#ifndef EMBER_MONITOR_H
+#define EMBER_MONITOR_H
+
+#include <stdint.h>
+
+#include "launch_scan.h"
+
+/* Demand one launch reference adds to each region it covers: one counter notification's worth. */
+#define EMBER_LAUNCH_DEMAND 256
+
+/*
+ * The byte range a pointer of a launch covers, [addr, addr + *len):
+ *  - up to the next pointer into the same allocation in the same launch, if
+ *    any (several pointers into one buffer split it);
+ *  - within that, from the count arguments (kernel(x + offset, n) reads n
+ *    elements from x + offset), element size unknown: a count times 16, 8,
+ *    4, 2 or 1 bytes that spans a whole allocation from its base wins; else the largest
+ *    count at 4 bytes (float, int) that fits; else the largest that fits at
+ *    any size;
+ *  - with no count that fits, to the limit: a base pointer alone is taken
+ *    to mean the whole allocation.
+ * A count in elements of 16 bytes (float4) on an interior pointer is thus
+ * credited a quarter of its range: measured in test_adaptive.c.
+ */
+uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned ptr_index);
+
+/* Turn a scanned launch into demand (table locked). */
+void ember_monitor_launch(const struct ember_scan *s, uint64_t now);
+
+/* Demand for [addr, addr + bytes) from any source (table locked). */
+void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
+
+#endif
