@@ -24,12 +24,13 @@ for step in "$@"; do
        ctest -L gpu --output-on-failure 2>&1 | tee -a "$EMBER_RESULTS/ctest.log" | tail -12) ;;
     callbench) bash tools/bench/run.sh callbench ;;
     uvm) bash tools/bench/run.sh uvm ;;
+    adaptive) bash tools/bench/run.sh adaptive ;;
   esac
 done
 
-# The device tool brings back at most 8 files: the records, and the logs in one archive.
+# The device tool brings back at most 8 files: the records (those present), and the logs in one archive.
 if [ -n "${OUT:-}" ]; then
-  for f in machine.txt ctest.log callbench.json probe.json uvm.jsonl uvm.md uvm.png; do
+  for f in machine.txt ctest.log callbench.json probe.json uvm.jsonl uvm.md uvm.png adaptive.jsonl adaptive.md adaptive.png; do
     [ -e "$EMBER_RESULTS/$f" ] && cp "$EMBER_RESULTS/$f" "$OUT/"
   done
   tar -C "$EMBER_RESULTS" -czf "$OUT/logs.tar.gz" . 2>/dev/null

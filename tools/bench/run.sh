@@ -6,6 +6,9 @@
 #                        torch-decode) at 0.5x and 1.5x of a budget, for the
 #                        variants off, mapped and static; then report.py
 #                        writes the table and the plot
+#   run.sh adaptive      phase-shift, moving-window (drift 0-100%) and
+#                        torch-decode for the adaptive variant against static,
+#                        mapped and a per-phase oracle; records in adaptive.jsonl
 # Environment: EMBER_BENCH_BUDGET (default 16G), EMBER_BENCH_QUICK=1 (fewer
 # passes and runs, for a smoke test).
 set -euo pipefail
@@ -52,6 +55,7 @@ PY
 # fields every record carries, to $results/uvm.jsonl.
 uvm_record() {
   local bench=$1 variant=$2 ws=$3; shift 3
+  local jsonl=${EMBER_JSONL:-$results/uvm.jsonl}
   local stats; stats=$(mktemp /tmp/ember-bench-stats.XXXXXX.json)
   local env=(env)
   case $variant in
@@ -66,11 +70,11 @@ uvm_record() {
   if ! out=$("${env[@]}" "$@" 2>"$results/uvm-$bench-$variant-$ws.log"); then
     echo "uvm: $bench $variant $ws failed; see $results/uvm-$bench-$variant-$ws.log" >&2
     printf '{"bench": "%s", "variant": "%s", "working_set_bytes": %s, "error": "run failed"}\n' \
-      "$bench" "$variant" "$ws" >>"$results/uvm.jsonl"
+      "$bench" "$variant" "$ws" >>"$jsonl"
     return 0
   fi
   python3 - "$out" "$stats" "$bench" "$variant" "$budget_bytes" "$gpu" "$results/probe.json" \
-    >>"$results/uvm.jsonl" <<'PY'
+    >>"$jsonl" <<'PY'
 import json, os, sys
 rec = json.loads(sys.argv[1].strip().splitlines()[-1])
 stats_path, bench, variant, budget, gpu, probe_path = sys.argv[2:8]
@@ -97,6 +101,34 @@ if bench == "random":
     per_pass = rec["reads"] * (frac / probe["device_random_reads_per_s"] + (1 - frac) / probe["mapped_random_reads_per_s"])
     passes = 1
 rec["bound_seconds"] = move + passes * per_pass
+high = int(budget) * 90 // 100
+up = max(probe["prefetch_Bps"], probe.get("prefetch_bulk_Bps", 0))
+down = probe.get("demote_bulk_Bps", 10e9)
+hbm, mapped = probe["device_read_Bps"], probe["mapped_read_Bps"]
+if bench == "phase-shift":
+    # A: its best split, moved once; B: the cheaper of moving it in (evicting what it
+    # needs of A) and reading it mapped, per the oracle
+    a, b = rec["a_bytes"], rec["b_bytes"]
+    ra = min(a, high)
+    t_a = ra / up + rec["a_passes"] * (ra / hbm + (a - ra) / mapped)
+    rb = min(b, high)
+    evict = max(0, rb - (high - ra))
+    t_b = min(evict / down + rb / up + rec["b_passes"] * (rb / hbm + (b - rb) / mapped),
+              rec["b_passes"] * b / mapped)
+    rec["bound_seconds"] = t_a + t_b
+    rec["bound_note"] = "per-phase oracle: A's best split moved once; B moved in (evicting A as needed) or left mapped, whichever is faster"
+    rec["resident_GBps"] = hbm / 1e9
+if bench == "moving-window":
+    w, passes = rec["window_bytes"], rec["passes"]
+    total = 0.0
+    for i, f in enumerate(rec["new_fraction"]):
+        new = f * w
+        promote = new / up + (new / down if i else 0) + passes * w / hbm
+        leave_mapped = passes * (new / mapped + (w - new) / hbm) + (0 if i else 0)
+        total += min(promote, leave_mapped)
+    rec["bound_seconds"] = total
+    rec["bound_note"] = "per-phase oracle: each phase's new part moved in (evicting as much) or read mapped, whichever is faster"
+rec.pop("series_GBps_raw", None)
 rec["bound_note"] = "residency up to 90% of the budget, moved once, passes at measured bandwidths"
 print(json.dumps(rec))
 PY
@@ -129,8 +161,35 @@ uvm() {
   python3 "$here/report.py" "$results"
 }
 
+adaptive() {
+  command -v nvidia-smi >/dev/null && [ -n "$(gpu_name)" ] || {
+    echo "adaptive: no GPU here; these benchmarks need one" >&2; return 1; }
+  budget=${EMBER_BENCH_BUDGET:-16G}
+  budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
+  gpu=$(gpu_name)
+  local bench=$EMBER_BUILD/bin/ember-uvm-bench G=$((1 << 30))
+  export EMBER_JSONL=$results/adaptive.jsonl
+  : >"$EMBER_JSONL"
+  [ -s "$results/probe.json" ] || "$bench" probe $((4 << 30)) >"$results/probe.json"
+  local hbm; hbm=$(python3 -c "import json; print(json.load(open('$results/probe.json'))['device_read_Bps'])")
+  for v in mapped static adaptive; do
+    uvm_record phase-shift "$v" $((24 * G)) "$bench" phase-shift $((16 * G)) $((8 * G)) 8 40 "$hbm"
+  done
+  for drift in 0 10 25 50 100; do
+    for v in static adaptive; do
+      uvm_record moving-window "$v" $((14 * G)) "$bench" moving-window $((14 * G)) $((42 * G)) "$drift" 8 4
+    done
+  done
+  for v in static adaptive; do
+    uvm_record torch-decode "$v" $((24 * G)) python3 "$here/torch_decode.py" $((24 * G)) 8 3
+  done
+  uvm_record torch-decode adaptive $((8 * G)) python3 "$here/torch_decode.py" $((8 * G)) 8 3
+  python3 "$here/report_adaptive.py" "$results"
+}
+
 case "${1:-callbench}" in
   callbench) callbench ;;
   uvm) uvm ;;
-  *) echo "usage: run.sh [callbench|uvm]" >&2; exit 2 ;;
+  adaptive) adaptive ;;
+  *) echo "usage: run.sh [callbench|uvm|adaptive]" >&2; exit 2 ;;
 esac

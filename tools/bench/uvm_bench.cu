@@ -6,6 +6,10 @@
 //   ember-uvm-bench probe  BYTES             bandwidths, one JSON record
 //   ember-uvm-bench reread BYTES PASSES RUNS  k-means-like re-reads
 //   ember-uvm-bench random BYTES READS RUNS   random 4-byte reads
+//   ember-uvm-bench phase-shift A_BYTES B_BYTES A_PASSES B_PASSES
+//                                             re-read A, then only B; per-pass throughput
+//   ember-uvm-bench moving-window WINDOW BUFFER DRIFT_PERCENT PHASES PASSES
+//                                             a window read PASSES times per phase, sliding
 //
 // Each run allocates fresh managed memory, fills it on the host (as data
 // read from a file would be), then times the kernels from the first launch
@@ -45,6 +49,19 @@ __global__ void reread_pass(const float4 *x, size_t n4, float *out)
 		acc += v.x + v.y + v.z + v.w;
 	}
 	if (acc == 1234.5f) // never true for the data we write; keeps the loads
+		*out = acc;
+}
+
+// The same pass with the most ordinary signature: floats and their count.
+__global__ void sum_floats(const float *x, size_t n, float *out)
+{
+	const float4 *x4 = (const float4 *)x; // callers pass 16-byte-aligned windows
+	float acc = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n / 4; i += (size_t)gridDim.x * blockDim.x) {
+		float4 v = x4[i];
+		acc += v.x + v.y + v.z + v.w;
+	}
+	if (acc == 1234.5f)
 		*out = acc;
 }
 
@@ -178,11 +195,118 @@ static int probe(size_t bytes)
 	CHECK(cudaMemPrefetchAsync(m, bytes, gpu, 0, 0));
 	CHECK(cudaDeviceSynchronize());
 	double prefetch_bulk = bytes / (now_s() - t0);
+	// and back to the host: what a demotion costs
+	t0 = now_s();
+	CHECK(cudaMemPrefetchAsync(m, bytes, cpu, 0, 0));
+	CHECK(cudaDeviceSynchronize());
+	double demote_bulk = bytes / (now_s() - t0);
 	CHECK(cudaFree(m));
 	printf("{\"probe\": true, \"bytes\": %zu, \"device_read_Bps\": %.4g, \"mapped_read_Bps\": %.4g, "
-	       "\"prefetch_Bps\": %.4g, \"prefetch_bulk_Bps\": %.4g, \"prefetch_issue_seconds\": %.4f, "
-	       "\"device_random_reads_per_s\": %.4g, \"mapped_random_reads_per_s\": %.4g}\n",
-	       bytes, hbm, mapped, prefetch, prefetch_bulk, issued, hbm_random, mapped_random);
+	       "\"prefetch_Bps\": %.4g, \"prefetch_bulk_Bps\": %.4g, \"demote_bulk_Bps\": %.4g, "
+	       "\"prefetch_issue_seconds\": %.4f, \"device_random_reads_per_s\": %.4g, \"mapped_random_reads_per_s\": %.4g}\n",
+	       bytes, hbm, mapped, prefetch, prefetch_bulk, demote_bulk, issued, hbm_random, mapped_random);
+	return 0;
+}
+
+// One timed pass of the reread kernel over [p, p + bytes), with events: seconds.
+static double timed_pass(const float4 *p, size_t bytes, float *out, int nb)
+{
+	static cudaEvent_t a, b;
+	if (!a) {
+		CHECK(cudaEventCreate(&a));
+		CHECK(cudaEventCreate(&b));
+	}
+	CHECK(cudaEventRecord(a));
+	reread_pass<<<nb, 256>>>(p, bytes / 16, out);
+	CHECK(cudaGetLastError());
+	CHECK(cudaEventRecord(b));
+	CHECK(cudaEventSynchronize(b));
+	float ms;
+	CHECK(cudaEventElapsedTime(&ms, a, b));
+	return ms / 1e3;
+}
+
+// Phase shift (the paper's Figure 7): re-read A, then only B. Prints every pass as
+// [seconds since start, GB/s] and the time from the shift to the first pass at 80%
+// of resident bandwidth, given as RESIDENT_BPS.
+static int phase_shift(size_t a_bytes, size_t b_bytes, int a_passes, int b_passes, double resident_bps)
+{
+	float *out;
+	CHECK(cudaMalloc(&out, sizeof(float)));
+	int nb = blocks();
+	void *A, *B;
+	CHECK(cudaMallocManaged(&A, a_bytes));
+	CHECK(cudaMallocManaged(&B, b_bytes));
+	host_fill(A, a_bytes);
+	host_fill(B, b_bytes);
+	CHECK(cudaDeviceSynchronize());
+	std::string series = "[";
+	double t0 = now_s(), shift = 0, recovered = -1;
+	for (int i = 0; i < a_passes + b_passes; i++) {
+		bool on_b = i >= a_passes;
+		if (i == a_passes)
+			shift = now_s() - t0;
+		size_t bytes = on_b ? b_bytes : a_bytes;
+		double s = timed_pass((const float4 *)(on_b ? B : A), bytes, out, nb);
+		double t = now_s() - t0, bps = bytes / s;
+		if (on_b && recovered < 0 && bps >= 0.8 * resident_bps)
+			recovered = t - shift;
+		char b[64];
+		snprintf(b, sizeof b, "%s[%.4f, %.2f]", i ? ", " : "", t, bps / 1e9);
+		series += b;
+	}
+	double total = now_s() - t0;
+	series += "]";
+	printf("{\"bench\": \"phase-shift\", \"working_set_bytes\": %zu, \"a_bytes\": %zu, \"b_bytes\": %zu, "
+	       "\"a_passes\": %d, \"b_passes\": %d, \"runs\": 1, \"seconds\": %.6f, \"shift_seconds\": %.6f, "
+	       "\"recovery_seconds\": %s, \"series_GBps\": %s}\n",
+	       a_bytes + b_bytes, a_bytes, b_bytes, a_passes, b_passes, total, shift,
+	       recovered < 0 ? "null" : std::to_string(recovered).c_str(), series.c_str());
+	return 0;
+}
+
+// Moving hot set (the paper's Table 10): a window read PASSES times per phase; between
+// phases it slides by DRIFT% of its size, wrapping inside the buffer. Prints the
+// fraction of each phase's window that was new, for the oracle.
+static int moving_window(size_t window, size_t buffer, int drift, int phases, int passes)
+{
+	float *out;
+	CHECK(cudaMalloc(&out, sizeof(float)));
+	int nb = blocks();
+	void *m;
+	CHECK(cudaMallocManaged(&m, buffer));
+	host_fill(m, buffer);
+	CHECK(cudaDeviceSynchronize());
+	size_t span = buffer - window, step = (size_t)((double)window * drift / 100) & ~(size_t)((2 << 20) - 1);
+	std::string fresh = "[", per_phase = "[";
+	size_t prev = 0;
+	double t0 = now_s();
+	for (int ph = 0; ph < phases; ph++) {
+		size_t start = span ? (ph * step) % span : 0;
+		size_t overlap = ph == 0 ? 0
+				: (start < prev + window && prev < start + window
+					   ? std::min(start, prev) + window - std::max(start, prev)
+					   : 0);
+		double ph0 = now_s();
+		for (int p = 0; p < passes; p++) {
+			// ordinary code: a pointer to the window and its length in elements
+			sum_floats<<<nb, 256>>>((const float *)((char *)m + start), window / 4, out);
+			CHECK(cudaGetLastError());
+		}
+		CHECK(cudaDeviceSynchronize());
+		char b[64];
+		snprintf(b, sizeof b, "%s%.4f", ph ? ", " : "", 1.0 - (double)overlap / window);
+		fresh += b;
+		snprintf(b, sizeof b, "%s%.4f", ph ? ", " : "", now_s() - ph0);
+		per_phase += b;
+		prev = start;
+	}
+	double total = now_s() - t0;
+	printf("{\"bench\": \"moving-window\", \"working_set_bytes\": %zu, \"window_bytes\": %zu, "
+	       "\"buffer_bytes\": %zu, \"drift\": %d, \"phases\": %d, \"passes\": %d, \"runs\": 1, "
+	       "\"seconds\": %.6f, \"new_fraction\": %s], \"phase_seconds\": %s]}\n",
+	       window, window, buffer, drift, phases, passes, total, fresh.c_str(), per_phase.c_str());
+	CHECK(cudaFree(m));
 	return 0;
 }
 
@@ -230,6 +354,10 @@ int main(int argc, char **argv)
 	CHECK(cudaSetDevice(0));
 	if (what == "probe")
 		return probe(bytes);
+	if (what == "phase-shift" && argc >= 7)
+		return phase_shift(bytes, strtoull(argv[3], nullptr, 10), atoi(argv[4]), atoi(argv[5]), atof(argv[6]));
+	if (what == "moving-window" && argc >= 7)
+		return moving_window(bytes, strtoull(argv[3], nullptr, 10), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
 	if (argc < 5)
 		return 2;
 	size_t count = strtoull(argv[3], nullptr, 10);
