@@ -1,8 +1,10 @@
 /* Running the pure policy inside the shim. */
 #include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "adaptive.h"
+#include "monitor.h"
 #include "shim.h"
 #include "worker.h"
 
@@ -49,6 +51,53 @@ void ember_adaptive_note_context(int dev, CUcontext ctx)
 		__atomic_store_n(&contexts[dev], ctx, __ATOMIC_RELAXED);
 }
 
+/* Moves of the policy as worker migrations in ctx, for device dev. */
+static struct ember_migration *as_migrations(const struct ember_moves *moves, int dev, CUcontext ctx)
+{
+	struct ember_migration *m = calloc(moves->n ? moves->n : 1, sizeof *m);
+	for (size_t i = 0; m && i < moves->n; i++)
+		m[i] = (struct ember_migration){ moves->v[i].alloc, moves->v[i].first, moves->v[i].count,
+						 moves->v[i].promote ? dev : -1, ctx };
+	return m;
+}
+
+void ember_adaptive_launch(const struct ember_scan *scan, const struct ember_launch_ctx *at)
+{
+	const struct ember_policy_params *p = ember_adaptive_params();
+	uint64_t now = ember_adaptive_now();
+	int devs[EMBER_SCAN_MAX_REFS];
+	unsigned ndevs = 0;
+	ember_regions_lock();
+	ember_monitor_launch(scan, now);
+	for (unsigned i = 0; i < scan->n; i++) {
+		int dev = scan->allocs[i]->device;
+		bool seen = false;
+		for (unsigned k = 0; k < ndevs; k++)
+			seen |= devs[k] == dev;
+		if (!seen && dev >= 0)
+			devs[ndevs++] = dev;
+	}
+	ember_regions_unlock();
+	for (unsigned k = 0; k < ndevs; k++) {
+		ember_adaptive_note_context(devs[k], at->ctx);
+		struct ember_moves moves = { 0 };
+		ember_regions_lock();
+		ember_policy_promote(p, devs[k], now, scan->allocs, scan->n, &moves);
+		ember_regions_unlock();
+		struct ember_migration *m = as_migrations(&moves, devs[k], at->ctx);
+		if (m) {
+			ember_migrations_start(m, moves.n, EMBER_ORDER_STREAM, at->stream, at->per_thread);
+		} else {
+			for (size_t i = 0; i < moves.n; i++) /* no memory: give the worker each */
+				ember_worker_submit(&(struct ember_migration){ moves.v[i].alloc, moves.v[i].first,
+									 moves.v[i].count, devs[k], at->ctx });
+		}
+		free(m);
+		ember_moves_free(&moves);
+	}
+	ember_worker_wake();
+}
+
 void ember_adaptive_pass(void)
 {
 	const struct ember_policy_params *p = ember_adaptive_params();
@@ -59,7 +108,7 @@ void ember_adaptive_pass(void)
 			continue;
 		struct ember_moves moves = { 0 };
 		ember_regions_lock();
-		ember_policy_run(p, dev, now, &moves);
+		ember_policy_reclaim(p, dev, now, &moves);
 		ember_regions_unlock();
 		for (size_t i = 0; i < moves.n; i++) {
 			struct ember_move *m = &moves.v[i];

@@ -7,10 +7,8 @@
 
 #include "adaptive.h"
 #include "launch_scan.h"
-#include "monitor.h"
 #include "placement.h"
 #include "shim.h"
-#include "worker.h"
 
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
@@ -23,13 +21,7 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 	struct ember_launch_ctx at = { .stream = stream, .per_thread = per_thread };
 	EMBER_REAL(cuCtxGetCurrent)(&at.ctx);
 	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE) {
-		/* demand in, decisions on the worker: the launch itself never waits */
-		ember_regions_lock();
-		ember_monitor_launch(&scan, ember_adaptive_now());
-		ember_regions_unlock();
-		for (unsigned i = 0; i < scan.n; i++)
-			ember_adaptive_note_context(scan.allocs[i]->device, at.ctx);
-		ember_worker_wake();
+		ember_adaptive_launch(&scan, &at);
 	} else {
 		for (unsigned i = 0; i < scan.n; i++)
 			ember_placement_referenced(scan.allocs[i], &at);

@@ -54,6 +54,11 @@ void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc
 		catch_up(reg, epoch);
 		reg->demand = reg->demand > UINT32_MAX - amount ? UINT32_MAX : reg->demand + amount;
 		reg->active_epoch = epoch;
+		if (!reg->last_ref)
+			reg->gap = UINT64_MAX;
+		else if (now > reg->last_ref)
+			reg->gap = now - reg->last_ref;
+		reg->last_ref = now;
 	}
 }
 
@@ -84,6 +89,7 @@ struct slot {
 	float score;
 	uint64_t arrived;
 	uint32_t demand;
+	uint64_t reuse; /* resident: how long it has been silent; mapped: its reuse gap */
 };
 
 /* The paper's victim order: unprotected first, then lowest score, oldest residency, lowest demand. */
@@ -125,9 +131,20 @@ static void slots_push(struct slots *s, struct slot x)
 	s->v[s->n++] = x;
 }
 
-/* Resident victims and mapped candidates of dev, and the bytes already on their way out. */
+static bool in_list(const struct ember_alloc *a, struct ember_alloc *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == a)
+			return true;
+	return false;
+}
+
+/*
+ * Resident victims and mapped candidates of dev (candidates only from
+ * only[], when given), and the bytes already on their way out.
+ */
 static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t now, struct slots *resident,
-		       struct slots *hot)
+		       struct slots *hot, struct ember_alloc *const *only, size_t nonly)
 {
 	uint64_t leaving = 0;
 	uint32_t epoch = epoch_of(p, now);
@@ -145,9 +162,11 @@ static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t no
 			else if (reg->state == EMBER_REGION_RESIDENT)
 				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
 								   reg->protect_until, score_now(p, reg, now),
-								   reg->arrived_at, effective_demand(p, reg, epoch) });
-			else if (reg->state == EMBER_REGION_MAPPED && reg->demand >= p->threshold)
-				slots_push(hot, (struct slot){ a, r, false, 0, 0, 0, reg->demand });
+								   reg->arrived_at, effective_demand(p, reg, epoch),
+								   now > reg->last_ref ? now - reg->last_ref : 0 });
+			else if (reg->state == EMBER_REGION_MAPPED && reg->demand >= p->threshold &&
+				 (!only || in_list(a, only, nonly)))
+				slots_push(hot, (struct slot){ a, r, false, 0, 0, 0, reg->demand, reg->last_ref ? reg->gap : UINT64_MAX });
 		}
 	}
 	return leaving;
@@ -212,13 +231,22 @@ static uint64_t promote_span(const struct ember_policy_params *p, struct ember_a
 	return used;
 }
 
-void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out)
+/* The cold resident region may give way to the hot mapped one. */
+static bool replaceable(const struct ember_policy_params *p, const struct slot *cold, const struct slot *hot)
+{
+	if (cold->protected_ || (double)hot->demand < p->heat_ratio * (double)cold->demand)
+		return false;
+	/* silent for heat_ratio reuse gaps of the hot region: colder in time too */
+	return hot->reuse != UINT64_MAX && (double)cold->reuse > p->heat_ratio * (double)hot->reuse;
+}
+
+void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out)
 {
 	struct ember_device_account *acc = ember_account(dev);
 	if (!acc || !acc->budget)
 		return;
 	struct slots resident = { 0 }, hot = { 0 };
-	uint64_t leaving = survey(p, dev, now, &resident, &hot);
+	uint64_t leaving = survey(p, dev, now, &resident, &hot, NULL, 0);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t staying = used > leaving ? used - leaving : 0;
 	qsort(resident.v, resident.n, sizeof *resident.v, victim_order);
@@ -238,17 +266,14 @@ void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now
 	/*
 	 * Replacement: when the hottest mapped regions will not fit even after
 	 * the demotions under way, evict the coldest unprotected residents
-	 * that they beat by heat_ratio. A stale resident (demand 0) loses to
-	 * any region past the threshold.
+	 * that they beat (see replaceable). A stale resident has demand 0.
 	 */
 	uint64_t room_later = acc->high > staying ? acc->high - staying : 0;
 	for (size_t h = 0; h < hot.n; h++) {
 		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
-		while (room_later < need && nvictims < p->batch_regions && nvictims < resident.n) {
-			struct slot *cold = &resident.v[nvictims];
-			if (cold->protected_ || (double)hot.v[h].demand < p->heat_ratio * (double)cold->demand)
-				break;
-			room_later += ember_region_bytes(cold->a, cold->r);
+		while (room_later < need && nvictims < p->batch_regions && nvictims < resident.n &&
+		       replaceable(p, &resident.v[nvictims], &hot.v[h])) {
+			room_later += ember_region_bytes(resident.v[nvictims].a, resident.v[nvictims].r);
 			nvictims++;
 		}
 		if (room_later < need)
@@ -257,8 +282,20 @@ void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now
 	}
 	qsort(resident.v, nvictims, sizeof *resident.v, by_address);
 	demote(resident.v, nvictims, out);
+	free(resident.v);
+	free(hot.v);
+}
 
-	/* Promotion: hottest first, a span around each, while there is room now. */
+void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
+			  size_t nonly, struct ember_moves *out)
+{
+	struct ember_device_account *acc = ember_account(dev);
+	if (!acc || !acc->budget)
+		return;
+	struct slots resident = { 0 }, hot = { 0 };
+	survey(p, dev, now, &resident, &hot, nonly ? only : NULL, nonly);
+	qsort(hot.v, hot.n, sizeof *hot.v, hottest_first);
+	uint64_t used = acc->resident + acc->other;
 	uint64_t room = acc->high > used ? acc->high - used : 0;
 	for (size_t h = 0; h < hot.n && room > 0; h++) {
 		struct ember_alloc *a = hot.v[h].a;
@@ -271,6 +308,12 @@ void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now
 	ember_account_note_peak_locked(dev);
 	free(resident.v);
 	free(hot.v);
+}
+
+void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out)
+{
+	ember_policy_reclaim(p, dev, now, out);
+	ember_policy_promote(p, dev, now, NULL, 0, out);
 }
 
 void ember_policy_moved(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t first, uint32_t count,

@@ -17,7 +17,16 @@
 
 #include "regions.h"
 
-/* Table 1's parameters, in Ember's units (nanoseconds, 2 MiB regions). */
+/*
+ * Table 1's parameters, in Ember's units (nanoseconds, 2 MiB regions).
+ *
+ * One addition, for the launch scan: a region is referenced in pulses (once
+ * per launch), not in the steady stream of counter notifications the paper
+ * had, so between two references its decayed demand says little. Replacement
+ * therefore also requires the resident region to have been silent for
+ * heat_ratio times the hot region's reuse gap: data read once per token, or
+ * once per pass, is never swapped for data read at the same rate.
+ */
 struct ember_policy_params {
 	uint32_t span_regions;      /* promotion span: 64 MiB = 32 regions */
 	uint32_t threshold;         /* demand that earns promotion: 256 */
@@ -52,7 +61,23 @@ void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc
 			 uint32_t amount, uint64_t now);
 
 /*
- * One policy pass for device dev at time now: reclaim
+ * Reclamation and replacement for device dev at time now: above the high
+ * watermark evict down to the low one; below it, evict cold residents that
+ * hot mapped regions beat. Only demotions.
+ */
+void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out);
+
+/*
+ * Promotions for dev at time now: mapped regions past the threshold,
+ * hottest first, a span around each, while there is room. With n > 0 only
+ * regions of the allocations in only[] are considered (those a launch is
+ * about to use, so that it can wait for them).
+ */
+void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
+			  size_t n, struct ember_moves *out);
+
+/*
+ * Both, as one pass: reclaim
  * above the high watermark down to the low one, replace cold residents by
  * hot mapped regions, and promote regions whose demand crossed the
  * threshold while there is room. Regions chosen are marked in flight and

@@ -41,6 +41,8 @@ struct ember_region {
 	uint32_t demand;       /* policy: decayed demand, as of interval demand_epoch */
 	uint32_t demand_epoch; /* policy: the interval demand was last brought up to date in */
 	uint32_t active_epoch; /* policy: the interval demand last arrived in */
+	uint64_t last_ref;     /* policy: when demand last arrived (ns) */
+	uint64_t gap;          /* policy: time between its last two references; UINT64_MAX until seen twice */
 	float score;     /* policy: migration score, halved every score-decay period */
 	uint64_t score_at;      /* when score was last decayed */
 	uint64_t arrived_at;    /* when it last became resident */
