@@ -59,7 +59,23 @@ void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc
 		else if (now > reg->last_ref)
 			reg->gap = now - reg->last_ref;
 		reg->last_ref = now;
+		reg->ref_demand = reg->demand;
 	}
+}
+
+/*
+ * A mapped region earns promotion while the demand it had when last
+ * referenced is past the threshold and it is still within its own reuse
+ * cycle: referenced once per launch, a region stays hot for as long as its
+ * launches keep coming, however long each one runs.
+ */
+static bool hot_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
+{
+	if (r->ref_demand < p->threshold || !r->last_ref || now < r->last_ref)
+		return r->ref_demand >= p->threshold && r->last_ref;
+	uint64_t silent = now - r->last_ref;
+	uint64_t cycle = r->gap != UINT64_MAX && r->gap > p->interval_ns ? r->gap : p->interval_ns;
+	return (double)silent <= p->heat_ratio * (double)cycle;
 }
 
 /* Demand as reclamation sees it: a region silent for stale_intervals is cold. */
@@ -131,20 +147,9 @@ static void slots_push(struct slots *s, struct slot x)
 	s->v[s->n++] = x;
 }
 
-static bool in_list(const struct ember_alloc *a, struct ember_alloc *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (list[i] == a)
-			return true;
-	return false;
-}
-
-/*
- * Resident victims and mapped candidates of dev (candidates only from
- * only[], when given), and the bytes already on their way out.
- */
+/* Resident victims and hot mapped candidates of dev, and the bytes already on their way out. */
 static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t now, struct slots *resident,
-		       struct slots *hot, struct ember_alloc *const *only, size_t nonly)
+		       struct slots *hot)
 {
 	uint64_t leaving = 0;
 	uint32_t epoch = epoch_of(p, now);
@@ -164,9 +169,8 @@ static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t no
 								   reg->protect_until, score_now(p, reg, now),
 								   reg->arrived_at, effective_demand(p, reg, epoch),
 								   now > reg->last_ref ? now - reg->last_ref : 0 });
-			else if (reg->state == EMBER_REGION_MAPPED && reg->demand >= p->threshold &&
-				 (!only || in_list(a, only, nonly)))
-				slots_push(hot, (struct slot){ a, r, false, 0, 0, 0, reg->demand, reg->last_ref ? reg->gap : UINT64_MAX });
+			else if (reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
+				slots_push(hot, (struct slot){ a, r, false, 0, 0, 0, reg->ref_demand, reg->gap });
 		}
 	}
 	return leaving;
@@ -246,7 +250,7 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
 	if (!acc || !acc->budget)
 		return;
 	struct slots resident = { 0 }, hot = { 0 };
-	uint64_t leaving = survey(p, dev, now, &resident, &hot, NULL, 0);
+	uint64_t leaving = survey(p, dev, now, &resident, &hot);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t staying = used > leaving ? used - leaving : 0;
 	qsort(resident.v, resident.n, sizeof *resident.v, victim_order);
@@ -269,12 +273,16 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
 	 * that they beat (see replaceable). A stale resident has demand 0.
 	 */
 	uint64_t room_later = acc->high > staying ? acc->high - staying : 0;
+	size_t next = nvictims; /* candidates are taken in victim order, skipping those that stay */
 	for (size_t h = 0; h < hot.n; h++) {
 		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
-		while (room_later < need && nvictims < p->batch_regions && nvictims < resident.n &&
-		       replaceable(p, &resident.v[nvictims], &hot.v[h])) {
-			room_later += ember_region_bytes(resident.v[nvictims].a, resident.v[nvictims].r);
-			nvictims++;
+		for (; room_later < need && nvictims < p->batch_regions && next < resident.n; next++) {
+			if (!replaceable(p, &resident.v[next], &hot.v[h]))
+				continue;
+			struct slot chosen = resident.v[next];
+			resident.v[next] = resident.v[nvictims];
+			resident.v[nvictims++] = chosen;
+			room_later += ember_region_bytes(chosen.a, chosen.r);
 		}
 		if (room_later < need)
 			break;
@@ -292,8 +300,23 @@ void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t
 	struct ember_device_account *acc = ember_account(dev);
 	if (!acc || !acc->budget)
 		return;
-	struct slots resident = { 0 }, hot = { 0 };
-	survey(p, dev, now, &resident, &hot, nonly ? only : NULL, nonly);
+	struct slots hot = { 0 };
+	uint32_t epoch = epoch_of(p, now);
+	/* a launch's own allocations only, when given: the cost follows the launch, not the table */
+	unsigned n = nonly ? (unsigned)nonly : ember_regions_count_locked();
+	for (unsigned i = 0; i < n; i++) {
+		struct ember_alloc *a = nonly ? only[i] : ember_regions_at_locked(i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN || a->freed)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (reg->state != EMBER_REGION_MAPPED || reg->hinted)
+				continue;
+			catch_up(reg, epoch);
+			if (hot_now(p, reg, now))
+				slots_push(&hot, (struct slot){ a, r, false, 0, 0, 0, reg->ref_demand, reg->gap });
+		}
+	}
 	qsort(hot.v, hot.n, sizeof *hot.v, hottest_first);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t room = acc->high > used ? acc->high - used : 0;
@@ -306,7 +329,6 @@ void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t
 		acc->resident += moved;
 	}
 	ember_account_note_peak_locked(dev);
-	free(resident.v);
 	free(hot.v);
 }
 

@@ -42,6 +42,7 @@ struct ember_region {
 	uint32_t demand_epoch; /* policy: the interval demand was last brought up to date in */
 	uint32_t active_epoch; /* policy: the interval demand last arrived in */
 	uint64_t last_ref;     /* policy: when demand last arrived (ns) */
+	uint32_t ref_demand;   /* policy: demand just after that arrival, undecayed */
 	uint64_t gap;          /* policy: time between its last two references; UINT64_MAX until seen twice */
 	float score;     /* policy: migration score, halved every score-decay period */
 	uint64_t score_at;      /* when score was last decayed */

@@ -4,8 +4,10 @@ set -euo pipefail
 run=$1 demo=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$run" --help | grep -q -- '--driver auto|real|sim' || fail "--help lacks --driver"
-"$run" --help | grep -q 'EMBER_LOG' || fail "--help lacks the variable table"
+help=$("$run" --help)
+grep -q -- '--driver auto|real|sim' <<<"$help" || fail "--help lacks --driver"
+grep -q 'EMBER_LOG' <<<"$help" || fail "--help lacks the variable table"
+grep -q 'EMBER_BUDGET<n>' <<<"$help" || fail "--help lacks the per-GPU variables"
 
 out=$("$run" --log loud -- true 2>&1) && fail "a bad --log value was accepted"
 grep -q 'EMBER_LOG=loud is not valid: expected off, error, warn, info or debug' <<<"$out" \
