@@ -7,7 +7,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 help=$("$run" --help)
 grep -q -- '--driver auto|real|sim' <<<"$help" || fail "--help lacks --driver"
 grep -q 'EMBER_LOG' <<<"$help" || fail "--help lacks the variable table"
-grep -q 'EMBER_BUDGET<n>' <<<"$help" || fail "--help lacks the per-GPU variables"
+grep -q 'EMBER_BUDGET_<n>' <<<"$help" || fail "--help lacks the per-GPU variables"
 
 out=$("$run" --log loud -- true 2>&1) && fail "a bad --log value was accepted"
 grep -q 'EMBER_LOG=loud is not valid: expected off, error, warn, info or debug' <<<"$out" \
