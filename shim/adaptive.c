@@ -78,11 +78,12 @@ void ember_adaptive_launch(const struct ember_scan *scan, const struct ember_lau
 			devs[ndevs++] = dev;
 	}
 	ember_regions_unlock();
+	size_t waiting = 0;
 	for (unsigned k = 0; k < ndevs; k++) {
 		ember_adaptive_note_context(devs[k], at->ctx);
 		struct ember_moves moves = { 0 };
 		ember_regions_lock();
-		ember_policy_promote(p, devs[k], now, scan->allocs, scan->n, &moves);
+		waiting += ember_policy_promote(p, devs[k], now, scan->allocs, scan->n, &moves);
 		ember_regions_unlock();
 		struct ember_migration *m = as_migrations(&moves, devs[k], at->ctx);
 		if (m) {
@@ -95,7 +96,15 @@ void ember_adaptive_launch(const struct ember_scan *scan, const struct ember_lau
 		free(m);
 		ember_moves_free(&moves);
 	}
-	ember_worker_wake();
+	/*
+	 * Wake the worker only when hot regions found no room: it reclaims on
+	 * its own every interval, and a wake per launch made the worker's
+	 * table survey contend with every launch (measured on the H200: token
+	 * generation 30x slower with everything already resident).
+	 */
+	static bool started;
+	if (waiting || !__atomic_exchange_n(&started, true, __ATOMIC_RELAXED))
+		ember_worker_wake(); /* the first launch starts the worker's interval passes */
 }
 
 void ember_adaptive_pass(void)

@@ -294,12 +294,12 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
 	free(hot.v);
 }
 
-void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
-			  size_t nonly, struct ember_moves *out)
+size_t ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
+			    size_t nonly, struct ember_moves *out)
 {
 	struct ember_device_account *acc = ember_account(dev);
 	if (!acc || !acc->budget)
-		return;
+		return 0;
 	struct slots hot = { 0 };
 	uint32_t epoch = epoch_of(p, now);
 	/* a launch's own allocations only, when given: the cost follows the launch, not the table */
@@ -328,8 +328,12 @@ void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t
 		room -= moved;
 		acc->resident += moved;
 	}
+	size_t left = 0;
+	for (size_t h = 0; h < hot.n; h++)
+		left += hot.v[h].a->regions[hot.v[h].r].state == EMBER_REGION_MAPPED;
 	ember_account_note_peak_locked(dev);
 	free(hot.v);
+	return left;
 }
 
 void ember_policy_run(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_moves *out)

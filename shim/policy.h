@@ -73,8 +73,9 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
  * regions of the allocations in only[] are considered (those a launch is
  * about to use, so that it can wait for them).
  */
-void ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
-			  size_t n, struct ember_moves *out);
+size_t ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
+			    size_t n, struct ember_moves *out);
+/* (Returns how many hot regions found no room: a reason to reclaim.) */
 
 /*
  * Both, as one pass: reclaim
