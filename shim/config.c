@@ -1,6 +1,7 @@
 /* Parsing the EMBER_* variables of config.def. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -179,50 +180,50 @@ uint64_t ember_size_resolve(struct ember_size s, uint64_t total)
 	return s.bytes;
 }
 
+/* Keep the first error only: one line, naming the first bad variable. */
+static void reject(int *rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void reject(int *rc, char *err, size_t errlen, const char *fmt, ...)
+{
+	if (*rc == 0 && err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	*rc = -1;
+}
+
 int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 {
 	int rc = 0;
 	/*
-	 * Defaults come from the same strings the documentation shows; a unit
-	 * test checks that each of them parses.
+	 * Defaults come from the same strings the documentation shows (a unit
+	 * test checks that each parses); a bad value keeps the default.
 	 */
-#define EMBER_VAR(field, name, kind, def, accepted, doc)                                   \
-	ember_parse_##kind(def, &cfg->field);                                              \
-	{                                                                                  \
-		const char *v = getenv(#name);                                             \
-		if (v && ember_parse_##kind(v, &cfg->field) != 0) {                        \
-			if (rc == 0 && err)                                                \
-				snprintf(err, errlen, "%s=%s is not valid: expected %s", #name, v, \
-					 accepted);                                         \
-			rc = -1;                                                           \
-			ember_parse_##kind(def, &cfg->field);                              \
+#define LOAD_ONE(kind, var, dst, def, accepted)                                             \
+	do {                                                                               \
+		ember_parse_##kind(def, dst);                                              \
+		const char *v_ = getenv(var);                                              \
+		if (v_ && ember_parse_##kind(v_, dst) != 0) {                              \
+			reject(&rc, err, errlen, "%s=%s is not valid: expected %s", var, v_, accepted); \
+			ember_parse_##kind(def, dst);                                      \
 		}                                                                          \
-	}
+	} while (0);
+#define EMBER_VAR(field, name, kind, def, accepted, doc) LOAD_ONE(kind, #name, &cfg->field, def, accepted)
 #define EMBER_VAR_PER_GPU(field, name, kind, def, accepted, doc)                             \
 	for (unsigned g = 0; g < EMBER_CONFIG_MAX_GPUS; g++) {                               \
 		char var[64];                                                              \
 		snprintf(var, sizeof var, "%s%u", #name, g);                               \
-		ember_parse_##kind(def, &cfg->field[g]);                                   \
-		const char *v = getenv(var);                                               \
-		if (v && ember_parse_##kind(v, &cfg->field[g]) != 0) {                     \
-			if (rc == 0 && err)                                                \
-				snprintf(err, errlen, "%s=%s is not valid: expected %s", var, v, \
-					 accepted);                                         \
-			rc = -1;                                                           \
-			ember_parse_##kind(def, &cfg->field[g]);                           \
-		}                                                                          \
+		LOAD_ONE(kind, var, &cfg->field[g], def, accepted)                         \
 	}
 #include "config.def"
 #undef EMBER_VAR
 #undef EMBER_VAR_PER_GPU
-	/* Relations between variables. */
-	if (cfg->low_watermark > cfg->high_watermark) {
-		if (rc == 0 && err)
-			snprintf(err, errlen,
-				 "EMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",
-				 cfg->low_watermark, cfg->high_watermark);
-		rc = -1;
-	}
+#undef LOAD_ONE
+	/* Relations between variables, and ranges the parsers do not know. */
+	if (cfg->low_watermark > cfg->high_watermark)
+		reject(&rc, err, errlen, "EMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",
+		       cfg->low_watermark, cfg->high_watermark);
 	const struct {
 		const char *name;
 		unsigned value;
@@ -230,18 +231,11 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 			     { "EMBER_BATCH", cfg->batch_regions },     { "EMBER_STALE_INTERVALS", cfg->stale_intervals },
 			     { "EMBER_SCORE_DECAY_MS", cfg->score_decay_ms } };
 	for (size_t i = 0; i < sizeof at_least_one / sizeof at_least_one[0]; i++)
-		if (at_least_one[i].value == 0) {
-			if (rc == 0 && err)
-				snprintf(err, errlen, "%s=0 is not valid: expected a whole number from 1 up",
-					 at_least_one[i].name);
-			rc = -1;
-		}
-	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20)) {
-		if (rc == 0 && err)
-			snprintf(err, errlen, "EMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",
-				 getenv("EMBER_SPAN") ? getenv("EMBER_SPAN") : "");
-		rc = -1;
-	}
+		if (at_least_one[i].value == 0)
+			reject(&rc, err, errlen, "%s=0 is not valid: expected a whole number from 1 up", at_least_one[i].name);
+	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20))
+		reject(&rc, err, errlen, "EMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",
+		       getenv("EMBER_SPAN") ? getenv("EMBER_SPAN") : "");
 	return rc;
 }
 

@@ -168,38 +168,61 @@ void ember_placement_promote_prefix(struct ember_alloc *a, const struct ember_la
 	free(t.m);
 }
 
-/* Apply prepare to every placed allocation overlapping [ptr, ptr + bytes). */
-static int64_t over_range(CUdeviceptr ptr, size_t bytes,
-			  uint64_t (*prepare)(struct ember_alloc *, uint32_t, uint32_t, CUcontext, struct todo *))
+/*
+ * Call fn for each placed allocation overlapping [ptr, ptr + bytes), with
+ * the regions [r0, r1) the range covers. Table locked by the caller; plain
+ * allocations, which have no regions, are skipped.
+ */
+static void for_each_overlap(uint64_t ptr, uint64_t bytes,
+			     void (*fn)(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg), void *arg)
 {
-	if (!ember_active || ember_cfg.mode < EMBER_MODE_STATIC)
-		return -1;
-	CUcontext ctx = NULL;
-	EMBER_REAL(cuCtxGetCurrent)(&ctx);
-	struct todo t = { 0 };
-	uint64_t total = 0;
-	ember_regions_lock();
 	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
 		struct ember_alloc *a = ember_regions_find_locked(at);
 		if (!a) {
 			a = ember_regions_next_locked(at);
 			if (!a || a->base >= end)
-				break;
+				return;
 			at = a->base;
 			continue;
 		}
 		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
-		if (a->kind != EMBER_ALLOC_PLAIN && a->device >= 0 && a->size > 0) {
-			uint32_t r0 = (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT);
-			uint32_t r1 = (uint32_t)(((stop - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-			total += prepare(a, r0, r1, ctx, &t);
-		}
+		if (a->kind != EMBER_ALLOC_PLAIN && a->nregions > 0)
+			fn(a, (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT),
+			   (uint32_t)(((stop - 1 - a->base) >> EMBER_REGION_SHIFT) + 1), arg);
+		if (stop <= at)
+			return; /* a zero-byte allocation: nothing further to cover */
 		at = stop;
 	}
+}
+
+/* A hint's work: prepare moves over each covered range. */
+struct hint {
+	uint64_t (*prepare)(struct ember_alloc *, uint32_t, uint32_t, CUcontext, struct todo *);
+	CUcontext ctx;
+	struct todo todo;
+	uint64_t total;
+};
+
+static void hint_range(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
+{
+	struct hint *h = arg;
+	if (a->device >= 0)
+		h->total += h->prepare(a, r0, r1, h->ctx, &h->todo);
+}
+
+static int64_t over_range(CUdeviceptr ptr, size_t bytes,
+			  uint64_t (*prepare)(struct ember_alloc *, uint32_t, uint32_t, CUcontext, struct todo *))
+{
+	if (!ember_active || ember_cfg.mode < EMBER_MODE_STATIC)
+		return -1;
+	struct hint h = { .prepare = prepare };
+	EMBER_REAL(cuCtxGetCurrent)(&h.ctx);
+	ember_regions_lock();
+	for_each_overlap(ptr, bytes, hint_range, &h);
 	ember_regions_unlock();
-	ember_migrations_start(t.m, t.n, EMBER_ORDER_NONE, NULL, false);
-	free(t.m);
-	return (int64_t)total;
+	ember_migrations_start(h.todo.m, h.todo.n, EMBER_ORDER_NONE, NULL, false);
+	free(h.todo.m);
+	return (int64_t)h.total;
 }
 
 EMBER_PUBLIC long long ember_promote(const void *ptr, size_t bytes)
@@ -224,30 +247,17 @@ void ember_placement_referenced(struct ember_alloc *a, const struct ember_launch
 		ember_placement_promote_prefix(a, at, EMBER_ORDER_STREAM);
 }
 
+static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
+{
+	for (uint32_t r = r0; r < r1; r++)
+		a->regions[r].hinted = 1;
+}
+
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)
 {
-	if (bytes == 0)
-		return;
-	/* a hint may span several allocations */
-	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
-		ember_regions_lock();
-		struct ember_alloc *a = ember_regions_find_locked(at);
-		if (!a) {
-			struct ember_alloc *next = ember_regions_next_locked(at);
-			ember_regions_unlock();
-			if (!next)
-				return;
-			at = next->base;
-			continue;
-		}
-		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
-		uint32_t r0 = (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT);
-		uint32_t r1 = (uint32_t)((stop - 1 - a->base) >> EMBER_REGION_SHIFT);
-		for (uint32_t r = r0; r <= r1; r++)
-			a->regions[r].hinted = 1;
-		ember_regions_unlock();
-		at = stop;
-	}
+	ember_regions_lock();
+	for_each_overlap(ptr, bytes, mark_hinted, NULL);
+	ember_regions_unlock();
 }
 
 EMBER_PUBLIC int ember_region_info(const void *ptr, struct ember_region_info *out)

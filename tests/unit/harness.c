@@ -23,3 +23,16 @@ void *must_dlsym(void *handle, const char *name)
 	cr_assert_not_null(p, "%s is not exported", name);
 	return p;
 }
+
+CUmodule start_context(void *shim)
+{
+	CUdevice d;
+	CUcontext ctx;
+	CUmodule mod;
+	CU_OK(SYM(shim, cuInit)(0));
+	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctx, d));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	return mod;
+}

@@ -18,6 +18,10 @@ void *load_shim(void);
 
 void *must_dlsym(void *handle, const char *name);
 
+/* Through the shim: cuInit, device 0's primary context made current, and the
+ * simulated driver's built-in kernels loaded. Returns the module. */
+CUmodule start_context(void *shim);
+
 /* A typed function pointer to `name` in a library. */
 #define SYM(handle, name) ((__typeof__(&name))must_dlsym((handle), #name))
 

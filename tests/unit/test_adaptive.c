@@ -64,14 +64,7 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch2", k_touch2, two, 3), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch_struct", k_touch_struct, view, 1), 0);
-	CU_OK(SYM(shim, cuInit)(0));
-	CUdevice d;
-	CUcontext ctx;
-	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
-	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctx, d));
-	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
-	CUmodule mod;
-	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch2, mod, "t_touch2"));

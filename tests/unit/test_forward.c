@@ -104,15 +104,8 @@ Test(forward, export_table_passes_through)
 
 Test(forward, a_kernel_launch_runs_the_drivers_kernel)
 {
-	CUdevice d;
-	CUcontext ctx;
-	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
-	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctx, d));
-	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
-	CUmodule mod;
 	CUfunction f;
-	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
-	CU_OK(SYM(shim, cuModuleGetFunction)(&f, mod, "ember_saxpy"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&f, start_context(shim), "ember_saxpy"));
 	size_t off = 9, size = 9;
 	CU_OK(SYM(shim, cuFuncGetParamInfo)(f, 1, &off, &size));
 	cr_expect_eq(size, 8, "x is a pointer");

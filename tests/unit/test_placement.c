@@ -26,14 +26,7 @@ static void start(const char *mode, const char *budget_text)
 	setenv("EMBER_BUDGET", budget_text, 1);
 	sim = load_sim();
 	shim = load_shim();
-	CU_OK(SYM(shim, cuInit)(0));
-	CUdevice d;
-	CUcontext ctx;
-	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
-	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctx, d));
-	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
-	CUmodule mod;
-	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&fill, mod, "ember_fill_u32"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
 }
@@ -285,6 +278,18 @@ Test(placement, get_info_reports_the_budget)
 	CU_OK(SYM(shim, cuMemFree_v2)(plain));
 	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
 	cr_expect_eq(free_b, budget - 8 * MiB);
+}
+
+Test(placement, hints_on_plain_memory_do_nothing)
+{
+	start_static();
+	CUdeviceptr plain;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&plain, 8 * MiB));
+	cr_expect_eq(SYM(shim, ember_promote)((void *)plain, 8 * MiB), 0);
+	cr_expect_eq(SYM(shim, ember_evict)((void *)plain, 8 * MiB), 0);
+	struct ember_region_info info;
+	cr_expect_eq(SYM(shim, ember_region_info)((void *)plain, &info), -1);
+	CU_OK(SYM(shim, cuMemFree_v2)(plain));
 }
 
 Test(placement, manage_all_says_why_pitched_memory_stays_plain)
