@@ -4,6 +4,7 @@
 
 #include "shim.h"
 #include "stats.h"
+#include "uvm_events.h"
 
 /* Freed allocations' figures, kept only when a report was asked for. */
 struct retired {
@@ -66,7 +67,17 @@ void ember_stats_write(FILE *f)
 			acc->migrate_ns / 1e9);
 		sep = ",\n";
 	}
-	fprintf(f, "\n  ],\n  \"allocations\": [");
+	fprintf(f, "\n  ],\n");
+	struct ember_uvm_counts u;
+	if (ember_uvm_events_counts(&u))
+		fprintf(f,
+			"  \"uvm_events\": {\"migrations_requested\": %" PRIu64 ", \"migrations_by_driver\": %" PRIu64
+			", \"bytes_requested\": %" PRIu64 ", \"bytes_by_driver\": %" PRIu64 ", \"driver_evictions\": %" PRIu64
+			", \"gpu_faults\": %" PRIu64 ", \"remote_maps\": %" PRIu64 ", \"access_counters\": %" PRIu64
+			", \"malformed\": %" PRIu64 ", \"dropped\": %" PRIu64 "},\n",
+			u.migrations_requested, u.migrations_by_driver, u.bytes_requested, u.bytes_by_driver, u.evictions,
+			u.gpu_faults, u.remote_maps, u.access_counters, u.malformed, u.dropped);
+	fprintf(f, "  \"allocations\": [");
 	sep = "\n";
 	for (unsigned i = 0; i < ember_regions_count_locked(); i++) {
 		const struct ember_alloc *a = ember_regions_at_locked(i);
@@ -102,6 +113,12 @@ void ember_stats_at_exit(void)
 {
 	if (!ember_active)
 		return;
+	ember_uvm_events_drain();
+	struct ember_uvm_counts u;
+	if (ember_uvm_events_counts(&u))
+		ember_info("UVM events: %" PRIu64 " migrations requested, %" PRIu64 " by the driver, %" PRIu64
+			   " driver evictions, %" PRIu64 " GPU faults, %" PRIu64 " malformed records",
+			   u.migrations_requested, u.migrations_by_driver, u.evictions, u.gpu_faults, u.malformed);
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
 		const struct ember_device_account *acc = ember_account(d);
 		if (!acc->budget)

@@ -7,6 +7,7 @@
 
 #include "adaptive.h"
 #include "shim.h"
+#include "uvm_events.h"
 #include "worker.h"
 
 enum { MAX_STREAMS = 16, POLL_NS = 200 * 1000 };
@@ -234,6 +235,7 @@ static void *worker_main(void *arg)
 	bool adaptive = ember_cfg.mode == EMBER_MODE_ADAPTIVE;
 	uint64_t interval = adaptive ? ember_adaptive_params()->interval_ns : 0;
 	uint64_t last_pass = 0;
+	ember_uvm_events_start(); /* the driver is initialised by now: migrations need it */
 	pthread_mutex_lock(&q_lock);
 	for (;;) {
 		struct job *batch = queued_head;
@@ -280,6 +282,7 @@ static void *worker_main(void *arg)
 			}
 		}
 		unsigned done = poll_in_flight();
+		ember_uvm_events_drain();
 
 		pthread_mutex_lock(&q_lock);
 		if (done && adaptive)

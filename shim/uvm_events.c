@@ -1,0 +1,179 @@
+/* Reading /dev/nvidia-uvm-tools: the queue, drained by the worker. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "adaptive.h"
+#include "monitor.h"
+#include "shim.h"
+#include "uvm_events.h"
+
+/* ---- the queue ---- */
+
+/* The driver's ioctl numbers and argument blocks (Linux: the number is the command). */
+enum { UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS = 58, UVM_TOOLS_INIT_EVENT_TRACKER_V2 = 76 };
+
+struct init_tracker_params {
+	uint64_t queue_buffer, queue_buffer_entries, control_buffer;
+	uint8_t processor_uuid[16];
+	uint32_t all_processors, uvm_fd, status;
+};
+_Static_assert(offsetof(struct init_tracker_params, uvm_fd) == 44, "tracker params layout");
+
+struct enable_events_params {
+	uint64_t event_type_flags;
+	uint32_t status;
+};
+
+enum {
+	QUEUE_ENTRIES = 1 << 15,
+	/* the V2 entry of 580-series drivers: the largest event, with a 5-word processor mask */
+	ENTRY_SIZE = 72,
+	/* the driver writes entries of its own size: room for up to 256 bytes each keeps a
+	 * larger entry inside our buffer, and the record checks then reject what it reads */
+	SLACK_ENTRY = 256,
+};
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tools_fd = -1;
+static unsigned char *queue;
+static struct ember_uvm_queue_control *control;
+static struct ember_uvm_counts counts;
+static bool opened, tried;
+
+/* The process's own /dev/nvidia-uvm descriptor, which the driver opened at cuInit. */
+static int find_uvm_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	int fd = -1;
+	struct dirent *e;
+	while (fd < 0 && (e = readdir(d))) {
+		char link[300], target[PATH_MAX];
+		snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		if (n > 0) {
+			target[n] = 0;
+			if (!strcmp(target, "/dev/nvidia-uvm"))
+				fd = atoi(e->d_name);
+		}
+	}
+	closedir(d);
+	return fd;
+}
+
+static void give_up(const char *why)
+{
+	ember_info("UVM tools event queue not used: %s", why);
+	if (tools_fd >= 0)
+		close(tools_fd);
+	tools_fd = -1;
+	free(queue);
+	free(control);
+	queue = NULL;
+	control = NULL;
+}
+
+void ember_uvm_events_start(void)
+{
+	if (!ember_cfg.uvm_events || __atomic_load_n(&tried, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&queue_lock);
+	if (tried) {
+		pthread_mutex_unlock(&queue_lock);
+		return;
+	}
+	__atomic_store_n(&tried, true, __ATOMIC_RELEASE);
+	int uvm_fd = find_uvm_fd();
+	tools_fd = uvm_fd >= 0 ? open("/dev/nvidia-uvm-tools", O_RDWR | O_CLOEXEC) : -1;
+	queue = aligned_alloc(4096, (size_t)QUEUE_ENTRIES * SLACK_ENTRY);
+	control = aligned_alloc(4096, 4096);
+	if (uvm_fd < 0 || tools_fd < 0 || !queue || !control) {
+		give_up(uvm_fd < 0 ? "the process has no /dev/nvidia-uvm open" : "cannot open /dev/nvidia-uvm-tools");
+		pthread_mutex_unlock(&queue_lock);
+		return;
+	}
+	memset(control, 0, 4096);
+	struct init_tracker_params init = { .queue_buffer = (uintptr_t)queue,
+					    .queue_buffer_entries = QUEUE_ENTRIES,
+					    .control_buffer = (uintptr_t)control,
+					    .all_processors = 1,
+					    .uvm_fd = (uint32_t)uvm_fd };
+	struct enable_events_params enable = {
+		.event_type_flags = (1ull << EMBER_UVM_EVENT_MIGRATION) | (1ull << EMBER_UVM_EVENT_GPU_FAULT) |
+				    (1ull << EMBER_UVM_EVENT_MAP_REMOTE) | (1ull << EMBER_UVM_EVENT_EVICTION) |
+				    (1ull << EMBER_UVM_EVENT_ACCESS_COUNTER)
+	};
+	if (ioctl(tools_fd, UVM_TOOLS_INIT_EVENT_TRACKER_V2, &init) != 0 || init.status != 0)
+		give_up("the driver refused the event tracker");
+	else if (ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &enable) != 0 || enable.status != 0)
+		give_up("the driver refused to enable the events");
+	else
+		__atomic_store_n(&opened, true, __ATOMIC_RELEASE);
+	if (opened)
+		ember_info("reading the UVM tools event queue (%u entries)", QUEUE_ENTRIES);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+/* A counter notification names one block: demand for its region, as the paper's monitor does. */
+static void notify(const struct ember_uvm_event *e)
+{
+	ember_regions_lock();
+	struct ember_alloc *a = ember_regions_find_locked(e->address);
+	if (a)
+		ember_monitor_demand(a, e->address, 1, e->value ? e->value : EMBER_LAUNCH_DEMAND, ember_adaptive_now());
+	ember_regions_unlock();
+}
+
+void ember_uvm_events_drain(void)
+{
+	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&queue_lock);
+	uint32_t mask = QUEUE_ENTRIES - 1;
+	uint32_t get = __atomic_load_n(&control->get_ahead, __ATOMIC_ACQUIRE) & mask;
+	uint32_t put = __atomic_load_n(&control->put_behind, __ATOMIC_ACQUIRE) & mask;
+	struct ember_uvm_counts c = counts;
+	for (; get != put; get = (get + 1) & mask) {
+		struct ember_uvm_event e;
+		if (ember_uvm_parse(queue + (size_t)get * ENTRY_SIZE, ENTRY_SIZE, &e) != 0) {
+			c.malformed++;
+			continue;
+		}
+		ember_uvm_count(&e, &c);
+		if (e.type == EMBER_UVM_EVENT_ACCESS_COUNTER && ember_cfg.mode == EMBER_MODE_ADAPTIVE)
+			notify(&e);
+	}
+	__atomic_store_n(&control->get_behind, get, __ATOMIC_RELEASE);
+	__atomic_store_n(&control->get_ahead, get, __ATOMIC_RELEASE);
+	uint64_t dropped = 0;
+	for (size_t i = 0; i < sizeof control->dropped / sizeof control->dropped[0]; i++)
+		dropped += control->dropped[i];
+	c.dropped = dropped;
+	counts = c;
+	/* mostly garbage means the driver's entries are not the size assumed: stop reading */
+	bool broken = c.malformed > 64 && c.malformed * 2 > c.migrations_requested + c.migrations_by_driver +
+							  c.gpu_faults + c.remote_maps + c.evictions + c.access_counters;
+	pthread_mutex_unlock(&queue_lock);
+	if (broken) {
+		__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
+		ember_warn("UVM tools event queue: %llu of its records are malformed; no longer reading it",
+			   (unsigned long long)c.malformed);
+	}
+}
+
+bool ember_uvm_events_counts(struct ember_uvm_counts *out)
+{
+	pthread_mutex_lock(&queue_lock);
+	*out = counts;
+	bool any = tried && (opened || counts.malformed);
+	pthread_mutex_unlock(&queue_lock);
+	return any;
+}

@@ -1,0 +1,111 @@
+/* Records of the UVM tools event queue: checks and counts, no I/O. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "shim.h"
+#include "uvm_events.h"
+
+static uint64_t u64_at(const unsigned char *p, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, p + off, sizeof v);
+	return v;
+}
+
+static unsigned u16_at(const unsigned char *p, size_t off)
+{
+	uint16_t v;
+	memcpy(&v, p + off, sizeof v);
+	return v;
+}
+
+/* A user-space range: not empty, not wrapping, below the kernel's half. */
+static bool plausible(uint64_t address, uint64_t bytes)
+{
+	return bytes > 0 && address + bytes > address && address + bytes <= (1ull << 57);
+}
+
+EMBER_PUBLIC int ember_uvm_parse(const void *record, size_t entry_size, struct ember_uvm_event *out)
+{
+	const unsigned char *p = record;
+	if (!p || !out || entry_size < 8)
+		return -1;
+	struct ember_uvm_event e = { .type = p[0] };
+	size_t need;
+	switch (p[0]) {
+	case EMBER_UVM_EVENT_MIGRATION:
+		need = EMBER_UVM_MIGRATION_END;
+		if (entry_size < need)
+			return -1;
+		e.cause = p[EMBER_UVM_MIGRATION_CAUSE];
+		e.src = u16_at(p, EMBER_UVM_MIGRATION_SRC);
+		e.dst = u16_at(p, EMBER_UVM_MIGRATION_DST);
+		e.address = u64_at(p, EMBER_UVM_MIGRATION_ADDRESS);
+		e.bytes = u64_at(p, EMBER_UVM_MIGRATION_BYTES);
+		if (e.cause < EMBER_UVM_CAUSE_USER || e.cause > EMBER_UVM_CAUSE_ACCESS_COUNTERS)
+			return -1;
+		break;
+	case EMBER_UVM_EVENT_GPU_FAULT:
+		if (entry_size < EMBER_UVM_FAULT_END)
+			return -1;
+		e.src = u16_at(p, EMBER_UVM_FAULT_GPU);
+		e.address = u64_at(p, EMBER_UVM_FAULT_ADDRESS);
+		e.bytes = 1;
+		break;
+	case EMBER_UVM_EVENT_MAP_REMOTE:
+		if (entry_size < EMBER_UVM_REMOTE_END)
+			return -1;
+		e.address = u64_at(p, EMBER_UVM_REMOTE_ADDRESS);
+		e.bytes = u64_at(p, EMBER_UVM_REMOTE_SIZE);
+		break;
+	case EMBER_UVM_EVENT_EVICTION:
+		if (entry_size < EMBER_UVM_EVICTION_END)
+			return -1;
+		e.src = u16_at(p, EMBER_UVM_EVICTION_SRC);
+		e.address = u64_at(p, EMBER_UVM_EVICTION_ADDRESS);
+		e.bytes = u64_at(p, EMBER_UVM_EVICTION_SIZE);
+		break;
+	case EMBER_UVM_EVENT_ACCESS_COUNTER:
+		if (entry_size < EMBER_UVM_COUNTER_END)
+			return -1;
+		e.src = u16_at(p, EMBER_UVM_COUNTER_GPU);
+		memcpy(&e.value, p + EMBER_UVM_COUNTER_VALUE, sizeof e.value);
+		e.address = u64_at(p, EMBER_UVM_COUNTER_ADDRESS);
+		e.bytes = 1;
+		break;
+	default:
+		return -1;
+	}
+	if (!plausible(e.address, e.bytes))
+		return -1;
+	*out = e;
+	return 0;
+}
+
+void ember_uvm_count(const struct ember_uvm_event *e, struct ember_uvm_counts *c)
+{
+	switch (e->type) {
+	case EMBER_UVM_EVENT_MIGRATION:
+		if (e->cause == EMBER_UVM_CAUSE_USER) {
+			c->migrations_requested++;
+			c->bytes_requested += e->bytes;
+		} else {
+			c->migrations_by_driver++;
+			c->bytes_by_driver += e->bytes;
+		}
+		break;
+	case EMBER_UVM_EVENT_GPU_FAULT:
+		c->gpu_faults++;
+		break;
+	case EMBER_UVM_EVENT_MAP_REMOTE:
+		c->remote_maps++;
+		break;
+	case EMBER_UVM_EVENT_EVICTION:
+		c->evictions++;
+		break;
+	case EMBER_UVM_EVENT_ACCESS_COUNTER:
+		c->access_counters++;
+		break;
+	}
+}
+

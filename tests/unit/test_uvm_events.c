@@ -1,0 +1,129 @@
+/*
+ * Records of the UVM tools event queue: well-formed ones decode, malformed
+ * ones are refused without reading past the entry, and random bytes never
+ * crash the reader.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ember/uvm_events.h"
+#include "uvm_events.h"
+
+enum { ENTRY = 72 };
+
+static void put64(unsigned char *p, size_t off, uint64_t v)
+{
+	memcpy(p + off, &v, sizeof v);
+}
+
+static void put16(unsigned char *p, size_t off, uint16_t v)
+{
+	memcpy(p + off, &v, sizeof v);
+}
+
+static void migration(unsigned char *r, unsigned cause, uint64_t addr, uint64_t bytes)
+{
+	memset(r, 0, ENTRY);
+	r[0] = EMBER_UVM_EVENT_MIGRATION;
+	r[EMBER_UVM_MIGRATION_CAUSE] = (unsigned char)cause;
+	put16(r, EMBER_UVM_MIGRATION_SRC, 0);
+	put16(r, EMBER_UVM_MIGRATION_DST, 1);
+	put64(r, EMBER_UVM_MIGRATION_ADDRESS, addr);
+	put64(r, EMBER_UVM_MIGRATION_BYTES, bytes);
+}
+
+Test(uvm_events, each_type_decodes)
+{
+	unsigned char r[ENTRY];
+	struct ember_uvm_event e;
+	migration(r, EMBER_UVM_CAUSE_USER, 0x7f0000200000ull, 2 << 20);
+	cr_assert_eq(ember_uvm_parse(r, ENTRY, &e), 0);
+	cr_expect_eq(e.type, EMBER_UVM_EVENT_MIGRATION);
+	cr_expect_eq(e.cause, EMBER_UVM_CAUSE_USER);
+	cr_expect_eq(e.dst, 1);
+	cr_expect_eq(e.address, 0x7f0000200000ull);
+	cr_expect_eq(e.bytes, 2u << 20);
+
+	memset(r, 0, ENTRY);
+	r[0] = EMBER_UVM_EVENT_EVICTION;
+	put16(r, EMBER_UVM_EVICTION_SRC, 1);
+	put64(r, EMBER_UVM_EVICTION_ADDRESS, 0x7f0000400000ull);
+	put64(r, EMBER_UVM_EVICTION_SIZE, 2 << 20);
+	cr_assert_eq(ember_uvm_parse(r, ENTRY, &e), 0);
+	cr_expect_eq(e.address, 0x7f0000400000ull);
+	cr_expect_eq(e.src, 1);
+
+	memset(r, 0, ENTRY);
+	r[0] = EMBER_UVM_EVENT_GPU_FAULT;
+	put64(r, EMBER_UVM_FAULT_ADDRESS, 0x7f0000401000ull);
+	cr_assert_eq(ember_uvm_parse(r, ENTRY, &e), 0);
+	cr_expect_eq(e.type, EMBER_UVM_EVENT_GPU_FAULT);
+
+	memset(r, 0, ENTRY);
+	r[0] = EMBER_UVM_EVENT_ACCESS_COUNTER;
+	uint32_t value = 256;
+	memcpy(r + EMBER_UVM_COUNTER_VALUE, &value, sizeof value);
+	put64(r, EMBER_UVM_COUNTER_ADDRESS, 0x7f0000600000ull);
+	cr_assert_eq(ember_uvm_parse(r, ENTRY, &e), 0);
+	cr_expect_eq(e.value, 256);
+}
+
+Test(uvm_events, malformed_records_are_refused)
+{
+	unsigned char r[ENTRY];
+	struct ember_uvm_event e = { .type = 99 };
+	migration(r, EMBER_UVM_CAUSE_USER, 0x7f0000200000ull, 2 << 20);
+	cr_expect_eq(ember_uvm_parse(r, 40, &e), -1, "shorter than a migration record");
+	cr_expect_eq(ember_uvm_parse(NULL, ENTRY, &e), -1);
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, NULL), -1);
+	migration(r, 0, 0x7f0000200000ull, 2 << 20);
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, &e), -1, "no such cause");
+	migration(r, 9, 0x7f0000200000ull, 2 << 20);
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, &e), -1, "no such cause");
+	migration(r, EMBER_UVM_CAUSE_USER, 0x7f0000200000ull, 0);
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, &e), -1, "zero bytes");
+	migration(r, EMBER_UVM_CAUSE_USER, UINT64_MAX - 10, 2 << 20);
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, &e), -1, "wraps around");
+	migration(r, EMBER_UVM_CAUSE_USER, 0xffff800000000000ull, 4096);
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, &e), -1, "a kernel address");
+	memset(r, 0, ENTRY);
+	r[0] = 200;
+	cr_expect_eq(ember_uvm_parse(r, ENTRY, &e), -1, "unknown type");
+	cr_expect_eq(e.type, 99, "the output is untouched on refusal");
+}
+
+Test(uvm_events, counts_separate_requested_and_driver_migrations)
+{
+	unsigned char r[ENTRY];
+	struct ember_uvm_event e;
+	struct ember_uvm_counts c = { 0 };
+	migration(r, EMBER_UVM_CAUSE_USER, 0x7f0000200000ull, 2 << 20);
+	ember_uvm_parse(r, ENTRY, &e);
+	ember_uvm_count(&e, &c);
+	migration(r, EMBER_UVM_CAUSE_EVICTION, 0x7f0000200000ull, 2 << 20);
+	ember_uvm_parse(r, ENTRY, &e);
+	ember_uvm_count(&e, &c);
+	cr_expect_eq(c.migrations_requested, 1);
+	cr_expect_eq(c.migrations_by_driver, 1);
+	cr_expect_eq(c.bytes_requested, 2u << 20);
+}
+
+Test(uvm_events, random_bytes_never_crash_the_reader)
+{
+	unsigned char r[ENTRY];
+	struct ember_uvm_event e;
+	unsigned accepted = 0;
+	srand(12345);
+	for (int i = 0; i < 200000; i++) {
+		for (size_t k = 0; k < ENTRY; k++)
+			r[k] = (unsigned char)rand();
+		r[0] = (unsigned char)(rand() % 70);
+		size_t size = (size_t)(rand() % (ENTRY + 1));
+		if (ember_uvm_parse(r, size, &e) == 0) {
+			accepted++;
+			cr_assert(e.bytes > 0 && e.address + e.bytes > e.address && e.address + e.bytes <= (1ull << 57));
+		}
+	}
+	cr_log_info("%u of 200000 random records passed the checks", accepted);
+}
