@@ -195,24 +195,25 @@ uint64_t sim_device_free(int dev)
 	return used < sim_globals.device_memory ? sim_globals.device_memory - used : 0;
 }
 
-EMBER_SIM_API uint64_t ember_sim_device_resident_bytes(int dev)
+/* One per-device counter, read under the memory lock. */
+static uint64_t read_counter(const uint64_t *counters, int dev)
 {
 	if (dev < 0 || dev >= SIM_MAX_DEVICES)
 		return 0;
 	pthread_mutex_lock(&sim_mem_lock);
-	uint64_t v = sim_mem.resident[dev];
+	uint64_t v = counters[dev];
 	pthread_mutex_unlock(&sim_mem_lock);
 	return v;
 }
 
+EMBER_SIM_API uint64_t ember_sim_device_resident_bytes(int dev)
+{
+	return read_counter(sim_mem.resident, dev);
+}
+
 EMBER_SIM_API uint64_t ember_sim_device_peak_resident_bytes(int dev)
 {
-	if (dev < 0 || dev >= SIM_MAX_DEVICES)
-		return 0;
-	pthread_mutex_lock(&sim_mem_lock);
-	uint64_t v = sim_mem.peak_resident[dev];
-	pthread_mutex_unlock(&sim_mem_lock);
-	return v;
+	return read_counter(sim_mem.peak_resident, dev);
 }
 
 EMBER_SIM_API uint64_t ember_sim_device_used_bytes(int dev)

@@ -180,16 +180,22 @@ SIM_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
 	return query(hStream, true);
 }
 
+/* The stream behind h, for a query that writes through out. */
+static CUresult resolve_query(CUstream h, bool ptsz, const void *out, struct sim_stream **s)
+{
+	CUresult r = sim_stream_resolve(h, ptsz, s);
+	if (r == CUDA_SUCCESS && !out)
+		r = CUDA_ERROR_INVALID_VALUE;
+	return r;
+}
+
 static CUresult get_priority(CUstream h, int *priority, bool ptsz)
 {
 	struct sim_stream *s;
-	CUresult r = sim_stream_resolve(h, ptsz, &s);
-	if (r != CUDA_SUCCESS)
-		return r;
-	if (!priority)
-		return CUDA_ERROR_INVALID_VALUE;
-	*priority = s->priority;
-	return CUDA_SUCCESS;
+	CUresult r = resolve_query(h, ptsz, priority, &s);
+	if (r == CUDA_SUCCESS)
+		*priority = s->priority;
+	return r;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
@@ -205,13 +211,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *prio
 static CUresult get_flags(CUstream h, unsigned *flags, bool ptsz)
 {
 	struct sim_stream *s;
-	CUresult r = sim_stream_resolve(h, ptsz, &s);
-	if (r != CUDA_SUCCESS)
-		return r;
-	if (!flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	*flags = s->flags;
-	return CUDA_SUCCESS;
+	CUresult r = resolve_query(h, ptsz, flags, &s);
+	if (r == CUDA_SUCCESS)
+		*flags = s->flags;
+	return r;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
@@ -227,13 +230,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int
 static CUresult get_ctx(CUstream h, CUcontext *pctx, bool ptsz)
 {
 	struct sim_stream *s;
-	CUresult r = sim_stream_resolve(h, ptsz, &s);
-	if (r != CUDA_SUCCESS)
-		return r;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	*pctx = (CUcontext)s->ctx;
-	return CUDA_SUCCESS;
+	CUresult r = resolve_query(h, ptsz, pctx, &s);
+	if (r == CUDA_SUCCESS)
+		*pctx = (CUcontext)s->ctx;
+	return r;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
@@ -250,13 +250,10 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pct
 static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, bool ptsz)
 {
 	struct sim_stream *s;
-	CUresult r = sim_stream_resolve(h, ptsz, &s);
-	if (r != CUDA_SUCCESS)
-		return r;
-	if (!status)
-		return CUDA_ERROR_INVALID_VALUE;
-	*status = CU_STREAM_CAPTURE_STATUS_NONE;
-	return CUDA_SUCCESS;
+	CUresult r = resolve_query(h, ptsz, status, &s);
+	if (r == CUDA_SUCCESS)
+		*status = CU_STREAM_CAPTURE_STATUS_NONE;
+	return r;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
