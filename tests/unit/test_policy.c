@@ -241,3 +241,22 @@ Test(policy, protected_regions_go_last_and_the_first_to_expire_first)
 	step();
 	cr_expect_eq(a->regions[5].state, EMBER_REGION_MAPPED, "the first to expire is evicted first");
 }
+
+Test(policy, passes_before_completions_never_evict_more_than_needed)
+{
+	/* the worker may run several passes while demotions are still in flight */
+	struct ember_alloc *a = alloc_regions(1ull << 40, 28);
+	demand(a, 0, 28);
+	step();
+	now += 10 * params.interval_ns; /* all cold and unprotected */
+	ember_account(0)->other = 8 * MiB; /* 4 regions' worth over the high watermark */
+	struct ember_moves m = { 0 };
+	for (int pass = 0; pass < 10; pass++)
+		ember_policy_reclaim(&params, 0, now, &m);
+	uint32_t demoting = count_state(a, 0, 28, EMBER_REGION_DEMOTING);
+	struct ember_device_account *acc = ember_account(0);
+	uint64_t after = acc->resident + acc->other - (uint64_t)demoting * REGION;
+	cr_expect_leq(after, acc->low, "down to the low watermark");
+	cr_expect_gt(after + REGION, acc->low, "and not a region further");
+	complete(&m);
+}
