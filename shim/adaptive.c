@@ -61,7 +61,7 @@ static struct ember_migration *as_migrations(const struct ember_moves *moves, in
 	return m;
 }
 
-void ember_adaptive_launch(const struct ember_scan *scan, const struct ember_launch_ctx *at)
+void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ctx *at)
 {
 	const struct ember_policy_params *p = ember_adaptive_params();
 	uint64_t now = ember_adaptive_now();
@@ -78,6 +78,7 @@ void ember_adaptive_launch(const struct ember_scan *scan, const struct ember_lau
 			devs[ndevs++] = dev;
 	}
 	ember_regions_unlock();
+	ember_monitor_learn(scan);
 	size_t waiting = 0;
 	for (unsigned k = 0; k < ndevs; k++) {
 		ember_adaptive_note_context(devs[k], at->ctx);

@@ -28,7 +28,7 @@ void ember_adaptive_note_context(int dev, CUcontext ctx);
  * that kernels are reading over the interconnect at the same time ran at
  * 1.5 GB/s on the H200). Reclamation is left to the worker, woken here.
  */
-void ember_adaptive_launch(const struct ember_scan *scan, const struct ember_launch_ctx *at);
+void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ctx *at);
 
 /* Reclamation and replacement over every device; demotions go to the worker. Worker thread only. */
 void ember_adaptive_pass(void);

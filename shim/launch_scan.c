@@ -10,6 +10,7 @@ struct layout {
 	CUfunction f;
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
+	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
 };
 
 enum { LAYOUT_BUCKETS = 4096, MAX_PARAMS = 4096 };
@@ -56,18 +57,23 @@ static void describe(struct layout *l, CUfunction f)
 }
 
 /* The cached layout of f, described on first sight. Copies it out under the lock. */
-static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max)
+/* The slot of f, or the empty slot it would take; NULL when the table is full (lock held). */
+static struct layout *slot_of(CUfunction f)
 {
-	pthread_mutex_lock(&layout_lock);
 	unsigned b = bucket_of(f);
-	struct layout *l = NULL;
 	for (unsigned probe = 0; probe < LAYOUT_BUCKETS; probe++) {
 		struct layout *c = &layouts[(b + probe) % LAYOUT_BUCKETS];
-		if (c->f == f || !c->f) {
-			l = c;
-			break;
-		}
+		if (c->f == f || !c->f)
+			return c;
 	}
+	return NULL;
+}
+
+/* The cached layout of f, described on first sight, copied out with what was learned of it. */
+static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size)
+{
+	pthread_mutex_lock(&layout_lock);
+	struct layout *l = slot_of(f);
 	unsigned n = 0;
 	if (l) {
 		if (!l->f)
@@ -75,13 +81,25 @@ static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsign
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
 		memcpy(size, l->size, n * sizeof *size);
+		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
 	}
 	pthread_mutex_unlock(&layout_lock);
 	return n;
 }
 
-/* Record word if it points into a placed allocation. Returns whether it did. */
-static bool note(struct ember_scan *s, uint64_t word, uint64_t lo, uint64_t hi)
+void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size)
+{
+	if (param >= EMBER_SCAN_LEARNED || elem_size == 0 || elem_size > 255)
+		return;
+	pthread_mutex_lock(&layout_lock);
+	struct layout *l = slot_of(f);
+	if (l && l->f == f)
+		l->elem_size[param] = (uint8_t)elem_size;
+	pthread_mutex_unlock(&layout_lock);
+}
+
+/* Record word, from argument param, if it points into a placed allocation. Returns whether it did. */
+static bool note(struct ember_scan *s, uint64_t word, unsigned param, uint64_t lo, uint64_t hi)
 {
 	if (word < lo || word >= hi)
 		return false;
@@ -100,26 +118,29 @@ static bool note(struct ember_scan *s, uint64_t word, uint64_t lo, uint64_t hi)
 	if (s->nptrs < EMBER_SCAN_MAX_PTRS) {
 		s->ptrs[s->nptrs].alloc = a;
 		s->ptrs[s->nptrs].addr = word;
+		s->ptrs[s->nptrs].param = param;
 		s->nptrs++;
 	}
 	return true;
 }
 
-static void scan_bytes(struct ember_scan *s, const unsigned char *p, size_t bytes, uint64_t lo, uint64_t hi)
+static void scan_bytes(struct ember_scan *s, const unsigned char *p, size_t bytes, unsigned param, uint64_t lo,
+		       uint64_t hi)
 {
 	for (size_t off = 0; off + 8 <= bytes; off += 8) {
 		uint64_t word;
 		memcpy(&word, p + off, sizeof word);
-		note(s, word, lo, hi);
+		note(s, word, param, lo, hi);
 	}
 }
 
 /* A 4- or 8-byte argument: a pointer, or else a count that may tell how far a pointer reaches. */
-static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t bytes, uint64_t lo, uint64_t hi)
+static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t bytes, unsigned param, uint64_t lo,
+			uint64_t hi)
 {
 	uint64_t v = 0;
 	memcpy(&v, p, bytes); /* little-endian: a 4-byte value fills the low half */
-	if (bytes == 8 && note(s, v, lo, hi))
+	if (bytes == 8 && note(s, v, param, lo, hi))
 		return;
 	if (v > 0 && v < (1ull << 44) && s->nscalars < EMBER_SCAN_MAX_SCALARS)
 		s->scalars[s->nscalars++] = v;
@@ -128,6 +149,9 @@ static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t byt
 void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)
 {
 	out->n = out->nptrs = out->nscalars = 0;
+	out->f = f;
+	out->newly_learned = 0;
+	memset(out->elem_size, 0, sizeof out->elem_size);
 	if (!ember_regions_any_placed())
 		return;
 	uint64_t lo, hi;
@@ -136,15 +160,15 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	if (kernel_params) {
 		enum { MAX = 256 };
 		uint32_t offset[MAX], size[MAX];
-		unsigned n = layout_of(f, offset, size, MAX);
+		unsigned n = layout_of(f, offset, size, MAX, out->elem_size);
 		ember_regions_lock();
 		for (unsigned i = 0; i < n; i++) {
 			if (!kernel_params[i])
 				continue;
 			if (size[i] == 4 || size[i] == 8)
-				scan_scalar(out, kernel_params[i], size[i], lo, hi);
+				scan_scalar(out, kernel_params[i], size[i], i, lo, hi);
 			else if (size[i] > 8)
-				scan_bytes(out, kernel_params[i], size[i], lo, hi);
+				scan_bytes(out, kernel_params[i], size[i], i, lo, hi);
 		}
 		ember_regions_unlock();
 		return;
@@ -160,7 +184,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	}
 	if (buf) {
 		ember_regions_lock();
-		scan_bytes(out, buf, bytes, lo, hi);
+		scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
 		ember_regions_unlock();
 	}
 }

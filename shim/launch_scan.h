@@ -14,7 +14,7 @@
 
 #include "regions.h"
 
-enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32 };
+enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32, EMBER_SCAN_LEARNED = 32 };
 
 struct ember_scan {
 	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* distinct allocations, each holding a reference */
@@ -22,15 +22,27 @@ struct ember_scan {
 	struct {
 		struct ember_alloc *alloc; /* one of allocs[] */
 		uint64_t addr;
+		unsigned param;            /* the argument it came from */
 	} ptrs[EMBER_SCAN_MAX_PTRS]; /* every pointer into them, in argument order */
 	unsigned nptrs;
 	uint64_t scalars[EMBER_SCAN_MAX_SCALARS]; /* 4- and 8-byte arguments that are not pointers */
 	unsigned nscalars;
+	CUfunction f;
+	/* per argument: the element size earlier launches of f showed (0: unknown) */
+	uint8_t elem_size[EMBER_SCAN_LEARNED];
+	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
 };
 
 /* Scan a launch's arguments; the caller must ember_scan_release() the result. */
 void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out);
 void ember_scan_release(struct ember_scan *s);
+
+/*
+ * Launch order: remember that argument param of f points at elements of
+ * elem_size bytes (a launch of f covered a whole allocation exactly), so
+ * later launches of f with interior pointers are credited the right range.
+ */
+void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size);
 
 /* Forget cached parameter layouts (tests; a module unload may reuse handles). */
 void ember_scan_forget_layouts(void);

@@ -24,13 +24,19 @@
  *    any size;
  *  - with no count that fits, to the limit: a base pointer alone is taken
  *    to mean the whole allocation.
- * A count in elements of 16 bytes (float4) on an interior pointer is thus
- * credited a quarter of its range: measured in test_adaptive.c.
+ * An element size learned from an earlier launch of the same kernel (one
+ * that covered a whole allocation exactly) comes before the 4-byte guess;
+ * *learned_elem_size reports a new one. Without it, a count of 16-byte
+ * elements (float4) on an interior pointer is credited a quarter of its
+ * range: both measured in test_adaptive.c.
  */
-uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned ptr_index);
+uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned ptr_index, unsigned *learned_elem_size);
 
-/* Turn a scanned launch into demand (table locked). */
-void ember_monitor_launch(const struct ember_scan *s, uint64_t now);
+/* Turn a scanned launch into demand (table locked). Call ember_monitor_learn after unlocking. */
+void ember_monitor_launch(struct ember_scan *s, uint64_t now);
+
+/* Remember what the launch taught about its kernel's arguments (table not locked). */
+void ember_monitor_learn(const struct ember_scan *s);
 
 /* Demand for [addr, addr + bytes) from any source (table locked). */
 void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);

@@ -16,7 +16,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch2, touch_struct;
+static CUfunction touch, touch4, touch4b, touch2, touch_struct;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -62,11 +62,13 @@ static void start(void)
 	static const size_t one[] = { 8, 8 }, two[] = { 8, 8, 8 }, view[] = { sizeof(struct view) };
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch2", k_touch2, two, 3), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch_struct", k_touch_struct, view, 1), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4b, mod, "t_touch4b"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch2, mod, "t_touch2"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch_struct, mod, "t_touch_struct"));
 }
@@ -199,6 +201,13 @@ Test(adaptive, launch_scan_accuracy)
 	size_t n16 = 8 * MiB / 16;
 	launch(touch4, (void *[]){ &q_at, &n16 });
 	score_scan("interior pointer and a count of 16-byte elements", q, 64 * MiB, 1.0, 0.25);
+	/* the same, after the same kernel was launched once on a whole array: it learned the size */
+	CUdeviceptr whole = managed(32 * MiB), r = managed(64 * MiB);
+	size_t n_whole = 32 * MiB / 16;
+	launch(touch4b, (void *[]){ &whole, &n_whole });
+	CUdeviceptr r_at = r + 16 * MiB;
+	launch(touch4b, (void *[]){ &r_at, &n16 });
+	score_scan("interior pointer, 16-byte count, after a whole-array launch", r, 64 * MiB, 1.0, 1.0);
 	/* a pointer inside a struct: no count beside it, so it reaches the allocation's end */
 	CUdeviceptr s = managed(64 * MiB);
 	struct view v = { (const float *)(s + 8 * MiB), 4 * MiB / sizeof(float) };
