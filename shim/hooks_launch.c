@@ -5,7 +5,6 @@
  */
 #include <cuda.h>
 
-#include "adaptive.h"
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
@@ -16,16 +15,7 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 		return;
 	struct ember_scan scan;
 	ember_scan_launch(f, params, extra, &scan);
-	if (scan.n == 0)
-		return;
-	struct ember_launch_ctx at = { .stream = stream, .per_thread = per_thread };
-	EMBER_REAL(cuCtxGetCurrent)(&at.ctx);
-	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE) {
-		ember_adaptive_launch(&scan, &at);
-	} else {
-		for (unsigned i = 0; i < scan.n; i++)
-			ember_placement_referenced(scan.allocs[i], &at);
-	}
+	ember_placement_launch(&scan, stream, per_thread);
 	ember_scan_release(&scan);
 }
 

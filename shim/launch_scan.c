@@ -196,6 +196,40 @@ void ember_scan_release(struct ember_scan *s)
 	s->n = s->nptrs = 0;
 }
 
+void ember_scan_unbind(struct ember_scan *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		ember_alloc_put(s->allocs[i]);
+	s->n = 0;
+	for (unsigned i = 0; i < s->nptrs; i++)
+		s->ptrs[i].alloc = NULL; /* the addresses stay */
+}
+
+void ember_scan_rebind(struct ember_scan *s)
+{
+	s->n = 0;
+	ember_regions_lock();
+	unsigned kept = 0;
+	for (unsigned i = 0; i < s->nptrs; i++) {
+		struct ember_alloc *a = ember_regions_find_locked(s->ptrs[i].addr);
+		if (!a || a->kind == EMBER_ALLOC_PLAIN)
+			continue; /* freed since: nothing to place */
+		unsigned k = 0;
+		while (k < s->n && s->allocs[k] != a)
+			k++;
+		if (k == s->n) {
+			if (s->n == EMBER_SCAN_MAX_REFS)
+				continue;
+			a->refs++;
+			s->allocs[s->n++] = a;
+		}
+		s->ptrs[kept] = s->ptrs[i];
+		s->ptrs[kept++].alloc = a;
+	}
+	s->nptrs = kept;
+	ember_regions_unlock();
+}
+
 void ember_scan_forget_layouts(void)
 {
 	pthread_mutex_lock(&layout_lock);

@@ -38,6 +38,14 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 void ember_scan_release(struct ember_scan *s);
 
 /*
+ * Keep a scan past its launch (a graph's kernel, replayed later): drop its
+ * references, keeping addresses. ember_scan_rebind finds the allocations
+ * again, as they are now, taking references; release it as usual.
+ */
+void ember_scan_unbind(struct ember_scan *s);
+void ember_scan_rebind(struct ember_scan *s);
+
+/*
  * Launch order: remember that argument param of f points at elements of
  * elem_size bytes (a launch of f covered a whole allocation exactly), so
  * later launches of f with interior pointers are credited the right range.

@@ -36,6 +36,15 @@ void ember_placement_promote_prefix(struct ember_alloc *a, const struct ember_la
  */
 void ember_placement_referenced(struct ember_alloc *a, const struct ember_launch_ctx *at);
 
+struct ember_scan;
+
+/*
+ * A launch (a kernel, or a graph's kernels) referencing what scan found is
+ * about to run on stream: static mode makes each allocation's first
+ * reference its static split; adaptive mode records demand and promotes.
+ */
+void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread);
+
 /* The application advised or prefetched [ptr, ptr + bytes): Ember keeps off it. */
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes);
 

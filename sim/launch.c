@@ -145,6 +145,12 @@ static CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned g
 	return launch(&l);
 }
 
+CUresult sim_launch_node(const CUDA_KERNEL_NODE_PARAMS *p, CUstream stream, bool per_thread)
+{
+	return launch_kernel(p->func, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
+			     p->blockDimZ, p->sharedMemBytes, stream, p->kernelParams, p->extra, per_thread, false);
+}
+
 SIM_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
 					   unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
 					   unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,

@@ -309,5 +309,7 @@ void sim_events_release_ctx(struct sim_ctx *ctx);
 const struct ember_sim_launch *sim_current_launch(void);
 /* Adds virtual time to the running kernel. */
 void sim_launch_charge(uint64_t ns);
+/* A graph's kernel node, launched on stream (graph.c). */
+CUresult sim_launch_node(const CUDA_KERNEL_NODE_PARAMS *p, CUstream stream, bool per_thread);
 
 #endif

@@ -280,6 +280,33 @@ Test(placement, get_info_reports_the_budget)
 	cr_expect_eq(free_b, budget - 8 * MiB);
 }
 
+Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
+{
+	start_static();
+	CUdeviceptr p = managed(16 * MiB);
+	static float sum;
+	size_t n = 16 * MiB / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	void *params[] = { &p, &n, &passes, &out };
+	CUgraph graph;
+	CUgraphNode node;
+	CUgraphExec exec;
+	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
+	CUDA_KERNEL_NODE_PARAMS kp = { .func = reread, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
+				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
+	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	flush();
+	cr_expect_eq(resident(), 0, "instantiating moves nothing");
+	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	flush();
+	cr_expect_eq(resident(), 16 * MiB, "the graph's first launch made the split");
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+}
+
 Test(placement, hints_on_plain_memory_do_nothing)
 {
 	start_static();

@@ -1,0 +1,204 @@
+/*
+ * CUDA graphs, the part programs use to replay kernels: a graph is a list
+ * of kernel nodes, each holding its own copy of the arguments (as the
+ * driver does), instantiated into an executable copy and launched on a
+ * stream, node after node. Dependencies are recorded order: the simulated
+ * GPU runs one kernel at a time anyway.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct sim_node {
+	CUDA_KERNEL_NODE_PARAMS params; /* kernelParams points into args */
+	void *arg_ptrs[SIM_MAX_PARAMS];
+	_Alignas(16) unsigned char args[SIM_MAX_PARAM_BYTES];
+	struct sim_graph *owner;
+};
+
+struct sim_graph {
+	struct sim_node **nodes;
+	size_t n, cap;
+	bool executable;
+};
+
+static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
+
+SIM_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+	if (!phGraph || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *g = calloc(1, sizeof *g);
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*phGraph = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
+/* Copy each argument by the kernel's own sizes: the node keeps values, not the caller's pointers. */
+static CUresult copy_node(struct sim_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	struct sim_func *f;
+	CUresult r = sim_func_check(p->func, &f);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!p->kernelParams && f->kernel->nparams)
+		return CUDA_ERROR_INVALID_VALUE; /* packed `extra` buffers are not supported in graphs here */
+	n->params = *p;
+	for (unsigned i = 0; i < f->kernel->nparams; i++) {
+		memcpy(n->args + f->kernel->offsets[i], p->kernelParams[i], f->kernel->sizes[i]);
+		n->arg_ptrs[i] = n->args + f->kernel->offsets[i];
+	}
+	n->params.kernelParams = n->arg_ptrs;
+	n->params.extra = NULL;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+						    const CUgraphNode *dependencies, size_t numDependencies,
+						    const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct sim_graph *g = (struct sim_graph *)hGraph;
+	if (!phGraphNode || !g || !nodeParams || (numDependencies && !dependencies))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_node *n = calloc(1, sizeof *n);
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUresult r = copy_node(n, nodeParams);
+	if (r != CUDA_SUCCESS) {
+		free(n);
+		return r;
+	}
+	pthread_mutex_lock(&graph_lock);
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 8;
+		struct sim_node **v = realloc(g->nodes, cap * sizeof *v);
+		if (!v) {
+			pthread_mutex_unlock(&graph_lock);
+			free(n);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		g->nodes = v;
+		g->cap = cap;
+	}
+	n->owner = g;
+	g->nodes[g->n++] = n;
+	pthread_mutex_unlock(&graph_lock);
+	*phGraphNode = (CUgraphNode)n;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+	struct sim_graph *g = (struct sim_graph *)hGraph;
+	if (!g || !numNodes)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&graph_lock);
+	if (nodes)
+		for (size_t i = 0; i < g->n && i < *numNodes; i++)
+			nodes[i] = (CUgraphNode)g->nodes[i];
+	*numNodes = g->n;
+	pthread_mutex_unlock(&graph_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+	if (!hNode || !type)
+		return CUDA_ERROR_INVALID_VALUE;
+	*type = CU_GRAPH_NODE_TYPE_KERNEL;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct sim_node *n = (struct sim_node *)hNode;
+	if (!n || !nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	*nodeParams = n->params;
+	return CUDA_SUCCESS;
+}
+
+/* An executable graph is a copy: later changes to the graph do not reach it. */
+static CUresult instantiate(CUgraphExec *exec, CUgraph hGraph)
+{
+	struct sim_graph *g = (struct sim_graph *)hGraph;
+	if (!exec || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *e = calloc(1, sizeof *e);
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&graph_lock);
+	e->nodes = calloc(g->n ? g->n : 1, sizeof *e->nodes);
+	for (size_t i = 0; e->nodes && i < g->n; i++) {
+		e->nodes[i] = malloc(sizeof *e->nodes[i]);
+		if (!e->nodes[i])
+			break;
+		*e->nodes[i] = *g->nodes[i];
+		for (unsigned k = 0; k < SIM_MAX_PARAMS; k++) /* point at the copy's own arguments */
+			if (g->nodes[i]->arg_ptrs[k])
+				e->nodes[i]->arg_ptrs[k] = e->nodes[i]->args +
+							    ((unsigned char *)g->nodes[i]->arg_ptrs[k] - g->nodes[i]->args);
+		e->nodes[i]->params.kernelParams = e->nodes[i]->arg_ptrs;
+		e->n++;
+	}
+	bool ok = e->nodes && e->n == g->n;
+	pthread_mutex_unlock(&graph_lock);
+	e->executable = true;
+	*exec = (CUgraphExec)e;
+	return ok ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+							unsigned long long flags)
+{
+	return instantiate(phGraphExec, hGraph);
+}
+
+static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, bool per_thread)
+{
+	struct sim_graph *e = (struct sim_graph *)hGraphExec;
+	if (!e || !e->executable)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < e->n; i++) {
+		CUresult r = sim_launch_node(&e->nodes[i]->params, hStream, per_thread);
+		if (r != CUDA_SUCCESS)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return graph_launch(hGraphExec, hStream, false);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return graph_launch(hGraphExec, hStream, true);
+}
+
+static void free_graph(struct sim_graph *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->nodes[i]);
+	free(g->nodes);
+	free(g);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+	if (!hGraphExec)
+		return CUDA_ERROR_INVALID_VALUE;
+	free_graph((struct sim_graph *)hGraphExec);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
+{
+	if (!hGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	free_graph((struct sim_graph *)hGraph);
+	return CUDA_SUCCESS;
+}
