@@ -38,6 +38,8 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 		ember_alloc_put(ember_regions_remove(p));
 		return;
 	}
+	if (ember_cfg.live)
+		ember_worker_wake(); /* the worker keeps the live file fresh */
 	ember_debug("%s %#llx: %zu bytes on GPU %d, %u regions", kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed",
 		    (unsigned long long)p, bytes, dev, a->nregions);
 	if (kind == EMBER_ALLOC_CONVERTED) {

@@ -5,6 +5,7 @@
 #include "ember/ember.h"
 #include "regions.h"
 #include "shim.h"
+#include "live.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -84,5 +85,8 @@ EMBER_PUBLIC int ember_is_active(void)
 
 EMBER_PUBLIC int ember_flush(void)
 {
-	return ember_active ? ember_worker_flush() : 0;
+	int rc = ember_active ? ember_worker_flush() : 0;
+	if (ember_active)
+		ember_live_publish();
+	return rc;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "shim.h"
+#include "live.h"
 #include "stats.h"
 #include "uvm_events.h"
 
@@ -113,6 +114,7 @@ void ember_stats_at_exit(void)
 {
 	if (!ember_active)
 		return;
+	ember_live_remove();
 	ember_uvm_events_drain();
 	struct ember_uvm_counts u;
 	if (ember_uvm_events_counts(&u))

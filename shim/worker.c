@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "adaptive.h"
+#include "live.h"
 #include "shim.h"
 #include "uvm_events.h"
 #include "worker.h"
@@ -283,6 +284,8 @@ static void *worker_main(void *arg)
 		}
 		unsigned done = poll_in_flight();
 		ember_uvm_events_drain();
+		if (ember_cfg.live && (done || pass_due))
+			ember_live_publish();
 
 		pthread_mutex_lock(&q_lock);
 		if (done && adaptive)
@@ -292,9 +295,11 @@ static void *worker_main(void *arg)
 		if (in_flight) {
 			struct timespec ts = deadline_in(POLL_NS);
 			pthread_cond_timedwait(&q_wake, &q_lock, &ts);
-		} else if (adaptive && !stopping) {
-			struct timespec ts = deadline_in(interval);
+		} else if ((adaptive || ember_cfg.live) && !stopping) {
+			struct timespec ts = deadline_in(adaptive ? interval : 250 * 1000 * 1000ull);
 			pthread_cond_timedwait(&q_wake, &q_lock, &ts);
+			if (ember_cfg.live && !adaptive)
+				ember_live_publish(); /* static and mapped modes change only on launches: a slow refresh */
 		} else if (!stopping) {
 			pthread_cond_wait(&q_wake, &q_lock);
 		}

@@ -12,6 +12,7 @@ ember_install_deps() {
   command -v pkg-config >/dev/null || need+=(pkg-config)
   pkg-config --exists criterion 2>/dev/null || need+=(libcriterion-dev)
   pkg-config --exists libelf 2>/dev/null || need+=(libelf-dev)
+  pkg-config --exists ncurses 2>/dev/null || need+=(libncurses-dev)
   if [ ${#need[@]} -gt 0 ]; then
     echo "ember: installing ${need[*]}"
     local sudo=""

@@ -30,4 +30,16 @@ grep -q 'ember\[[0-9]*\] info: forwarding to the real driver' <<<"$out" || fail 
 
 out=$("$run" --driver sim --off -- "$demo" 16 1 2>&1) || fail "demo --off failed: $out"
 grep -q '(pass-through)' <<<"$out" || fail "--off did not pass through: $out"
+# ember-top draws a live file
+top=$(dirname "$run")/ember-top
+if [ -x "$top" ]; then
+  live=$(mktemp /tmp/ember-test-XXXXXX.live)
+  printf 'ember-live 1\npid 42\nmode static\ndevice 0 budget 17179869184 high 15461882265 low 14602888806 resident 8589934592 other 0 peak 8589934592 promotions 4 demotions 0\nalloc 0 0x7f0000000000 25769803776 managed ####....\n' >"$live"
+  out=$("$top" --once --file "$live") || fail "ember-top failed: $out"
+  rm -f "$live"
+  grep -q 'pid 42  mode static' <<<"$out" || fail "ember-top header: $out"
+  grep -q 'GPU 0 \[#*\.*|*\.*\] 8.00 of 16.00 GiB' <<<"$out" || fail "ember-top budget line: $out"
+  grep -q 'managed    ####....' <<<"$out" || fail "ember-top region map: $out"
+  out=$("$top" --once --file /nonexistent 2>&1) && fail "ember-top accepted a missing file"
+fi
 echo "ember-run: 1 passed, 0 failed"

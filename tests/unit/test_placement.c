@@ -307,6 +307,28 @@ Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
 
+Test(placement, the_live_file_shows_the_region_map)
+{
+	setenv("EMBER_LIVE", "1", 1);
+	start_static();
+	CUdeviceptr p = managed(100 * MiB); /* more than the budget: a resident prefix, a mapped tail */
+	launch_read(p, 100 * MiB);
+	flush();
+	char path[64];
+	snprintf(path, sizeof path, "/dev/shm/ember-%d.live", (int)getpid());
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "no %s", path);
+	char buf[8192] = "";
+	cr_assert_gt(fread(buf, 1, sizeof buf - 1, f), 0);
+	fclose(f);
+	cr_expect_not_null(strstr(buf, "ember-live 1\n"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "mode static\n"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "device 0 budget 67108864"), "%s", buf);
+	/* 50 regions: 28 resident under the 57.6 MiB watermark, then mapped */
+	cr_expect_not_null(strstr(buf, " managed ############################......................\n"), "%s", buf);
+	unlink(path);
+}
+
 Test(placement, hints_on_plain_memory_do_nothing)
 {
 	start_static();
