@@ -147,6 +147,13 @@ static void slots_push(struct slots *s, struct slot x)
 	s->v[s->n++] = x;
 }
 
+/* qsort, which may not be given a null array even to sort nothing. */
+static void sort_slots(struct slot *v, size_t n, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp);
+}
+
 /* Resident victims and hot mapped candidates of dev, and the bytes already on their way out. */
 static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t now, struct slots *resident,
 		       struct slots *hot)
@@ -253,8 +260,8 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
 	uint64_t leaving = survey(p, dev, now, &resident, &hot);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t staying = used > leaving ? used - leaving : 0;
-	qsort(resident.v, resident.n, sizeof *resident.v, victim_order);
-	qsort(hot.v, hot.n, sizeof *hot.v, hottest_first);
+	sort_slots(resident.v, resident.n, victim_order);
+	sort_slots(hot.v, hot.n, hottest_first);
 
 	/* Reclamation: above the high watermark, evict down to the low one, a batch at a time. */
 	size_t nvictims = 0;
@@ -288,7 +295,7 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
 			break;
 		room_later -= need;
 	}
-	qsort(resident.v, nvictims, sizeof *resident.v, by_address);
+	sort_slots(resident.v, nvictims, by_address);
 	demote(resident.v, nvictims, out);
 	free(resident.v);
 	free(hot.v);
@@ -317,7 +324,7 @@ size_t ember_policy_promote(const struct ember_policy_params *p, int dev, uint64
 				slots_push(&hot, (struct slot){ a, r, false, 0, 0, 0, reg->ref_demand, reg->gap });
 		}
 	}
-	qsort(hot.v, hot.n, sizeof *hot.v, hottest_first);
+	sort_slots(hot.v, hot.n, hottest_first);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t room = acc->high > used ? acc->high - used : 0;
 	for (size_t h = 0; h < hot.n && room > 0; h++) {
