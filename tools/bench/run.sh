@@ -67,8 +67,10 @@ uvm_record() {
       env+=(--) ;;
   esac
   local out
-  if ! out=$("${env[@]}" "$@" 2>"$results/uvm-$bench-$variant-$ws.log"); then
-    echo "uvm: $bench $variant $ws failed; see $results/uvm-$bench-$variant-$ws.log" >&2
+  # one log per run: the workload's own arguments (a drift, say) name it too
+  local log; log="$results/uvm-$bench-$variant-$ws-$(echo "${@:3}" | tr -c 'A-Za-z0-9.\n' '_' | cut -c1-40).log"
+  if ! out=$("${env[@]}" "$@" 2>"$log"); then
+    echo "uvm: $bench $variant $ws failed; see $log" >&2
     printf '{"bench": "%s", "variant": "%s", "working_set_bytes": %s, "error": "run failed"}\n' \
       "$bench" "$variant" "$ws" >>"$jsonl"
     return 0
