@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
@@ -34,15 +35,8 @@ static void keep_scan(struct graph_record *g, struct ember_scan *s)
 		return;
 	}
 	ember_scan_unbind(s);
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 8;
-		struct ember_scan *v = realloc(g->scans, cap * sizeof *v);
-		if (!v)
-			return;
-		g->scans = v;
-		g->cap = cap;
-	}
-	g->scans[g->n++] = *s;
+	if (ember_grow(&g->scans, g->n, &g->cap, sizeof *g->scans, 8))
+		g->scans[g->n++] = *s;
 }
 
 static void scan_graph(struct graph_record *g, CUgraph graph, int depth)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "adaptive.h"
+#include "grow.h"
 #include "ember/ember.h"
 
 #include "placement.h"
@@ -49,14 +50,8 @@ struct todo {
 
 static bool todo_push(struct todo *t, struct ember_migration m)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct ember_migration *p = realloc(t->m, cap * sizeof *p);
-		if (!p)
-			return false;
-		t->m = p;
-		t->cap = cap;
-	}
+	if (!ember_grow(&t->m, t->n, &t->cap, sizeof *t->m, 16))
+		return false;
 	t->m[t->n++] = m;
 	return true;
 }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "policy.h"
 
 void ember_moves_free(struct ember_moves *m)
@@ -12,14 +13,8 @@ void ember_moves_free(struct ember_moves *m)
 
 static bool push_move(struct ember_moves *m, struct ember_alloc *a, uint32_t first, uint32_t count, bool promote)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		struct ember_move *v = realloc(m->v, cap * sizeof *v);
-		if (!v)
-			return false;
-		m->v = v;
-		m->cap = cap;
-	}
+	if (!ember_grow(&m->v, m->n, &m->cap, sizeof *m->v, 16))
+		return false;
 	m->v[m->n++] = (struct ember_move){ a, first, count, promote };
 	a->refs++;
 	a->in_flight += count;
@@ -136,15 +131,8 @@ struct slots {
 
 static void slots_push(struct slots *s, struct slot x)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct slot *v = realloc(s->v, cap * sizeof *v);
-		if (!v)
-			return;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = x;
+	if (ember_grow(&s->v, s->n, &s->cap, sizeof *s->v, 256))
+		s->v[s->n++] = x;
 }
 
 /* qsort, which may not be given a null array even to sort nothing. */

@@ -2,11 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "regions.h"
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ember_alloc **table;
-static unsigned table_len, table_cap;
+static size_t table_cap;
+static unsigned table_len;
 static uint64_t next_id;
 static struct ember_device_account accounts[EMBER_MAX_DEVICES];
 /* Placed (non-plain) allocations: their count and an address envelope, read without the lock. */
@@ -94,15 +96,7 @@ struct ember_alloc *ember_regions_insert(uint64_t base, uint64_t size, int devic
 	unsigned i = upper_bound(base);
 	bool overlaps = (i > 0 && ember_regions_find_locked(base)) ||
 			(i < table_len && table[i]->base < base + (size ? size : 1));
-	if (!overlaps && table_len == table_cap) {
-		unsigned cap = table_cap ? 2 * table_cap : 64;
-		struct ember_alloc **t = realloc(table, cap * sizeof *t);
-		if (t) {
-			table = t;
-			table_cap = cap;
-		}
-	}
-	if (overlaps || table_len == table_cap) {
+	if (overlaps || !ember_grow(&table, table_len, &table_cap, sizeof *table, 64)) {
 		ember_regions_unlock();
 		free(a);
 		return NULL;

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "shim.h"
 #include "live.h"
 #include "stats.h"
@@ -26,15 +27,7 @@ void ember_stats_retire(const struct ember_alloc *a)
 	if (!ember_cfg.stats_path || !*ember_cfg.stats_path || a->kind == EMBER_ALLOC_PLAIN)
 		return;
 	ember_regions_lock();
-	if (nretired == capretired) {
-		size_t cap = capretired ? 2 * capretired : 64;
-		struct retired *r = realloc(retired, cap * sizeof *r);
-		if (r) {
-			retired = r;
-			capretired = cap;
-		}
-	}
-	if (nretired < capretired)
+	if (ember_grow(&retired, nretired, &capretired, sizeof *retired, 64))
 		retired[nretired++] = (struct retired){ a->id, a->size, a->device, a->kind, a->stats };
 	ember_regions_unlock();
 }
