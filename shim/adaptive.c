@@ -51,13 +51,18 @@ void ember_adaptive_note_context(int dev, CUcontext ctx)
 		__atomic_store_n(&contexts[dev], ctx, __ATOMIC_RELAXED);
 }
 
+/* A policy move as the worker's migration, on device dev in ctx. */
+static struct ember_migration migration_of(const struct ember_move *m, int dev, CUcontext ctx)
+{
+	return (struct ember_migration){ m->alloc, m->first, m->count, m->promote ? dev : -1, ctx };
+}
+
 /* Moves of the policy as worker migrations in ctx, for device dev. */
 static struct ember_migration *as_migrations(const struct ember_moves *moves, int dev, CUcontext ctx)
 {
 	struct ember_migration *m = calloc(moves->n ? moves->n : 1, sizeof *m);
 	for (size_t i = 0; m && i < moves->n; i++)
-		m[i] = (struct ember_migration){ moves->v[i].alloc, moves->v[i].first, moves->v[i].count,
-						 moves->v[i].promote ? dev : -1, ctx };
+		m[i] = migration_of(&moves->v[i], dev, ctx);
 	return m;
 }
 
@@ -90,9 +95,10 @@ void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ct
 		if (m) {
 			ember_migrations_start(m, moves.n, EMBER_ORDER_STREAM, at->stream, at->per_thread);
 		} else {
-			for (size_t i = 0; i < moves.n; i++) /* no memory: give the worker each */
-				ember_worker_submit(&(struct ember_migration){ moves.v[i].alloc, moves.v[i].first,
-									 moves.v[i].count, devs[k], at->ctx });
+			for (size_t i = 0; i < moves.n; i++) { /* no memory: give the worker each */
+				struct ember_migration mig = migration_of(&moves.v[i], devs[k], at->ctx);
+				ember_worker_submit(&mig);
+			}
 		}
 		free(m);
 		ember_moves_free(&moves);
@@ -132,10 +138,9 @@ void ember_adaptive_pass(void)
 			ember_regions_unlock();
 			uint64_t regions = 0;
 			for (size_t i = 0; i < moves.n; i++) {
-				struct ember_move *m = &moves.v[i];
-				struct ember_migration mig = { m->alloc, m->first, m->count, m->promote ? dev : -1, ctx };
+				struct ember_migration mig = migration_of(&moves.v[i], dev, ctx);
 				ember_worker_submit(&mig);
-				regions += m->count;
+				regions += moves.v[i].count;
 			}
 			ember_moves_free(&moves);
 			if (regions < p->batch_regions)

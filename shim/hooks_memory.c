@@ -95,20 +95,31 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesi
 	return r;
 }
 
+/*
+ * Under EMBER_MANAGE_ALL, allocate managed memory in place of plain and
+ * place it. Returns false when the plain allocation should go ahead.
+ */
+static bool converted(CUdeviceptr *dptr, size_t bytesize)
+{
+	if (!placing() || !ember_cfg.manage_all || bytesize == 0 || !dptr)
+		return false;
+	CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
+	if (r != CUDA_SUCCESS) {
+		ember_info("EMBER_MANAGE_ALL: a managed allocation of %zu bytes failed (CUresult %d); "
+			   "allocating plain memory", bytesize, (int)r);
+		return false;
+	}
+	adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
+	return true;
+}
+
 /* The plain allocation entry points, converted under EMBER_MANAGE_ALL. */
 static CUresult alloc_plain(CUdeviceptr *dptr, size_t bytesize, CUresult (*real)(CUdeviceptr *, size_t))
 {
 	if (!placing())
 		return real(dptr, bytesize);
-	if (ember_cfg.manage_all && bytesize > 0 && dptr) {
-		CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
-		if (r == CUDA_SUCCESS) {
-			adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
-			return r;
-		}
-		ember_info("EMBER_MANAGE_ALL: a managed allocation of %zu bytes failed (CUresult %d); "
-			   "allocating plain memory", bytesize, (int)r);
-	}
+	if (converted(dptr, bytesize))
+		return CUDA_SUCCESS;
 	CUresult r = real(dptr, bytesize);
 	if (r == CUDA_SUCCESS)
 		track_plain(*dptr, bytesize);
@@ -127,14 +138,9 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
 {
-	if (placing() && ember_cfg.manage_all && bytesize > 0 && dptr) {
-		/* managed memory is usable at once: a superset of stream-ordered availability */
-		CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
-		if (r == CUDA_SUCCESS) {
-			adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
-			return r;
-		}
-	}
+	/* managed memory is usable at once: a superset of stream-ordered availability */
+	if (converted(dptr, bytesize))
+		return CUDA_SUCCESS;
 	CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
 			  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
 	if (r == CUDA_SUCCESS && placing())
