@@ -326,6 +326,14 @@ void ember_worker_wake(void)
 	pthread_mutex_unlock(&q_lock);
 }
 
+/* A deferred free with no worker to do it: wait for the stream point here, then free. */
+static void free_now(CUdeviceptr ptr, CUevent event)
+{
+	EMBER_REAL(cuEventSynchronize)(event);
+	EMBER_REAL(cuMemFree_v2)(ptr);
+	EMBER_REAL(cuEventDestroy_v2)(event);
+}
+
 static void enqueue(struct job *j)
 {
 	pthread_mutex_lock(&q_lock);
@@ -344,9 +352,7 @@ static void enqueue(struct job *j)
 	if (j->type == JOB_MIGRATE) {
 		complete_migration(j, false, 0);
 	} else {
-		EMBER_REAL(cuEventSynchronize)(j->end);
-		EMBER_REAL(cuMemFree_v2)(j->ptr);
-		EMBER_REAL(cuEventDestroy_v2)(j->end);
+		free_now(j->ptr, j->end);
 	}
 	free(j);
 }
@@ -421,9 +427,7 @@ void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx)
 {
 	struct job *j = calloc(1, sizeof *j);
 	if (!j) {
-		EMBER_REAL(cuEventSynchronize)(event);
-		EMBER_REAL(cuMemFree_v2)(ptr);
-		EMBER_REAL(cuEventDestroy_v2)(event);
+		free_now(ptr, event);
 		return;
 	}
 	j->type = JOB_FREE;
