@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "budget.h"
+#include "census.h"
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
@@ -86,6 +87,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesi
 	CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, flags);
 	if (r != CUDA_SUCCESS || !placing())
 		return r;
+	ember_census_count(EMBER_ENTRY_MANAGED, bytesize, false);
 	if (flags & CU_MEM_ATTACH_HOST) {
 		/* host-attached memory is not the GPU's until the program attaches it to a stream */
 		ember_debug("%#llx is CU_MEM_ATTACH_HOST: left to the driver", (unsigned long long)*dptr);
@@ -118,11 +120,15 @@ static CUresult alloc_plain(CUdeviceptr *dptr, size_t bytesize, CUresult (*real)
 {
 	if (!placing())
 		return real(dptr, bytesize);
-	if (converted(dptr, bytesize))
+	if (converted(dptr, bytesize)) {
+		ember_census_count(EMBER_ENTRY_ALLOC, bytesize, true);
 		return CUDA_SUCCESS;
+	}
 	CUresult r = real(dptr, bytesize);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
+		ember_census_count(EMBER_ENTRY_ALLOC, bytesize, false);
 		track_plain(*dptr, bytesize);
+	}
 	return r;
 }
 
@@ -139,12 +145,16 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
 {
 	/* managed memory is usable at once: a superset of stream-ordered availability */
-	if (converted(dptr, bytesize))
+	if (converted(dptr, bytesize)) {
+		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, true);
 		return CUDA_SUCCESS;
+	}
 	CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
 			  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
-	if (r == CUDA_SUCCESS && placing())
+	if (r == CUDA_SUCCESS && placing()) {
+		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, false);
 		track_plain(*dptr, bytesize);
+	}
 	return r;
 }
 
@@ -184,7 +194,17 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, 
 {
 	not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), "
 				     "which managed memory cannot back; PyTorch: expandable_segments:False avoids it");
-	return EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	CUresult r = EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	if (r == CUDA_SUCCESS && placing())
+		ember_census_count(EMBER_ENTRY_CREATE, size, false);
+	return r;
+}
+
+static CUresult counted_pool(CUresult r, size_t bytesize)
+{
+	if (r == CUDA_SUCCESS && placing())
+		ember_census_count(EMBER_ENTRY_POOL, bytesize, false);
+	return r;
 }
 
 #define POOL_WHY "a pool's attributes (IPC export, access rights, release threshold) have no managed equivalent"
@@ -193,14 +213,14 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t 
 						      CUstream hStream)
 {
 	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
-	return EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream);
+	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream), bytesize);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 							   CUstream hStream)
 {
 	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
-	return EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream);
+	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream), bytesize);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -208,8 +228,10 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPit
 {
 	not_converted("cuMemAllocPitch", "the driver's pitch and alignment rules have no managed equivalent");
 	CUresult r = EMBER_REAL(cuMemAllocPitch_v2)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-	if (r == CUDA_SUCCESS && placing())
+	if (r == CUDA_SUCCESS && placing()) {
+		ember_census_count(EMBER_ENTRY_PITCH, *pPitch * Height, false);
 		track_plain(*dptr, *pPitch * Height);
+	}
 	return r;
 }
 
@@ -264,6 +286,19 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_
 	int dev = ember_budget_current_device();
 	if (dev < 0 || !ember_budget_is_explicit(dev))
 		return r;
+	if (ember_cfg.manage_all) {
+		/*
+		 * Under manage-all the budget caps residency, not capacity: memory
+		 * past it stays mapped from host memory. Frameworks size their pools
+		 * from these figures (JAX preallocates 75% of the total), so a
+		 * budget here would cap them at the budget and defeat the mode.
+		 */
+		static bool said;
+		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			ember_info("EMBER_MANAGE_ALL: cuMemGetInfo reports the GPU's own figures, not the budget: "
+				   "allocations past the budget stay mapped from host memory");
+		return r;
+	}
 	ember_regions_lock();
 	const struct ember_device_account *acc = ember_account(dev);
 	uint64_t used = acc->resident + acc->other, budget = acc->budget;

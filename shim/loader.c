@@ -194,6 +194,11 @@ void *ember_driver_handle(void)
 	return __atomic_load_n(&driver_state, __ATOMIC_ACQUIRE) == DRIVER_OPEN ? driver : NULL;
 }
 
+bool ember_driver_used(void)
+{
+	return __atomic_load_n(&driver_state, __ATOMIC_ACQUIRE) != DRIVER_UNOPENED;
+}
+
 const char *ember_driver_path(void)
 {
 	return ember_driver_handle() ? driver_path : "";

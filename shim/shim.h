@@ -36,6 +36,9 @@ void *ember_driver_handle(void);
 /* Its absolute path, or "" when none was found. */
 const char *ember_driver_path(void);
 
+/* Whether this process has called into the driver at all (without loading it). */
+bool ember_driver_used(void);
+
 /* fork(): the loader's lock is taken before and released after, in both processes. */
 void ember_loader_before_fork(void);
 void ember_loader_after_fork(void);

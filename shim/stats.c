@@ -1,7 +1,9 @@
 /* Statistics at exit. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "census.h"
 #include "grow.h"
 #include "shim.h"
 #include "live.h"
@@ -61,7 +63,9 @@ void ember_stats_write(FILE *f)
 			acc->migrate_ns / 1e9);
 		sep = ",\n";
 	}
-	fprintf(f, "\n  ],\n");
+	fprintf(f, "\n  ],\n  \"entry_points\": ");
+	ember_census_write_json(f);
+	fprintf(f, ",\n");
 	struct ember_uvm_counts u;
 	if (ember_uvm_events_counts(&u))
 		fprintf(f,
@@ -103,11 +107,32 @@ void ember_stats_write(FILE *f)
 	ember_regions_unlock();
 }
 
+/* EMBER_STATS with each "%p" replaced by the process ID. */
+static bool report_path(char *out, size_t size)
+{
+	size_t n = 0;
+	for (const char *p = ember_cfg.stats_path; *p; p++) {
+		int w = p[0] == '%' && p[1] == 'p' ? snprintf(out + n, size - n, "%d", (int)getpid())
+						   : snprintf(out + n, size - n, "%c", *p);
+		if (w < 0 || (size_t)w >= size - n)
+			return false;
+		n += (size_t)w;
+		p += p[0] == '%' && p[1] == 'p';
+	}
+	return true;
+}
+
 void ember_stats_at_exit(void)
 {
-	if (!ember_active)
+	/*
+	 * A process that never called the driver (a shell, or `timeout`, that
+	 * ran the CUDA program as its child) has nothing to report, and must
+	 * not overwrite its child's report.
+	 */
+	if (!ember_active || !ember_driver_used())
 		return;
 	ember_live_remove();
+	ember_census_log();
 	ember_uvm_events_drain();
 	struct ember_uvm_counts u;
 	if (ember_uvm_events_counts(&u))
@@ -126,7 +151,8 @@ void ember_stats_at_exit(void)
 	}
 	if (!ember_cfg.stats_path || !*ember_cfg.stats_path)
 		return;
-	FILE *f = fopen(ember_cfg.stats_path, "w");
+	char path[4096];
+	FILE *f = report_path(path, sizeof path) ? fopen(path, "w") : NULL;
 	if (!f) {
 		ember_warn("cannot write EMBER_STATS file %s", ember_cfg.stats_path);
 		return;

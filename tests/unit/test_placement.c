@@ -376,6 +376,11 @@ Test(placement, manage_all_converts_plain_allocations)
 	int managed_flag = 0;
 	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, small));
 	cr_expect_eq(managed_flag, 1, "cuMemAlloc returned managed memory");
+	size_t free_e, total_e, free_d, total_d;
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_e, &total_e));
+	CU_OK(SYM(sim, cuMemGetInfo_v2)(&free_d, &total_d));
+	cr_expect(total_e == total_d && free_e == free_d,
+		  "under manage-all the budget caps residency, not capacity: the GPU's own figures");
 	flush();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)small), 0, "made on the GPU while it fits");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + 99 * MiB)), EMBER_SIM_NOWHERE,
@@ -420,4 +425,46 @@ Test(placement, stats_are_written_at_exit)
 	cr_expect_not_null(strstr(buf, "\"budget_bytes\": 67108864"), "%s", buf);
 	cr_expect_not_null(strstr(buf, "\"bytes_promoted\": 20971520"), "%s", buf);
 	cr_expect_not_null(strstr(buf, "\"mode\": \"static\""), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"entry_points\": {\"cuMemAllocManaged\": {\"calls\": 1, \"bytes\": 20971520, "
+				       "\"converted\": 0}}"), "the allocation census: %s", buf);
+}
+
+/* Run child() in a process with EMBER_STATS=pattern; return the report it left at path. */
+static bool report_of(const char *pattern, const char *path, void (*child)(void))
+{
+	setenv("EMBER_STATS", pattern, 1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		child();
+		exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	char real[64];
+	snprintf(real, sizeof real, path, (int)pid);
+	bool there = access(real, F_OK) == 0;
+	unlink(real);
+	return there;
+}
+
+static void load_without_calling_the_driver(void)
+{
+	setenv("EMBER_MODE", "static", 1);
+	shim = load_shim();
+}
+
+static void use_the_driver(void)
+{
+	start_static();
+	managed(2 * MiB);
+}
+
+Test(placement, only_a_process_that_used_the_driver_writes_a_report)
+{
+	/* a wrapper (a shell, `timeout`) must not overwrite its CUDA child's report */
+	cr_expect_not(report_of("/tmp/ember-stats-quiet.json", "/tmp/ember-stats-quiet.json",
+				load_without_calling_the_driver));
+	cr_expect(report_of("/tmp/ember-stats-%p.json", "/tmp/ember-stats-%d.json", use_the_driver),
+		  "%%p in EMBER_STATS is the process ID");
 }
