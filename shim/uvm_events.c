@@ -33,11 +33,13 @@ struct enable_events_params {
 
 enum {
 	QUEUE_ENTRIES = 1 << 15,
-	/* the V2 entry of 580-series drivers: the largest event, with a 5-word processor mask */
-	ENTRY_SIZE = 72,
-	/* the driver writes entries of its own size: room for up to 256 bytes each keeps a
-	 * larger entry inside our buffer, and the record checks then reject what it reads */
-	SLACK_ENTRY = 256,
+	/*
+	 * The driver writes entries of its own build's size (72 bytes for the
+	 * V2 entry of 580-series drivers, with a 5-word processor mask), so the
+	 * size is found from the first records (ember_uvm_entry_size); the
+	 * buffer has room for entries of up to 256 bytes.
+	 */
+	MAX_ENTRY = 256,
 };
 
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,6 +48,7 @@ static unsigned char *queue;
 static struct ember_uvm_queue_control *control;
 static struct ember_uvm_counts counts;
 static bool opened, tried;
+static size_t entry_size; /* 0 until the first records show it */
 
 /* The process's own /dev/nvidia-uvm descriptor, which the driver opened at cuInit. */
 static int find_uvm_fd(void)
@@ -93,7 +96,7 @@ void ember_uvm_events_start(void)
 	__atomic_store_n(&tried, true, __ATOMIC_RELEASE);
 	int uvm_fd = find_uvm_fd();
 	tools_fd = uvm_fd >= 0 ? open("/dev/nvidia-uvm-tools", O_RDWR | O_CLOEXEC) : -1;
-	queue = aligned_alloc(4096, (size_t)QUEUE_ENTRIES * SLACK_ENTRY);
+	queue = aligned_alloc(4096, (size_t)QUEUE_ENTRIES * MAX_ENTRY);
 	control = aligned_alloc(4096, 4096);
 	if (uvm_fd < 0 || tools_fd < 0 || !queue || !control) {
 		give_up(uvm_fd < 0 ? "the process has no /dev/nvidia-uvm open" : "cannot open /dev/nvidia-uvm-tools");
@@ -101,6 +104,7 @@ void ember_uvm_events_start(void)
 		return;
 	}
 	memset(control, 0, 4096);
+	memset(queue, 0, (size_t)QUEUE_ENTRIES * MAX_ENTRY); /* entry-size detection reads empty slots */
 	struct init_tracker_params init = { .queue_buffer = (uintptr_t)queue,
 					    .queue_buffer_entries = QUEUE_ENTRIES,
 					    .control_buffer = (uintptr_t)control,
@@ -108,17 +112,23 @@ void ember_uvm_events_start(void)
 					    .uvm_fd = (uint32_t)uvm_fd };
 	struct enable_events_params enable = {
 		.event_type_flags = (1ull << EMBER_UVM_EVENT_MIGRATION) | (1ull << EMBER_UVM_EVENT_GPU_FAULT) |
-				    (1ull << EMBER_UVM_EVENT_MAP_REMOTE) | (1ull << EMBER_UVM_EVENT_EVICTION) |
-				    (1ull << EMBER_UVM_EVENT_ACCESS_COUNTER)
+				    (1ull << EMBER_UVM_EVENT_MAP_REMOTE) | (1ull << EMBER_UVM_EVENT_EVICTION)
 	};
+	/* Access-counter notifications are a test event: only a driver loaded with
+	 * uvm_enable_builtin_tests=1 (or patched) accepts them, so ask separately. */
+	struct enable_events_params counters = { .event_type_flags = 1ull << EMBER_UVM_EVENT_ACCESS_COUNTER };
 	if (ioctl(tools_fd, UVM_TOOLS_INIT_EVENT_TRACKER_V2, &init) != 0 || init.status != 0)
 		give_up("the driver refused the event tracker");
 	else if (ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &enable) != 0 || enable.status != 0)
 		give_up("the driver refused to enable the events");
-	else
+	else {
 		__atomic_store_n(&opened, true, __ATOMIC_RELEASE);
-	if (opened)
-		ember_info("reading the UVM tools event queue (%u entries)", QUEUE_ENTRIES);
+		bool with_counters = ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &counters) == 0 &&
+				     counters.status == 0;
+		ember_info("UVM tools event queue: reading migrations, faults, remote maps and evictions%s",
+			   with_counters ? ", and access-counter notifications"
+					 : "; this driver gives no access-counter notifications");
+	}
 	pthread_mutex_unlock(&queue_lock);
 }
 
@@ -132,6 +142,28 @@ static void notify(const struct ember_uvm_event *e)
 	ember_regions_unlock();
 }
 
+static void log_first_record(void)
+{
+	char hex[3 * MAX_ENTRY + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < entry_size; i++)
+		n += (size_t)snprintf(hex + n, sizeof hex - n, "%02x%s", queue[i], i % 8 == 7 ? " " : "");
+	ember_debug("UVM tools event queue: first record %s", hex);
+}
+
+/* Before the first read: the entry size, from the records that have arrived. */
+static bool know_entry_size(uint32_t put)
+{
+	if (entry_size)
+		return true;
+	entry_size = ember_uvm_entry_size(queue, put, MAX_ENTRY);
+	if (entry_size) {
+		ember_info("UVM tools event queue: the driver writes %zu-byte entries", entry_size);
+		log_first_record();
+	}
+	return entry_size != 0;
+}
+
 void ember_uvm_events_drain(void)
 {
 	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
@@ -140,10 +172,20 @@ void ember_uvm_events_drain(void)
 	uint32_t mask = QUEUE_ENTRIES - 1;
 	uint32_t get = __atomic_load_n(&control->get_ahead, __ATOMIC_ACQUIRE) & mask;
 	uint32_t put = __atomic_load_n(&control->put_behind, __ATOMIC_ACQUIRE) & mask;
+	if (!know_entry_size(put)) {
+		bool hopeless = put >= EMBER_UVM_ENTRY_PROOF;
+		pthread_mutex_unlock(&queue_lock);
+		if (hopeless) {
+			__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
+			ember_warn("UVM tools event queue: its first %u records decode at no entry size from %d to %d "
+				   "bytes; not reading it", put, EMBER_UVM_ENTRY_MIN, MAX_ENTRY);
+		}
+		return;
+	}
 	struct ember_uvm_counts c = counts;
 	for (; get != put; get = (get + 1) & mask) {
 		struct ember_uvm_event e;
-		if (ember_uvm_parse(queue + (size_t)get * ENTRY_SIZE, ENTRY_SIZE, &e) != 0) {
+		if (ember_uvm_parse(queue + (size_t)get * entry_size, entry_size, &e) != 0) {
 			c.malformed++;
 			continue;
 		}
@@ -158,7 +200,7 @@ void ember_uvm_events_drain(void)
 		dropped += control->dropped[i];
 	c.dropped = dropped;
 	counts = c;
-	/* mostly garbage means the driver's entries are not the size assumed: stop reading */
+	/* mostly garbage means the entries are not what they seemed: stop reading */
 	bool broken = c.malformed > 64 && c.malformed * 2 > c.migrations_requested + c.migrations_by_driver +
 							  c.gpu_faults + c.remote_maps + c.evictions + c.access_counters;
 	pthread_mutex_unlock(&queue_lock);

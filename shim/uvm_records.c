@@ -82,6 +82,30 @@ EMBER_PUBLIC int ember_uvm_parse(const void *record, size_t entry_size, struct e
 	return 0;
 }
 
+static bool empty_slot(const unsigned char *p, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+EMBER_PUBLIC size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size)
+{
+	const unsigned char *q = buffer;
+	if (!q || count < EMBER_UVM_ENTRY_PROOF)
+		return 0;
+	for (size_t size = EMBER_UVM_ENTRY_MIN; size <= max_size; size += 8) {
+		bool fits = empty_slot(q + (size_t)count * size, size);
+		struct ember_uvm_event e;
+		for (uint32_t i = 0; fits && i < count; i++)
+			fits = ember_uvm_parse(q + (size_t)i * size, size, &e) == 0;
+		if (fits)
+			return size;
+	}
+	return 0;
+}
+
 void ember_uvm_count(const struct ember_uvm_event *e, struct ember_uvm_counts *c)
 {
 	switch (e->type) {

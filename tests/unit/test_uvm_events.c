@@ -127,3 +127,46 @@ Test(uvm_events, random_bytes_never_crash_the_reader)
 	}
 	cr_log_info("%u of 200000 random records passed the checks", accepted);
 }
+
+/*
+ * A queue as the driver leaves it: count entries of the given size from the
+ * start of a zeroed buffer, migrations and faults in turn, with timestamps
+ * and a processor mask in the fields Ember does not read, so that a wrong
+ * size lands on bytes that look like data.
+ */
+static unsigned char *driver_queue(size_t size, uint32_t count)
+{
+	unsigned char *q = calloc((size_t)(count + 1) * 256 + 256, 1);
+	for (uint32_t i = 0; i < count; i++) {
+		unsigned char *r = q + (size_t)i * size;
+		if (i % 2) {
+			r[0] = EMBER_UVM_EVENT_GPU_FAULT;
+			put16(r, EMBER_UVM_FAULT_GPU, 1);
+			put64(r, EMBER_UVM_FAULT_ADDRESS, 0x7f0000000000ull + i * 4096ull);
+			put64(r, 16, 1795000000000000000ull + i); /* timestamps */
+		} else {
+			migration(r, EMBER_UVM_CAUSE_USER, 0x7f0000200000ull * (i + 1), 2 << 20);
+			for (size_t off = 32; off + 8 <= ENTRY; off += 8)
+				put64(r, off, 1795000000000000000ull + i * 1000 + off);
+		}
+		for (size_t off = ENTRY; off + 8 <= size; off += 8)
+			put64(r, off, 0x1f); /* a processor mask grown with the driver's GPU limit */
+	}
+	return q;
+}
+
+Test(uvm_events, the_entry_size_is_found_from_the_first_records)
+{
+	for (size_t size = 72; size <= 128; size += 8) {
+		unsigned char *q = driver_queue(size, 20);
+		cr_expect_eq(ember_uvm_entry_size(q, 20, 256), size, "entries of %zu bytes", size);
+		cr_expect_eq(ember_uvm_entry_size(q, EMBER_UVM_ENTRY_PROOF - 1, 256), 0, "too few records to tell");
+		free(q);
+	}
+	unsigned char *q = driver_queue(72, 20);
+	cr_expect_eq(ember_uvm_entry_size(q, 20, 64), 0, "no size up to the limit fits");
+	memset(q + 5 * 72, 0xab, 72); /* one record the driver never wrote */
+	cr_expect_eq(ember_uvm_entry_size(q, 20, 256), 0, "a garbled record decodes at no size");
+	cr_expect_eq(ember_uvm_entry_size(NULL, 20, 256), 0);
+	free(q);
+}
