@@ -2,7 +2,7 @@
 # run_both.sh: run a GPU program twice, plainly and with Ember preloaded, and
 # require the same stdout from both.
 #
-#   run_both.sh [--needs MODULE]... SHIM -- CMD [ARGS...]
+#   run_both.sh [--needs MODULE]... [--expect WHAT]... SHIM -- CMD [ARGS...]
 #
 # SHIM is libember.so. Both runs get EMBER_LOG=info and no EMBER_LOG_FILE, so
 # the environments differ only in LD_PRELOAD:
@@ -18,6 +18,9 @@
 #
 # --needs MODULE  skip unless MODULE imports in CMD's Python (CMD itself when
 #                 its name starts with "python", else python3); repeatable.
+# --expect WHAT   also require the preloaded run's EMBER_STATS report to show
+#                 WHAT (see check_stats.py: converted, uvm-events); repeatable.
+#                 Both runs then get EMBER_STATS, which only the shim reads.
 #
 # Environment:
 #   EMBER_GPU_TIMEOUT  seconds allowed for each run (default 600)
@@ -31,6 +34,7 @@ usage() {
 }
 
 needs=()
+expects=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--needs)
@@ -41,6 +45,11 @@ while [[ $# -gt 0 ]]; do
 	--needs=*)
 		needs+=("${1#--needs=}")
 		shift
+		;;
+	--expect)
+		[[ $# -ge 2 ]] || usage
+		expects+=("$2")
+		shift 2
 		;;
 	-h | --help) usage ;;
 	--) usage ;;
@@ -95,8 +104,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ember-gpu.XXXXXX")
 run() {
 	local label=$1
 	shift
-	local rc=0
-	env -u LD_PRELOAD -u EMBER_LOG_FILE EMBER_LOG=info "$@" \
+	local rc=0 stats=()
+	[[ ${#expects[@]} -gt 0 ]] && stats=("EMBER_STATS=$tmp/$label.stats.json")
+	env -u LD_PRELOAD -u EMBER_LOG_FILE EMBER_LOG=info "${stats[@]}" "$@" \
 		timeout --kill-after=30 "$timeout_s" "${cmd[@]}" \
 		>"$tmp/$label.out" 2>"$tmp/$label.err" </dev/null || rc=$?
 	echo "$rc" >"$tmp/$label.rc"
@@ -134,6 +144,13 @@ shim_line=$(grep -aE -m1 "$marker" "$tmp/preload.err" || true)
 if [[ -z $shim_line ]]; then
 	fail+=("the preloaded run's stderr has no 'ember[PID] ... real driver' line: the shim was not used")
 fi
+stats_line=""
+if [[ ${#expects[@]} -gt 0 && $preload_rc -eq 0 ]]; then
+	here=$(dirname -- "$(realpath -- "${BASH_SOURCE[0]}")")
+	if ! stats_line=$(python3 "$here/check_stats.py" "$tmp/preload.stats.json" "${expects[@]}"); then
+		fail+=("the EMBER_STATS report: $stats_line")
+	fi
+fi
 same=yes
 if ! cmp -s "$tmp/plain.out" "$tmp/preload.out"; then
 	same=no
@@ -166,6 +183,7 @@ fi
 lines=$(wc -l <"$tmp/plain.out")
 sum=$(sha256sum <"$tmp/plain.out" | cut -c1-16)
 echo "PASS: $name: stdout identical with and without Ember ($lines lines, sha256 $sum); shim: ${shim_line#*] }"
+[[ -n $stats_line ]] && echo "  $stats_line"
 if [[ ${EMBER_GPU_KEEP:-0} == 1 ]]; then
 	echo "outputs kept in $tmp"
 else

@@ -2,7 +2,7 @@
 # On a lent GPU machine, with the build made on the development machine
 # carried along (the device tool's `carry: ["build"]`): put the tree where
 # the build expects it, check the machine, run the tests, then benchmarks.
-#   device-run.sh [tests] [callbench] [uvm]
+#   device-run.sh [tests] [callbench] [uvm] [adaptive]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 want=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$here/build/CMakeCache.txt")
@@ -20,6 +20,7 @@ for step in "$@"; do
   case $step in
     tests)
       # the unit tests need Criterion, which the GPU image lacks: carried in build/devlibs
+      # (tools/bench/devlibs.sh fills build/devlibs before the build is carried)
       (cd build && LD_LIBRARY_PATH=$PWD/devlibs ctest -L unit --output-on-failure -j4 2>&1 | tee "$EMBER_RESULTS/ctest.log" | tail -8
        ctest -L gpu --output-on-failure 2>&1 | tee -a "$EMBER_RESULTS/ctest.log" | tail -12) ;;
     callbench) bash tools/bench/run.sh callbench ;;
@@ -33,5 +34,5 @@ if [ -n "${OUT:-}" ]; then
   for f in machine.txt ctest.log callbench.json probe.json uvm.jsonl uvm.md uvm.png adaptive.jsonl adaptive.md adaptive.png; do
     [ -e "$EMBER_RESULTS/$f" ] && cp "$EMBER_RESULTS/$f" "$OUT/"
   done
-  tar -C "$EMBER_RESULTS" -czf "$OUT/logs.tar.gz" . 2>/dev/null
+  tar -C "$EMBER_RESULTS" -czf "$OUT/logs-$(IFS=-; echo "$*").tar.gz" . 2>/dev/null
 fi

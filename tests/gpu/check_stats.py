@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Check an EMBER_STATS report from a GPU test run, and print one summary line.
+
+  check_stats.py STATS.json [converted] [uvm-events]
+
+converted   at least one plain allocation was converted (EMBER_MANAGE_ALL)
+uvm-events  the UVM tools event queue was read: no malformed records, at
+            least one migration that Ember requested, no driver evictions
+
+Exit status 0 when every expectation holds, else 1 with the reasons.
+"""
+import json
+import sys
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        with open(sys.argv[1]) as f:
+            stats = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"no readable EMBER_STATS report: {e}")
+        return 1
+    wants = sys.argv[2:]
+    bad = []
+    entries = stats.get("entry_points", {})
+    census = ", ".join(f"{name} {e['calls']} ({e['converted']} converted)" for name, e in entries.items())
+    summary = [f"allocations: {census or 'none'}"]
+    if "converted" in wants and not sum(e["converted"] for e in entries.values()):
+        bad.append("no allocation was converted under EMBER_MANAGE_ALL")
+    if "uvm-events" in wants:
+        u = stats.get("uvm_events")
+        if u is None:
+            bad.append("the report has no uvm_events: the tools event queue was not read")
+        else:
+            summary.append("UVM events: {migrations_requested} migrations requested, {migrations_by_driver} by "
+                           "the driver, {driver_evictions} driver evictions, {gpu_faults} faults, "
+                           "{malformed} malformed".format(**u))
+            if u["malformed"]:
+                bad.append(f"{u['malformed']} malformed event records")
+            if not u["migrations_requested"]:
+                bad.append("no migration that Ember requested was seen in the event queue")
+            if u["driver_evictions"]:
+                bad.append(f"the driver evicted {u['driver_evictions']} times under Ember")
+    print("; ".join(summary))
+    for b in bad:
+        print(f"  - {b}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
