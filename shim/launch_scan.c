@@ -11,6 +11,7 @@ struct layout {
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
+	struct ember_scan_range last[EMBER_SCAN_LEARNED]; /* what each argument covered last time */
 };
 
 enum { LAYOUT_BUCKETS = 4096, MAX_PARAMS = 4096 };
@@ -70,7 +71,7 @@ static struct layout *slot_of(CUfunction f)
 }
 
 /* The cached layout of f, described on first sight, copied out with what was learned of it. */
-static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size)
+static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, struct ember_scan *out)
 {
 	pthread_mutex_lock(&layout_lock);
 	struct layout *l = slot_of(f);
@@ -81,7 +82,8 @@ static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsign
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
 		memcpy(size, l->size, n * sizeof *size);
-		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
+		memcpy(out->elem_size, l->elem_size, sizeof l->elem_size);
+		memcpy(out->prev, l->last, sizeof l->last);
 	}
 	pthread_mutex_unlock(&layout_lock);
 	return n;
@@ -95,6 +97,17 @@ void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size)
 	struct layout *l = slot_of(f);
 	if (l && l->f == f)
 		l->elem_size[param] = (uint8_t)elem_size;
+	pthread_mutex_unlock(&layout_lock);
+}
+
+void ember_scan_remember_range(CUfunction f, unsigned param, const struct ember_scan_range *range)
+{
+	if (param >= EMBER_SCAN_LEARNED)
+		return;
+	pthread_mutex_lock(&layout_lock);
+	struct layout *l = slot_of(f);
+	if (l && l->f == f)
+		l->last[param] = *range;
 	pthread_mutex_unlock(&layout_lock);
 }
 
@@ -150,8 +163,9 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 {
 	out->n = out->nptrs = out->nscalars = 0;
 	out->f = f;
-	out->newly_learned = 0;
+	out->newly_learned = out->newly_ranged = 0;
 	memset(out->elem_size, 0, sizeof out->elem_size);
+	memset(out->prev, 0, sizeof out->prev);
 	if (!ember_regions_any_placed())
 		return;
 	uint64_t lo, hi;
@@ -160,7 +174,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	if (kernel_params) {
 		enum { MAX = 256 };
 		uint32_t offset[MAX], size[MAX];
-		unsigned n = layout_of(f, offset, size, MAX, out->elem_size);
+		unsigned n = layout_of(f, offset, size, MAX, out);
 		ember_regions_lock();
 		for (unsigned i = 0; i < n; i++) {
 			if (!kernel_params[i])

@@ -16,6 +16,11 @@
 
 enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32, EMBER_SCAN_LEARNED = 32 };
 
+/* The bytes [start, end) of allocation alloc_id that one argument of a launch covered. */
+struct ember_scan_range {
+	uint64_t alloc_id, start, end;
+};
+
 struct ember_scan {
 	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* distinct allocations, each holding a reference */
 	unsigned n;
@@ -31,6 +36,9 @@ struct ember_scan {
 	/* per argument: the element size earlier launches of f showed (0: unknown) */
 	uint8_t elem_size[EMBER_SCAN_LEARNED];
 	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
+	/* per argument: the range the previous launch of f covered, and this one's */
+	struct ember_scan_range prev[EMBER_SCAN_LEARNED], range[EMBER_SCAN_LEARNED];
+	uint32_t newly_ranged; /* bit per argument: range[] to be kept */
 };
 
 /* Scan a launch's arguments; the caller must ember_scan_release() the result. */
@@ -51,6 +59,9 @@ void ember_scan_rebind(struct ember_scan *s);
  * later launches of f with interior pointers are credited the right range.
  */
 void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size);
+
+/* Launch order: the range argument param of f covered at this launch, for the next one to compare. */
+void ember_scan_remember_range(CUfunction f, unsigned param, const struct ember_scan_range *range);
 
 /* Forget cached parameter layouts (tests; a module unload may reuse handles). */
 void ember_scan_forget_layouts(void);

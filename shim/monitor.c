@@ -51,15 +51,63 @@ void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, 
 	ember_policy_demand(ember_adaptive_params(), a, r0, r1, amount, now);
 }
 
+/* Whether pointer i is the only one its argument gave (a structure may hold several). */
+static bool sole_pointer_of_its_argument(const struct ember_scan *s, unsigned i)
+{
+	for (unsigned j = 0; j < s->nptrs; j++)
+		if (j != i && s->ptrs[j].param == s->ptrs[i].param)
+			return false;
+	return s->ptrs[i].param < EMBER_SCAN_LEARNED;
+}
+
+/*
+ * Launch order: the same argument of the same kernel, in the same
+ * allocation, covering a range that overlaps at least half of what it
+ * covered last time but has moved. The whole regions it left behind are
+ * departed: a sliding window moved past them. A sweep in chunks overlaps
+ * its previous chunk by a halo at most, and a kernel run once per layer
+ * jumps between buffers: neither departs anything.
+ */
+static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
+{
+	if (!sole_pointer_of_its_argument(s, i) || !extent)
+		return;
+	struct ember_alloc *a = s->ptrs[i].alloc;
+	unsigned param = s->ptrs[i].param;
+	struct ember_scan_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
+	const struct ember_scan_range *was = &s->prev[param];
+	s->range[param] = now_r;
+	s->newly_ranged |= 1u << param;
+	if (was->alloc_id != a->id || was->end <= was->start)
+		return;
+	uint64_t lo = was->start > now_r.start ? was->start : now_r.start;
+	uint64_t hi = was->end < now_r.end ? was->end : now_r.end;
+	if (hi <= lo || 2 * (hi - lo) < was->end - was->start)
+		return;
+	const uint64_t R = 1ull << EMBER_REGION_SHIFT;
+	/* whole regions of the old range outside the new one: behind it, and past its end */
+	uint64_t behind_end = now_r.start < was->end ? now_r.start : was->end;
+	if (behind_end > was->start && (behind_end / R) > (was->start + R - 1) / R)
+		ember_policy_depart(a, (uint32_t)((was->start + R - 1) / R), (uint32_t)(behind_end / R));
+	uint64_t past_start = now_r.end > was->start ? now_r.end : was->start;
+	if (was->end > past_start && was->end / R > (past_start + R - 1) / R)
+		ember_policy_depart(a, (uint32_t)((past_start + R - 1) / R), (uint32_t)(was->end / R));
+}
+
 void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 {
+	uint64_t extent[EMBER_SCAN_MAX_PTRS];
+	unsigned learned[EMBER_SCAN_MAX_PTRS];
+	/* departures first: a region that another pointer of this launch covers is referenced again below */
 	for (unsigned i = 0; i < s->nptrs; i++) {
-		unsigned learned;
-		uint64_t extent = ember_monitor_extent(s, i, &learned);
-		ember_monitor_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent, EMBER_LAUNCH_DEMAND, now);
+		extent[i] = ember_monitor_extent(s, i, &learned[i]);
+		note_departures(s, i, extent[i]);
+	}
+	for (unsigned i = 0; i < s->nptrs; i++) {
+		ember_monitor_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i], EMBER_LAUNCH_DEMAND, now);
 		unsigned param = s->ptrs[i].param;
-		if (learned && param < EMBER_SCAN_LEARNED && s->elem_size[param] != learned) {
-			s->elem_size[param] = (uint8_t)learned;
+		if (learned[i] && param < EMBER_SCAN_LEARNED && s->elem_size[param] != learned[i]) {
+			s->elem_size[param] = (uint8_t)learned[i];
 			s->newly_learned |= 1u << param; /* kept by ember_monitor_learn */
 		}
 	}
@@ -67,6 +115,9 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 
 void ember_monitor_learn(const struct ember_scan *s)
 {
+	for (unsigned param = 0; s->newly_ranged >> param; param++)
+		if (s->newly_ranged & (1u << param))
+			ember_scan_remember_range(s->f, param, &s->range[param]);
 	for (unsigned param = 0; s->newly_learned >> param; param++)
 		if (s->newly_learned & (1u << param))
 			ember_scan_learn(s->f, param, s->elem_size[param]);

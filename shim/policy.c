@@ -55,6 +55,16 @@ void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc
 			reg->gap = now - reg->last_ref;
 		reg->last_ref = now;
 		reg->ref_demand = reg->demand;
+		reg->departed = 0;
+	}
+}
+
+void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		reg->departed = 1;
+		reg->demand = reg->ref_demand = 0;
 	}
 }
 
@@ -96,6 +106,7 @@ struct slot {
 	struct ember_alloc *a;
 	uint32_t r;
 	bool protected_;
+	bool departed; /* left behind by a sliding range */
 	uint64_t protect_until;
 	float score;
 	uint64_t arrived;
@@ -103,12 +114,18 @@ struct slot {
 	uint64_t reuse; /* resident: how long it has been silent; mapped: its reuse gap */
 };
 
-/* The paper's victim order: unprotected first, then lowest score, oldest residency, lowest demand. */
+/*
+ * The paper's victim order: unprotected first, then lowest score, oldest
+ * residency, lowest demand; Ember puts regions a sliding range left behind
+ * right after protection.
+ */
 static int victim_order(const void *x, const void *y)
 {
 	const struct slot *a = x, *b = y;
 	if (a->protected_ != b->protected_)
 		return a->protected_ ? 1 : -1;
+	if (a->departed != b->departed)
+		return a->departed ? -1 : 1;
 	if (a->protected_ && a->protect_until != b->protect_until) /* all protected: first to expire */
 		return a->protect_until < b->protect_until ? -1 : 1;
 	if (a->score != b->score)
@@ -161,11 +178,11 @@ static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t no
 				leaving += ember_region_bytes(a, r);
 			else if (reg->state == EMBER_REGION_RESIDENT)
 				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
-								   reg->protect_until, score_now(p, reg, now),
+								   reg->departed, reg->protect_until, score_now(p, reg, now),
 								   reg->arrived_at, effective_demand(p, reg, epoch),
 								   now > reg->last_ref ? now - reg->last_ref : 0 });
 			else if (reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
-				slots_push(hot, (struct slot){ a, r, false, 0, 0, 0, reg->ref_demand, reg->gap });
+				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->gap });
 		}
 	}
 	return leaving;
@@ -233,7 +250,11 @@ static uint64_t promote_span(const struct ember_policy_params *p, struct ember_a
 /* The cold resident region may give way to the hot mapped one. */
 static bool replaceable(const struct ember_policy_params *p, const struct slot *cold, const struct slot *hot)
 {
-	if (cold->protected_ || (double)hot->demand < p->heat_ratio * (double)cold->demand)
+	if (cold->protected_)
+		return false;
+	if (cold->departed)
+		return true;
+	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
 		return false;
 	/* silent for heat_ratio reuse gaps of the hot region: colder in time too */
 	return hot->reuse != UINT64_MAX && (double)cold->reuse > p->heat_ratio * (double)hot->reuse;
@@ -309,7 +330,7 @@ size_t ember_policy_promote(const struct ember_policy_params *p, int dev, uint64
 				continue;
 			catch_up(reg, epoch);
 			if (hot_now(p, reg, now))
-				slots_push(&hot, (struct slot){ a, r, false, 0, 0, 0, reg->ref_demand, reg->gap });
+				slots_push(&hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->gap });
 		}
 	}
 	sort_slots(hot.v, hot.n, hottest_first);

@@ -26,6 +26,11 @@
  * therefore also requires the resident region to have been silent for
  * heat_ratio times the hot region's reuse gap: data read once per token, or
  * once per pass, is never swapped for data read at the same rate.
+ *
+ * A second addition, from launch order: a region that a sliding range left
+ * behind (ember_policy_depart) is cold at once. It goes first among the
+ * unprotected victims, and a hot region may replace it without the wait
+ * above, even on its first reference.
  */
 struct ember_policy_params {
 	uint32_t span_regions;      /* promotion span: 64 MiB = 32 regions */
@@ -59,6 +64,13 @@ void ember_moves_free(struct ember_moves *m);
 /* Demand arrived at now for regions [r0, r1) of a (a launch referenced them, or a hint). */
 void ember_policy_demand(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t r0, uint32_t r1,
 			 uint32_t amount, uint64_t now);
+
+/*
+ * Regions [r0, r1) of a were left behind by a sliding range (the launch
+ * scan's launch order, monitor.c): their demand is void until they are
+ * referenced again, and a hot region may replace them at once.
+ */
+void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1);
 
 /*
  * Reclamation and replacement for device dev at time now: above the high

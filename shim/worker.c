@@ -215,6 +215,7 @@ static unsigned poll_in_flight(void)
 }
 
 static bool adaptive_wanted; /* a launch asked for a policy pass */
+static bool pass_running;    /* a policy pass is deciding: its moves are not counted in pending yet */
 
 /* Add ns to an absolute CLOCK_REALTIME deadline. */
 static struct timespec deadline_in(uint64_t ns)
@@ -247,6 +248,7 @@ static void *worker_main(void *arg)
 		bool pass_due = adaptive && !stopping &&
 				(adaptive_wanted || ember_adaptive_now() - last_pass >= interval);
 		adaptive_wanted = false;
+		pass_running = pass_due;
 		pthread_mutex_unlock(&q_lock);
 
 		/* the policy runs here, on launches, each interval and after each completion */
@@ -257,6 +259,8 @@ static void *worker_main(void *arg)
 			struct job *more = queued_head;
 			queued_head = NULL;
 			queued_tail = &queued_head;
+			pass_running = false; /* its moves are in pending now */
+			pthread_cond_broadcast(&q_done);
 			pthread_mutex_unlock(&q_lock);
 			/* its moves go first in line with anything queued meanwhile */
 			struct job **tail = &batch;
@@ -439,8 +443,10 @@ void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx)
 
 int ember_worker_flush(void)
 {
+	/* in adaptive mode a pass that was asked for, or is deciding, may still add moves */
+	bool adaptive = ember_cfg.mode == EMBER_MODE_ADAPTIVE;
 	pthread_mutex_lock(&q_lock);
-	while (pending > 0 && started)
+	while (started && (pending > 0 || (adaptive && !stopping && (adaptive_wanted || pass_running))))
 		pthread_cond_wait(&q_done, &q_lock);
 	pthread_mutex_unlock(&q_lock);
 	return 0;
@@ -481,7 +487,7 @@ void ember_worker_after_fork_child(void)
 	queued_tail = &queued_head;
 	in_flight = NULL;
 	pending = 0;
-	started = stopping = adaptive_wanted = false;
+	started = stopping = adaptive_wanted = pass_running = false;
 	pthread_mutex_init(&streams_lock, NULL);
 	memset(streams, 0, sizeof streams);
 	worker_ctx = NULL;

@@ -260,3 +260,24 @@ Test(policy, passes_before_completions_never_evict_more_than_needed)
 	cr_expect_gt(after + REGION, acc->low, "and not a region further");
 	complete(&m);
 }
+
+Test(policy, a_region_a_sliding_range_left_behind_gives_way_at_once)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 40);
+	demand(a, 0, 28);
+	step(); /* the budget full to its high watermark */
+	cr_assert_eq(count_state(a, 0, 28, EMBER_REGION_RESIDENT), 28);
+	now += 200 * MS; /* past the arrivals' grace */
+	demand(a, 0, 28);
+	demand(a, 28, 32); /* four new regions, seen once: their reuse gap is unknown */
+	step();
+	cr_expect_eq(count_state(a, 28, 32, EMBER_REGION_RESIDENT), 0, "no victim is colder in time yet");
+	ember_policy_depart(a, 0, 4); /* the range moved past the first four */
+	demand(a, 4, 32);
+	step();
+	step();
+	cr_expect_eq(count_state(a, 0, 4, EMBER_REGION_MAPPED), 4, "what the range left behind went back");
+	cr_expect_eq(count_state(a, 28, 32, EMBER_REGION_RESIDENT), 4, "and the new regions took its place");
+	demand(a, 0, 1);
+	cr_expect_eq(a->regions[0].departed, 0, "a new reference ends the departure");
+}
