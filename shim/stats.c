@@ -133,7 +133,7 @@ void ember_stats_at_exit(void)
 		return;
 	ember_live_remove();
 	ember_census_log();
-	ember_uvm_events_drain();
+	ember_uvm_events_finish();
 	struct ember_uvm_counts u;
 	if (ember_uvm_events_counts(&u))
 		ember_info("UVM events: %" PRIu64 " migrations requested, %" PRIu64 " by the driver, %" PRIu64

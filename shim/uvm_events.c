@@ -18,6 +18,8 @@
 
 /* The driver's ioctl numbers and argument blocks (Linux: the number is the command). */
 enum { UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS = 58, UVM_TOOLS_INIT_EVENT_TRACKER_V2 = 76 };
+/* On /dev/nvidia-uvm itself: deliver the events of completed work (migrations are reported late). */
+enum { UVM_TOOLS_FLUSH_EVENTS = 67 };
 
 struct init_tracker_params {
 	uint64_t queue_buffer, queue_buffer_entries, control_buffer;
@@ -43,7 +45,7 @@ enum {
 };
 
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
-static int tools_fd = -1;
+static int tools_fd = -1, uvm_fd = -1;
 static unsigned char *queue;
 static struct ember_uvm_queue_control *control;
 static struct ember_uvm_counts counts;
@@ -94,7 +96,7 @@ void ember_uvm_events_start(void)
 		return;
 	}
 	__atomic_store_n(&tried, true, __ATOMIC_RELEASE);
-	int uvm_fd = find_uvm_fd();
+	uvm_fd = find_uvm_fd();
 	tools_fd = uvm_fd >= 0 ? open("/dev/nvidia-uvm-tools", O_RDWR | O_CLOEXEC) : -1;
 	queue = aligned_alloc(4096, (size_t)QUEUE_ENTRIES * MAX_ENTRY);
 	control = aligned_alloc(4096, 4096);
@@ -152,19 +154,20 @@ static void log_first_record(void)
 }
 
 /* Before the first read: the entry size, from the records that have arrived. */
-static bool know_entry_size(uint32_t put)
+static bool know_entry_size(uint32_t put, uint32_t min_records)
 {
 	if (entry_size)
 		return true;
-	entry_size = ember_uvm_entry_size(queue, put, MAX_ENTRY);
+	entry_size = ember_uvm_entry_size(queue, put, MAX_ENTRY, min_records);
 	if (entry_size) {
-		ember_info("UVM tools event queue: the driver writes %zu-byte entries", entry_size);
+		ember_info("UVM tools event queue: the driver writes %zu-byte entries (from its first %u records)",
+			   entry_size, put);
 		log_first_record();
 	}
 	return entry_size != 0;
 }
 
-void ember_uvm_events_drain(void)
+static void drain(uint32_t min_records)
 {
 	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
 		return;
@@ -172,8 +175,8 @@ void ember_uvm_events_drain(void)
 	uint32_t mask = QUEUE_ENTRIES - 1;
 	uint32_t get = __atomic_load_n(&control->get_ahead, __ATOMIC_ACQUIRE) & mask;
 	uint32_t put = __atomic_load_n(&control->put_behind, __ATOMIC_ACQUIRE) & mask;
-	if (!know_entry_size(put)) {
-		bool hopeless = put >= EMBER_UVM_ENTRY_PROOF;
+	if (!know_entry_size(put, min_records)) {
+		bool hopeless = put >= min_records;
 		pthread_mutex_unlock(&queue_lock);
 		if (hopeless) {
 			__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
@@ -209,6 +212,23 @@ void ember_uvm_events_drain(void)
 		ember_warn("UVM tools event queue: %llu of its records are malformed; no longer reading it",
 			   (unsigned long long)c.malformed);
 	}
+}
+
+void ember_uvm_events_drain(void)
+{
+	drain(EMBER_UVM_ENTRY_PROOF);
+}
+
+void ember_uvm_events_finish(void)
+{
+	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
+		return;
+	struct {
+		uint32_t status;
+	} flush = { 0 };
+	if (ioctl(uvm_fd, UVM_TOOLS_FLUSH_EVENTS, &flush) != 0 || flush.status != 0)
+		ember_debug("UVM tools event queue: the driver did not flush its events (status %u)", flush.status);
+	drain(1); /* a short run may leave fewer records than a running one needs to tell the entry size */
 }
 
 bool ember_uvm_events_counts(struct ember_uvm_counts *out)

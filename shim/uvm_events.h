@@ -29,6 +29,9 @@ void ember_uvm_events_start(void);
 /* Read what has arrived (worker thread). */
 void ember_uvm_events_drain(void);
 
+/* At exit: have the driver deliver the events of completed work, and read them. */
+void ember_uvm_events_finish(void);
+
 /* Fold one decoded record into the counts (uvm_records.c: pure). */
 void ember_uvm_count(const struct ember_uvm_event *e, struct ember_uvm_counts *c);
 

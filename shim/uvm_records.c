@@ -90,10 +90,10 @@ static bool empty_slot(const unsigned char *p, size_t size)
 	return true;
 }
 
-EMBER_PUBLIC size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size)
+EMBER_PUBLIC size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size, uint32_t min_records)
 {
 	const unsigned char *q = buffer;
-	if (!q || count < EMBER_UVM_ENTRY_PROOF)
+	if (!q || count == 0 || count < min_records)
 		return 0;
 	for (size_t size = EMBER_UVM_ENTRY_MIN; size <= max_size; size += 8) {
 		bool fits = empty_slot(q + (size_t)count * size, size);

@@ -87,12 +87,13 @@ int ember_uvm_parse(const void *record, size_t entry_size, struct ember_uvm_even
  * Find the driver's entry size from the first records it wrote: the
  * smallest multiple of 8 in [EMBER_UVM_ENTRY_MIN, max_size] at which all of
  * the count records from the start of a zeroed buffer decode, and the slot
- * after them is still empty. Returns 0 while count is below
- * EMBER_UVM_ENTRY_PROOF (too few records to tell) or when no size fits.
+ * after them is still empty. Returns 0 while count is below min_records
+ * (too few to tell: EMBER_UVM_ENTRY_PROOF while records keep coming) or
+ * when no size fits.
  */
 #define EMBER_UVM_ENTRY_MIN 40
 #define EMBER_UVM_ENTRY_PROOF 8
-size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size);
+size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size, uint32_t min_records);
 
 #ifdef __cplusplus
 }

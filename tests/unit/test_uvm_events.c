@@ -159,14 +159,20 @@ Test(uvm_events, the_entry_size_is_found_from_the_first_records)
 {
 	for (size_t size = 72; size <= 128; size += 8) {
 		unsigned char *q = driver_queue(size, 20);
-		cr_expect_eq(ember_uvm_entry_size(q, 20, 256), size, "entries of %zu bytes", size);
-		cr_expect_eq(ember_uvm_entry_size(q, EMBER_UVM_ENTRY_PROOF - 1, 256), 0, "too few records to tell");
+		cr_expect_eq(ember_uvm_entry_size(q, 20, 256, EMBER_UVM_ENTRY_PROOF), size, "entries of %zu bytes", size);
+		cr_expect_eq(ember_uvm_entry_size(q, EMBER_UVM_ENTRY_PROOF - 1, 256, EMBER_UVM_ENTRY_PROOF), 0, "too few records to tell");
+		/* at exit, the few records a short run left: the smallest size that fits them */
+		for (uint32_t few = 1; few < EMBER_UVM_ENTRY_PROOF; few++) {
+			unsigned char *short_run = driver_queue(size, few);
+			cr_expect_eq(ember_uvm_entry_size(short_run, few, 256, 1), size, "%u records of %zu bytes", few, size);
+			free(short_run);
+		}
 		free(q);
 	}
 	unsigned char *q = driver_queue(72, 20);
-	cr_expect_eq(ember_uvm_entry_size(q, 20, 64), 0, "no size up to the limit fits");
+	cr_expect_eq(ember_uvm_entry_size(q, 20, 64, EMBER_UVM_ENTRY_PROOF), 0, "no size up to the limit fits");
 	memset(q + 5 * 72, 0xab, 72); /* one record the driver never wrote */
-	cr_expect_eq(ember_uvm_entry_size(q, 20, 256), 0, "a garbled record decodes at no size");
-	cr_expect_eq(ember_uvm_entry_size(NULL, 20, 256), 0);
+	cr_expect_eq(ember_uvm_entry_size(q, 20, 256, EMBER_UVM_ENTRY_PROOF), 0, "a garbled record decodes at no size");
+	cr_expect_eq(ember_uvm_entry_size(NULL, 20, 256, EMBER_UVM_ENTRY_PROOF), 0);
 	free(q);
 }
