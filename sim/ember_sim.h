@@ -104,6 +104,13 @@ enum ember_sim_direction { EMBER_SIM_TO_DEVICE = 0, EMBER_SIM_TO_HOST = 1 };
 /* Managed bytes migrated so far in one direction (prefetches, faults, evictions). */
 EMBER_SIM_API uint64_t ember_sim_bytes_migrated(int dir);
 
+/*
+ * A driver error on demand: the next `count` prefetches toward `to`
+ * (EMBER_SIM_TO_DEVICE or EMBER_SIM_TO_HOST) fail with `result` and move
+ * nothing. A count of 0 ends it.
+ */
+EMBER_SIM_API void ember_sim_fail_prefetches(int to, unsigned count, CUresult result);
+
 /* ---- cuGetExportTable ---- */
 
 /* The one export table id the simulated driver knows: 16 bytes. */

@@ -103,12 +103,39 @@ static CUresult target(CUmemLocation loc, int *to)
 	}
 }
 
+static unsigned failing[2];
+static CUresult failing_with[2];
+
+EMBER_SIM_API void ember_sim_fail_prefetches(int to, unsigned count, CUresult result)
+{
+	if (to != EMBER_SIM_TO_DEVICE && to != EMBER_SIM_TO_HOST)
+		return;
+	__atomic_store_n(&failing_with[to], result, __ATOMIC_RELAXED);
+	__atomic_store_n(&failing[to], count, __ATOMIC_RELEASE);
+}
+
+/* Whether this prefetch toward `to` is one the test asked to fail. */
+static bool injected_failure(int to, CUresult *r)
+{
+	int dir = to == SIM_LOC_HOST ? EMBER_SIM_TO_HOST : EMBER_SIM_TO_DEVICE;
+	unsigned left = __atomic_load_n(&failing[dir], __ATOMIC_ACQUIRE);
+	while (left && !__atomic_compare_exchange_n(&failing[dir], &left, left - 1, false, __ATOMIC_ACQ_REL,
+						     __ATOMIC_ACQUIRE))
+		;
+	if (!left)
+		return false;
+	*r = __atomic_load_n(&failing_with[dir], __ATOMIC_RELAXED);
+	return true;
+}
+
 static CUresult prefetch_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned flags,
 			    CUstream hStream, bool ptsz)
 {
 	SIM_REQUIRE_INIT();
 	int to;
 	CUresult r = target(location, &to);
+	if (r == CUDA_SUCCESS && injected_failure(to, &r))
+		return r;
 	return r != CUDA_SUCCESS ? r : prefetch(devPtr, count, to, flags, hStream, ptsz);
 }
 
@@ -119,6 +146,9 @@ static CUresult prefetch_v1(CUdeviceptr devPtr, size_t count, CUdevice dstDevice
 	SIM_REQUIRE_INIT();
 	if (dstDevice != CU_DEVICE_CPU && !sim_device_valid(dstDevice))
 		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult r;
+	if (injected_failure(dstDevice == CU_DEVICE_CPU ? SIM_LOC_HOST : dstDevice, &r))
+		return r;
 	return prefetch(devPtr, count, dstDevice == CU_DEVICE_CPU ? SIM_LOC_HOST : dstDevice, 0, hStream, ptsz);
 }
 
