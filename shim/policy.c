@@ -174,7 +174,7 @@ static uint64_t survey(const struct ember_policy_params *p, int dev, uint64_t no
 			if (reg->hinted)
 				continue;
 			catch_up(reg, epoch);
-			if (reg->state == EMBER_REGION_DEMOTING)
+			if (reg->state == EMBER_REGION_DEMOTING && !reg->released) /* released: out of the account already */
 				leaving += ember_region_bytes(a, r);
 			else if (reg->state == EMBER_REGION_RESIDENT)
 				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
@@ -310,6 +310,43 @@ void ember_policy_reclaim(const struct ember_policy_params *p, int dev, uint64_t
 	free(hot.v);
 }
 
+/*
+ * Launch order, at a launch: the departed residents of the launch's own
+ * allocations make room for its hot regions at once. Their demotions go
+ * first in out, and their bytes leave the account now (released), so the
+ * promotions queued behind them on the same stream can use the room: the
+ * GPU never holds both.
+ */
+static void swap_out_departed(const struct ember_policy_params *p, int dev, uint64_t now,
+			      struct ember_alloc *const *only, size_t nonly, uint64_t need, struct ember_moves *out)
+{
+	struct ember_device_account *acc = ember_account(dev);
+	struct slots gone = { 0 };
+	uint64_t freed = 0;
+	for (size_t i = 0; i < nonly && freed < need; i++) {
+		struct ember_alloc *a = only[i];
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN || a->freed)
+			continue;
+		for (uint32_t r = 0; r < a->nregions && freed < need; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (reg->state != EMBER_REGION_RESIDENT || !reg->departed || reg->hinted ||
+			    (p->protection && ember_policy_grace_left(reg, now) > 0))
+				continue;
+			slots_push(&gone, (struct slot){ .a = a, .r = r });
+			freed += ember_region_bytes(a, r);
+		}
+	}
+	size_t first_move = out->n;
+	demote(gone.v, gone.n, out);
+	for (size_t m = first_move; m < out->n; m++)
+		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
+			out->v[m].alloc->regions[r].released = 1;
+			uint64_t bytes = ember_region_bytes(out->v[m].alloc, r);
+			acc->resident -= bytes < acc->resident ? bytes : acc->resident;
+		}
+	free(gone.v);
+}
+
 size_t ember_policy_promote(const struct ember_policy_params *p, int dev, uint64_t now, struct ember_alloc *const *only,
 			    size_t nonly, struct ember_moves *out)
 {
@@ -336,6 +373,16 @@ size_t ember_policy_promote(const struct ember_policy_params *p, int dev, uint64
 	sort_slots(hot.v, hot.n, hottest_first);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t room = acc->high > used ? acc->high - used : 0;
+	if (nonly) {
+		uint64_t want = 0;
+		for (size_t h = 0; h < hot.n; h++)
+			want += ember_region_bytes(hot.v[h].a, hot.v[h].r);
+		if (want > room) {
+			swap_out_departed(p, dev, now, only, nonly, want - room, out);
+			used = acc->resident + acc->other;
+			room = acc->high > used ? acc->high - used : 0;
+		}
+	}
 	for (size_t h = 0; h < hot.n && room > 0; h++) {
 		struct ember_alloc *a = hot.v[h].a;
 		if (a->regions[hot.v[h].r].state != EMBER_REGION_MAPPED)

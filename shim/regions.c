@@ -133,7 +133,7 @@ struct ember_alloc *ember_regions_remove(uint64_t base)
 			struct ember_device_account *acc = &accounts[a->device];
 			for (uint32_t r = 0; r < a->nregions; r++) {
 				uint8_t s = a->regions[r].state;
-				if (s == EMBER_REGION_MAPPED)
+				if (s == EMBER_REGION_MAPPED || a->regions[r].released)
 					continue;
 				uint64_t bytes = ember_region_bytes(a, r);
 				acc->resident -= bytes < acc->resident ? bytes : acc->resident;

@@ -39,6 +39,7 @@ struct ember_region {
 	uint8_t state;   /* enum ember_region_state */
 	uint8_t hinted;  /* the application advised or prefetched it: Ember keeps off */
 	uint8_t departed; /* policy: a sliding range left it behind; cleared by its next reference */
+	uint8_t released; /* demoting, its bytes already out of the account: promotions queued after it use them */
 	uint32_t demand;       /* policy: decayed demand, as of interval demand_epoch */
 	uint32_t demand_epoch; /* policy: the interval demand was last brought up to date in */
 	uint32_t active_epoch; /* policy: the interval demand last arrived in */

@@ -137,13 +137,23 @@ static void complete_migration(struct job *j, bool ok, uint64_t ns)
 	 * demotion that failed leaves them resident and still accounted.
 	 */
 	enum ember_region_state after = promote == ok ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
-	for (uint32_t r = m->first; r < m->first + m->count; r++)
+	/* a released demotion's bytes left the account when it was issued: a failure brings them back */
+	uint64_t released = 0;
+	for (uint32_t r = m->first; r < m->first + m->count; r++) {
 		a->regions[r].state = after;
+		if (a->regions[r].released)
+			released += ember_region_bytes(a, r);
+		a->regions[r].released = 0;
+	}
 	a->in_flight -= m->count;
 	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE)
 		ember_policy_moved(ember_adaptive_params(), a, m->first, m->count, promote, ok, ember_adaptive_now());
-	if (!a->freed && acc && after == EMBER_REGION_MAPPED)
-		acc->resident -= bytes < acc->resident ? bytes : acc->resident;
+	if (!a->freed && acc && after == EMBER_REGION_MAPPED) {
+		uint64_t leaving = bytes - released;
+		acc->resident -= leaving < acc->resident ? leaving : acc->resident;
+	} else if (!a->freed && acc && released) {
+		acc->resident += released;
+	}
 	if (ok) {
 		uint64_t *count = promote ? &a->stats.promotions : &a->stats.demotions;
 		uint64_t *moved = promote ? &a->stats.bytes_promoted : &a->stats.bytes_demoted;
@@ -160,7 +170,8 @@ static void complete_migration(struct job *j, bool ok, uint64_t ns)
 	ember_alloc_put(a);
 }
 
-static void finish(struct job *j, bool ok)
+/* Apply a job's outcome and free it; the queue's count is the caller's business. */
+static void retire(struct job *j, bool ok)
 {
 	uint64_t ns = 0;
 	if (j->type == JOB_MIGRATE) {
@@ -170,9 +181,10 @@ static void finish(struct job *j, bool ok)
 				ns = (uint64_t)(ms * 1e6);
 		}
 		if (!ok && j->issue_error != CUDA_SUCCESS)
-			ember_warn("a %s of %llu bytes failed (CUresult %d); the regions stay mapped",
+			ember_warn("a %s of %llu bytes failed (CUresult %d); the regions stay %s",
 				   j->m.to_device >= 0 ? "promotion" : "demotion",
-				   (unsigned long long)migration_bytes(&j->m), (int)j->issue_error);
+				   (unsigned long long)migration_bytes(&j->m), (int)j->issue_error,
+				   j->m.to_device >= 0 ? "mapped" : "resident");
 		complete_migration(j, ok, ns);
 	} else if (ok) {
 		CUresult r = EMBER_REAL(cuMemFree_v2)(j->ptr);
@@ -184,6 +196,12 @@ static void finish(struct job *j, bool ok)
 	if (j->end)
 		EMBER_REAL(cuEventDestroy_v2)(j->end);
 	free(j);
+}
+
+/* A queued job is done: retire it and count it out of the queue. */
+static void finish(struct job *j, bool ok)
+{
+	retire(j, ok);
 	pthread_mutex_lock(&q_lock);
 	pending--;
 	pthread_cond_broadcast(&q_done);
@@ -380,18 +398,22 @@ void ember_migrations_start(const struct ember_migration *ms, size_t n, enum emb
 	if (n == 0)
 		return;
 	CUstream priv = private_stream(ms[0].ctx);
-	bool any = false;
+	bool any = false, demotion_failed = false;
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = calloc(1, sizeof *j);
 		if (!j || !priv) {
 			free(j);
+			demotion_failed |= ms[i].to_device < 0;
 			ember_worker_submit(&ms[i]); /* the worker will try */
 			continue;
 		}
 		j->type = JOB_MIGRATE;
 		j->m = ms[i];
-		if (!issue(j)) {
-			finish(j, false);
+		/* promotions queued behind a demotion use its room: without it, they wait for a later launch */
+		bool needs_room_that_failed = demotion_failed && ms[i].to_device >= 0;
+		if (needs_room_that_failed || !issue(j)) {
+			demotion_failed |= ms[i].to_device < 0;
+			retire(j, false); /* never queued */
 			continue;
 		}
 		j->issued = true;

@@ -44,16 +44,18 @@ static struct ember_alloc *alloc_regions(uint64_t base, uint32_t nregions)
 	return a;
 }
 
-/* Carry out every move at once, as the worker would on completion. */
+/* Carry out every move at once, as the worker does on completion (worker.c, complete_migration). */
 static void complete(struct ember_moves *m)
 {
 	struct ember_device_account *acc = ember_account(0);
 	for (size_t i = 0; i < m->n; i++) {
 		struct ember_move *mv = &m->v[i];
 		for (uint32_t r = mv->first; r < mv->first + mv->count; r++) {
-			mv->alloc->regions[r].state = mv->promote ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
-			if (!mv->promote)
+			struct ember_region *reg = &mv->alloc->regions[r];
+			reg->state = mv->promote ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
+			if (!mv->promote && !reg->released) /* as the worker: released bytes left at issue */
 				acc->resident -= ember_region_bytes(mv->alloc, r);
+			reg->released = 0;
 		}
 		mv->alloc->in_flight -= mv->count;
 		mv->alloc->refs--;
@@ -280,4 +282,26 @@ Test(policy, a_region_a_sliding_range_left_behind_gives_way_at_once)
 	cr_expect_eq(count_state(a, 28, 32, EMBER_REGION_RESIDENT), 4, "and the new regions took its place");
 	demand(a, 0, 1);
 	cr_expect_eq(a->regions[0].departed, 0, "a new reference ends the departure");
+}
+
+Test(policy, at_a_launch_departed_regions_make_room_for_its_hot_ones_on_the_same_stream)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 40);
+	demand(a, 0, 28);
+	step();
+	now += 200 * MS;
+	ember_policy_depart(a, 0, 4);
+	demand(a, 4, 32); /* the launch: the window moved four regions on */
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&params, 0, now, &a, 1, &m);
+	cr_assert_geq(m.n, 2);
+	cr_expect(!m.v[0].promote && m.v[0].first == 0 && m.v[0].count == 4, "the departed go first");
+	for (uint32_t r = 0; r < 4; r++)
+		cr_expect(a->regions[r].released, "their bytes left the account at once");
+	cr_expect_eq(count_state(a, 28, 32, EMBER_REGION_PROMOTING), 4, "the new regions follow them");
+	cr_expect_leq(ember_account(0)->resident, ember_account(0)->high, "never both in the account");
+	complete(&m);
+	cr_expect_eq(count_state(a, 4, 32, EMBER_REGION_RESIDENT), 28);
+	cr_expect_eq(count_state(a, 0, 4, EMBER_REGION_MAPPED), 4);
+	cr_expect_eq(ember_account(0)->resident, 28 * REGION, "released bytes are not taken twice");
 }
