@@ -305,3 +305,15 @@ Test(policy, at_a_launch_departed_regions_make_room_for_its_hot_ones_on_the_same
 	cr_expect_eq(count_state(a, 0, 4, EMBER_REGION_MAPPED), 4);
 	cr_expect_eq(ember_account(0)->resident, 28 * REGION, "released bytes are not taken twice");
 }
+
+Test(policy, neighbouring_spans_are_promoted_as_one_move)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 40);
+	demand(a, 0, 40); /* all equally hot: spans of 4 regions, in address order */
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&params, 0, now, NULL, 0, &m);
+	cr_expect_eq(m.n, 1, "one prefetch, not %zu", m.n);
+	cr_expect(m.n && m.v[0].first == 0 && m.v[0].count == 28, "the first 28 regions, up to the high watermark");
+	cr_expect_eq(a->refs, 2, "one reference for the table, one for the move");
+	complete(&m);
+}
