@@ -4,7 +4,6 @@
 #include <time.h>
 
 #include "adaptive.h"
-#include "budget.h"
 #include "monitor.h"
 #include "shim.h"
 #include "worker.h"
@@ -67,7 +66,7 @@ static struct ember_migration *as_migrations(const struct ember_moves *moves, in
 	return m;
 }
 
-bool ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ctx *at)
+void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ctx *at)
 {
 	const struct ember_policy_params *p = ember_adaptive_params();
 	uint64_t now = ember_adaptive_now();
@@ -113,64 +112,6 @@ bool ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ct
 	static bool started;
 	if (waiting || !__atomic_exchange_n(&started, true, __ATOMIC_RELAXED))
 		ember_worker_wake(); /* the first launch starts the worker's interval passes */
-	return ndevs > 0;
-}
-
-/* Per device: an event after the latest launch that referenced placed memory, and when it was issued. */
-static struct {
-	pthread_mutex_t lock;
-	CUevent event;
-	CUcontext ctx;
-	uint64_t issued_ns;
-} progress[EMBER_MAX_DEVICES];
-static pthread_once_t progress_once = PTHREAD_ONCE_INIT;
-
-static void progress_init(void)
-{
-	for (int d = 0; d < EMBER_MAX_DEVICES; d++)
-		pthread_mutex_init(&progress[d].lock, NULL);
-}
-
-void ember_adaptive_launched(CUstream stream, bool per_thread)
-{
-	int dev = ember_budget_current_device();
-	if (dev < 0 || dev >= EMBER_MAX_DEVICES)
-		return;
-	/* a stream being captured would take the record into its graph */
-	CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-	if ((per_thread ? EMBER_REAL(cuStreamIsCapturing_ptsz)(stream, &capture)
-			: EMBER_REAL(cuStreamIsCapturing)(stream, &capture)) != CUDA_SUCCESS ||
-	    capture != CU_STREAM_CAPTURE_STATUS_NONE)
-		return;
-	pthread_once(&progress_once, progress_init);
-	CUcontext ctx = NULL;
-	EMBER_REAL(cuCtxGetCurrent)(&ctx);
-	pthread_mutex_lock(&progress[dev].lock);
-	if (progress[dev].ctx != ctx) { /* first use, or a new context: an event of its own */
-		if (progress[dev].event)
-			EMBER_REAL(cuEventDestroy_v2)(progress[dev].event);
-		progress[dev].event = NULL;
-		if (EMBER_REAL(cuEventCreate)(&progress[dev].event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS)
-			progress[dev].ctx = ctx;
-	}
-	if (progress[dev].event &&
-	    (per_thread ? EMBER_REAL(cuEventRecord_ptsz)(progress[dev].event, stream)
-			: EMBER_REAL(cuEventRecord)(progress[dev].event, stream)) == CUDA_SUCCESS)
-		progress[dev].issued_ns = ember_adaptive_now();
-	pthread_mutex_unlock(&progress[dev].lock);
-}
-
-/* The policy's time for dev: while the GPU still runs launches, time stands at the latest one. */
-static uint64_t gpu_time(int dev, uint64_t now)
-{
-	pthread_once(&progress_once, progress_init);
-	pthread_mutex_lock(&progress[dev].lock);
-	uint64_t t = now;
-	if (progress[dev].event && EMBER_REAL(cuEventQuery)(progress[dev].event) == CUDA_ERROR_NOT_READY &&
-	    progress[dev].issued_ns < now)
-		t = progress[dev].issued_ns;
-	pthread_mutex_unlock(&progress[dev].lock);
-	return t;
 }
 
 /*
@@ -185,12 +126,11 @@ enum { BATCHES_IN_FLIGHT = 4 };
 void ember_adaptive_pass(void)
 {
 	const struct ember_policy_params *p = ember_adaptive_params();
-	uint64_t wall = ember_adaptive_now();
+	uint64_t now = ember_adaptive_now();
 	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
 		CUcontext ctx = __atomic_load_n(&contexts[dev], __ATOMIC_RELAXED);
 		if (!ctx)
 			continue;
-		uint64_t now = gpu_time(dev, wall);
 		for (int round = 0; round < BATCHES_IN_FLIGHT; round++) {
 			struct ember_moves moves = { 0 };
 			ember_regions_lock();

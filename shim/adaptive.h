@@ -28,16 +28,7 @@ void ember_adaptive_note_context(int dev, CUcontext ctx);
  * that kernels are reading over the interconnect at the same time ran at
  * 1.5 GB/s on the H200). Reclamation is left to the worker, woken here.
  */
-bool ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ctx *at);
-
-/*
- * After a launch that ember_adaptive_launch saw (it returned true): mark the
- * GPU's progress on its stream, so that the worker judges silence from when
- * the GPU finished the launches, not from when they were issued. A program
- * may queue a second's work in microseconds; until it has run, the regions
- * it references are not silent.
- */
-void ember_adaptive_launched(CUstream stream, bool per_thread);
+void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ctx *at);
 
 /* Reclamation and replacement over every device; demotions go to the worker. Worker thread only. */
 void ember_adaptive_pass(void);

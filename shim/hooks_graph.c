@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adaptive.h"
 #include "grow.h"
 #include "launch_scan.h"
 #include "placement.h"
@@ -90,11 +89,10 @@ static void instantiated(CUgraphExec exec, CUgraph graph)
 	pthread_mutex_unlock(&records_lock);
 }
 
-/* Before a graph launch; returns whether to mark the GPU's progress after it. */
-static bool launching(CUgraphExec exec, CUstream stream, bool per_thread)
+static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 {
 	if (!ember_active || ember_cfg.mode < EMBER_MODE_STATIC)
-		return false;
+		return;
 	pthread_mutex_lock(&records_lock);
 	struct graph_record *g = records;
 	while (g && g->exec != exec)
@@ -104,14 +102,12 @@ static bool launching(CUgraphExec exec, CUstream stream, bool per_thread)
 	if (copy)
 		memcpy(copy, g->scans, n * sizeof *copy);
 	pthread_mutex_unlock(&records_lock);
-	bool mark = false;
 	for (size_t i = 0; copy && i < n; i++) {
 		ember_scan_rebind(&copy[i]);
-		mark |= ember_placement_launch(&copy[i], stream, per_thread);
+		ember_placement_launch(&copy[i], stream, per_thread);
 		ember_scan_release(&copy[i]);
 	}
 	free(copy);
-	return mark;
 }
 
 static void forget(CUgraphExec exec)
@@ -166,20 +162,14 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CU
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
-	bool mark = launching(hGraphExec, hStream, false);
-	CUresult r = EMBER_REAL(cuGraphLaunch)(hGraphExec, hStream);
-	if (mark && r == CUDA_SUCCESS)
-		ember_adaptive_launched(hStream, false);
-	return r;
+	launched(hGraphExec, hStream, false);
+	return EMBER_REAL(cuGraphLaunch)(hGraphExec, hStream);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
-	bool mark = launching(hGraphExec, hStream, true);
-	CUresult r = EMBER_REAL(cuGraphLaunch_ptsz)(hGraphExec, hStream);
-	if (mark && r == CUDA_SUCCESS)
-		ember_adaptive_launched(hStream, true);
-	return r;
+	launched(hGraphExec, hStream, true);
+	return EMBER_REAL(cuGraphLaunch_ptsz)(hGraphExec, hStream);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)

@@ -248,17 +248,18 @@ static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *a
 		a->regions[r].hinted = 1;
 }
 
-bool ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread)
+void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread)
 {
 	if (scan->n == 0)
-		return false;
+		return;
 	struct ember_launch_ctx at = { .stream = stream, .per_thread = per_thread };
 	EMBER_REAL(cuCtxGetCurrent)(&at.ctx);
-	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE)
-		return ember_adaptive_launch(scan, &at);
+	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE) {
+		ember_adaptive_launch(scan, &at);
+		return;
+	}
 	for (unsigned i = 0; i < scan->n; i++)
 		ember_placement_referenced(scan->allocs[i], &at);
-	return false;
 }
 
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)

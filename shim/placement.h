@@ -42,10 +42,8 @@ struct ember_scan;
  * A launch (a kernel, or a graph's kernels) referencing what scan found is
  * about to run on stream: static mode makes each allocation's first
  * reference its static split; adaptive mode records demand and promotes.
- * Returns true when the caller should mark the GPU's progress after the
- * launch (ember_adaptive_launched).
  */
-bool ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread);
+void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread);
 
 /* The application advised or prefetched [ptr, ptr + bytes): Ember keeps off it. */
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes);
