@@ -72,6 +72,7 @@ void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ct
 	uint64_t now = ember_adaptive_now();
 	int devs[EMBER_SCAN_MAX_REFS];
 	unsigned ndevs = 0;
+	scan->stream_key = ember_scan_stream_key(at->stream, at->per_thread);
 	ember_regions_lock();
 	ember_monitor_launch(scan, now);
 	for (unsigned i = 0; i < scan->n; i++) {

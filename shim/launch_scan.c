@@ -11,7 +11,15 @@ struct layout {
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
-	struct ember_scan_range last[EMBER_SCAN_LEARNED]; /* what each argument covered last time */
+	struct arg_history *history;           /* per pointer argument, made on first use */
+};
+
+/* What one argument covered at its latest launch on each of its latest streams. */
+struct arg_history {
+	struct {
+		uint64_t key, used; /* used: a counter, to replace the stalest */
+		struct ember_scan_range range;
+	} on[EMBER_SCAN_STREAMS];
 };
 
 enum { LAYOUT_BUCKETS = 4096, MAX_PARAMS = 4096 };
@@ -83,7 +91,6 @@ static unsigned layout_of(CUfunction f, uint32_t *offset, uint32_t *size, unsign
 		memcpy(offset, l->offset, n * sizeof *offset);
 		memcpy(size, l->size, n * sizeof *size);
 		memcpy(out->elem_size, l->elem_size, sizeof l->elem_size);
-		memcpy(out->prev, l->last, sizeof l->last);
 	}
 	pthread_mutex_unlock(&layout_lock);
 	return n;
@@ -100,15 +107,53 @@ void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size)
 	pthread_mutex_unlock(&layout_lock);
 }
 
-void ember_scan_remember_range(CUfunction f, unsigned param, const struct ember_scan_range *range)
+uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 {
+	/* the legacy default stream is one stream; a per-thread default stream is one per thread */
+	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
+}
+
+void ember_scan_remember_range(CUfunction f, unsigned param, uint64_t stream_key, const struct ember_scan_range *range)
+{
+	static uint64_t clock;
 	if (param >= EMBER_SCAN_LEARNED)
 		return;
 	pthread_mutex_lock(&layout_lock);
 	struct layout *l = slot_of(f);
-	if (l && l->f == f)
-		l->last[param] = *range;
+	if (l && l->f == f && !l->history)
+		l->history = calloc(EMBER_SCAN_LEARNED, sizeof *l->history);
+	if (l && l->f == f && l->history) {
+		struct arg_history *h = &l->history[param];
+		unsigned pick = 0;
+		for (unsigned i = 0; i < EMBER_SCAN_STREAMS; i++) {
+			if (h->on[i].used && h->on[i].key == stream_key) {
+				pick = i;
+				break;
+			}
+			if (h->on[i].used < h->on[pick].used)
+				pick = i; /* the stalest, or an empty one */
+		}
+		h->on[pick].key = stream_key;
+		h->on[pick].used = ++clock;
+		h->on[pick].range = *range;
+	}
 	pthread_mutex_unlock(&layout_lock);
+}
+
+bool ember_scan_previous_range(CUfunction f, unsigned param, uint64_t stream_key, struct ember_scan_range *out)
+{
+	bool found = false;
+	if (param >= EMBER_SCAN_LEARNED)
+		return false;
+	pthread_mutex_lock(&layout_lock);
+	struct layout *l = slot_of(f);
+	for (unsigned i = 0; l && l->f == f && l->history && i < EMBER_SCAN_STREAMS && !found; i++)
+		if (l->history[param].on[i].used && l->history[param].on[i].key == stream_key) {
+			*out = l->history[param].on[i].range;
+			found = true;
+		}
+	pthread_mutex_unlock(&layout_lock);
+	return found;
 }
 
 /* Record word, from argument param, if it points into a placed allocation. Returns whether it did. */
@@ -165,7 +210,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	out->f = f;
 	out->newly_learned = out->newly_ranged = 0;
 	memset(out->elem_size, 0, sizeof out->elem_size);
-	memset(out->prev, 0, sizeof out->prev);
+	out->stream_key = 0;
 	if (!ember_regions_any_placed())
 		return;
 	uint64_t lo, hi;
@@ -250,6 +295,7 @@ void ember_scan_forget_layouts(void)
 	for (unsigned i = 0; i < LAYOUT_BUCKETS; i++) {
 		free(layouts[i].offset);
 		free(layouts[i].size);
+		free(layouts[i].history);
 		layouts[i] = (struct layout){ 0 };
 	}
 	pthread_mutex_unlock(&layout_lock);

@@ -61,8 +61,8 @@ static bool sole_pointer_of_its_argument(const struct ember_scan *s, unsigned i)
 }
 
 /*
- * Launch order: the same argument of the same kernel, in the same
- * allocation, covering a range that overlaps at least half of what it
+ * Launch order, per stream: the same argument of the same kernel, launched
+ * on the same stream, in the same allocation, covering a range that overlaps at least half of what it
  * covered last time but has moved. The whole regions it left behind are
  * departed: a sliding window moved past them. A sweep in chunks overlaps
  * its previous chunk by a halo at most, and a kernel run once per layer
@@ -75,9 +75,12 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 	struct ember_alloc *a = s->ptrs[i].alloc;
 	unsigned param = s->ptrs[i].param;
 	struct ember_scan_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
-	const struct ember_scan_range *was = &s->prev[param];
 	s->range[param] = now_r;
 	s->newly_ranged |= 1u << param;
+	struct ember_scan_range before;
+	if (!ember_scan_previous_range(s->f, param, s->stream_key, &before))
+		return;
+	const struct ember_scan_range *was = &before;
 	if (was->alloc_id != a->id || was->end <= was->start)
 		return;
 	uint64_t lo = was->start > now_r.start ? was->start : now_r.start;
@@ -117,7 +120,7 @@ void ember_monitor_learn(const struct ember_scan *s)
 {
 	for (unsigned param = 0; s->newly_ranged >> param; param++)
 		if (s->newly_ranged & (1u << param))
-			ember_scan_remember_range(s->f, param, &s->range[param]);
+			ember_scan_remember_range(s->f, param, s->stream_key, &s->range[param]);
 	for (unsigned param = 0; s->newly_learned >> param; param++)
 		if (s->newly_learned & (1u << param))
 			ember_scan_learn(s->f, param, s->elem_size[param]);

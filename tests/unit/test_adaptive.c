@@ -314,3 +314,40 @@ Test(adaptive, a_driver_error_in_the_middle_of_a_swap_loses_nothing)
 	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
 	cr_expect_eq(total_b - free_b, 28 * 2 * MiB, "the account holds exactly the resident regions");
 }
+
+static void read_range_on(CUdeviceptr p, size_t bytes, CUstream stream)
+{
+	size_t n = bytes / sizeof(float);
+	void *params[] = { &p, &n };
+	CU_OK(SYM(shim, cuLaunchKernel)(touch, 1, 1, 1, 1, 1, 1, 0, stream, params, NULL));
+}
+
+Test(adaptive, streams_keep_their_own_launch_order)
+{
+	/*
+	 * Two streams run one kernel over two buffers, taking turns: each
+	 * launch jumps between buffers, and no range slides. Only on one
+	 * stream does the window move, and only what it left behind departs.
+	 */
+	start();
+	CUstream s1, s2;
+	CU_OK(SYM(shim, cuStreamCreate)(&s1, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamCreate)(&s2, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr a = managed(64 * MiB), b = managed(16 * MiB);
+	for (int i = 0; i < 40 && resident_regions(a, 40 * MiB) + resident_regions(b, 16 * MiB) < 28; i++) {
+		read_range_on(a, 40 * MiB, s1);
+		read_range_on(b, 16 * MiB, s2);
+		sleep_ms(5);
+	}
+	SYM(shim, ember_flush)();
+	cr_assert_eq(resident_regions(a, 40 * MiB) + resident_regions(b, 16 * MiB), 28);
+	sleep_ms(120);
+	read_range_on(b, 16 * MiB, s2);
+	read_range_on(a + 8 * MiB, 40 * MiB, s1); /* stream 1's window slides by 8 MiB */
+	read_range_on(b, 16 * MiB, s2);
+	SYM(shim, ember_flush)();
+	cr_expect_eq(resident_regions(a + 8 * MiB, 40 * MiB), 20, "the slid window is resident");
+	cr_expect_eq(mapped_regions(a, 8 * MiB), 4, "what it left behind went back");
+	cr_expect_eq(resident_regions(b, 16 * MiB), 8, "the other stream's buffer stayed");
+	expect_within_budget();
+}
