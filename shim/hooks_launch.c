@@ -8,11 +8,19 @@
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
+#include "worker.h"
 
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
-	if (!ember_active || ember_cfg.mode < EMBER_MODE_STATIC)
+	if (!ember_active || ember_cfg.mode < EMBER_MODE_MAPPED)
 		return;
+	if (ember_cfg.mode == EMBER_MODE_MAPPED) {
+		/* nothing moves, but the worker reads the event queue: faults and the driver's own moves */
+		static bool started;
+		if (ember_cfg.uvm_events && !__atomic_exchange_n(&started, true, __ATOMIC_RELAXED))
+			ember_worker_wake();
+		return;
+	}
 	struct ember_scan scan;
 	ember_scan_launch(f, params, extra, &scan);
 	ember_placement_launch(&scan, stream, per_thread);

@@ -231,6 +231,11 @@ void ember_uvm_events_finish(void)
 	drain(1); /* a short run may leave fewer records than a running one needs to tell the entry size */
 }
 
+bool ember_uvm_events_reading(void)
+{
+	return __atomic_load_n(&opened, __ATOMIC_ACQUIRE);
+}
+
 bool ember_uvm_events_counts(struct ember_uvm_counts *out)
 {
 	pthread_mutex_lock(&queue_lock);

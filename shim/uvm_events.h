@@ -35,6 +35,9 @@ void ember_uvm_events_finish(void);
 /* Fold one decoded record into the counts (uvm_records.c: pure). */
 void ember_uvm_count(const struct ember_uvm_event *e, struct ember_uvm_counts *c);
 
+/* Whether the queue is open and being read. */
+bool ember_uvm_events_reading(void);
+
 /* A snapshot; returns false when the queue was never opened. */
 bool ember_uvm_events_counts(struct ember_uvm_counts *out);
 

@@ -317,8 +317,9 @@ static void *worker_main(void *arg)
 		if (in_flight) {
 			struct timespec ts = deadline_in(POLL_NS);
 			pthread_cond_timedwait(&q_wake, &q_lock, &ts);
-		} else if ((adaptive || ember_cfg.live) && !stopping) {
-			struct timespec ts = deadline_in(adaptive ? interval : 250 * 1000 * 1000ull);
+		} else if ((adaptive || ember_cfg.live || ember_uvm_events_reading()) && !stopping) {
+			/* the event queue holds 32768 records: read it often enough that none are dropped */
+			struct timespec ts = deadline_in(adaptive ? interval : 100 * 1000 * 1000ull);
 			pthread_cond_timedwait(&q_wake, &q_lock, &ts);
 			if (ember_cfg.live && !adaptive)
 				ember_live_publish(); /* static and mapped modes change only on launches: a slow refresh */
