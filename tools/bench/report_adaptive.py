@@ -34,6 +34,19 @@ def main():
             "| working set | variant | seconds for 8 tokens |", "| --- | --- | --- |"]
     for r in sorted([r for r in ok if r["bench"] == "torch-decode"], key=lambda r: (r["working_set_bytes"], r["variant"])):
         out.append(f"| {r['working_set_bytes'] / 2**30:.0f} GiB | {r['variant']} | {r['seconds']:.3f} |")
+    out += ["", "### What the UVM tools event queue saw (EMBER_UVM_EVENTS, per run)", "",
+            "| bench | variant | drift % | working set | migrations Ember asked for | by the driver | driver evictions "
+            "| GPU faults | dropped |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in ok:
+        u = r.get("uvm_events")
+        if u is None:
+            continue
+        out.append(f"| {r['bench']} | {r['variant']} | {r.get('drift', '')} | {r['working_set_bytes'] / 2**30:.0f} GiB | "
+                   f"{u['migrations_requested']} | {u['migrations_by_driver']} | {u['driver_evictions']} | "
+                   f"{u['gpu_faults']} | {u['dropped']} |")
+    unread = [f"{r['bench']} {r['variant']}" for r in ok if r.get("uvm_events") is None and r["variant"] != "off"]
+    if unread:
+        out.append(f"\nNo event counts (the queue was not read) for: {', '.join(unread)}.")
     for r in rows:
         if "error" in r:
             out.append(f"\n{r['bench']} {r['variant']}: did not run ({r['error']})")
