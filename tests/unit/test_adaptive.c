@@ -100,15 +100,26 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-static unsigned resident_regions(CUdeviceptr p, size_t bytes)
+/* Regions of [p, p + bytes) in a state of ember_region_info: 0 mapped, 2 resident. */
+static unsigned regions_in_state(CUdeviceptr p, size_t bytes, int state)
 {
 	unsigned n = 0;
 	for (size_t off = 0; off < bytes; off += 2 * MiB) {
 		struct ember_region_info info;
-		if (SYM(shim, ember_region_info)((void *)(p + off), &info) == 0 && info.state == 2)
+		if (SYM(shim, ember_region_info)((void *)(p + off), &info) == 0 && info.state == state)
 			n++;
 	}
 	return n;
+}
+
+static unsigned resident_regions(CUdeviceptr p, size_t bytes)
+{
+	return regions_in_state(p, bytes, 2);
+}
+
+static unsigned mapped_regions(CUdeviceptr p, size_t bytes)
+{
+	return regions_in_state(p, bytes, 0);
 }
 
 static void expect_within_budget(void)
@@ -216,30 +227,31 @@ Test(adaptive, launch_scan_accuracy)
 	score_scan("pointer inside a struct", s, 64 * MiB, 0.0, 1.0);
 }
 
-static unsigned mapped_regions(CUdeviceptr p, size_t bytes)
+/*
+ * A 120 MiB buffer whose first 56 MiB window is resident, filling the
+ * budget to its high watermark (every new region needs a victim), and past
+ * the arrivals' grace (100 ms): protection is not what these tests test.
+ */
+static const size_t WINDOW = 56 * MiB, SLIDE = 8 * MiB;
+
+static CUdeviceptr resident_window(void)
 {
-	unsigned n = 0;
-	for (size_t off = 0; off < bytes; off += 2 * MiB) {
-		struct ember_region_info info;
-		if (SYM(shim, ember_region_info)((void *)(p + off), &info) == 0 && info.state == 0)
-			n++;
+	start();
+	CUdeviceptr buf = managed(120 * MiB);
+	for (int i = 0; i < 40 && resident_regions(buf, WINDOW) < 28; i++) {
+		read_range(buf, WINDOW);
+		sleep_ms(5);
 	}
-	return n;
+	SYM(shim, ember_flush)();
+	cr_assert_eq(resident_regions(buf, WINDOW), 28);
+	sleep_ms(120);
+	return buf;
 }
 
 Test(adaptive, launch_order_follows_a_sliding_window)
 {
-	/* the window fills the budget to its high watermark: every new region needs a victim */
-	start();
-	const size_t window = 56 * MiB, step = 8 * MiB;
-	CUdeviceptr buf = managed(120 * MiB);
-	for (int i = 0; i < 40 && resident_regions(buf, window) < 28; i++) {
-		read_range(buf, window);
-		sleep_ms(5);
-	}
-	SYM(shim, ember_flush)();
-	cr_assert_eq(resident_regions(buf, window), 28);
-	sleep_ms(120); /* past the arrivals' grace (100 ms): protection is not what this tests */
+	CUdeviceptr buf = resident_window();
+	const size_t window = WINDOW, step = SLIDE;
 	for (unsigned phase = 1; phase <= 6; phase++) {
 		CUdeviceptr at = buf + phase * step;
 		/*
@@ -286,16 +298,8 @@ Test(adaptive, a_sweep_in_chunks_and_a_kernel_per_layer_depart_nothing)
 
 Test(adaptive, a_driver_error_in_the_middle_of_a_swap_loses_nothing)
 {
-	start();
-	const size_t window = 56 * MiB, step = 8 * MiB;
-	CUdeviceptr buf = managed(120 * MiB);
-	for (int i = 0; i < 40 && resident_regions(buf, window) < 28; i++) {
-		read_range(buf, window);
-		sleep_ms(5);
-	}
-	SYM(shim, ember_flush)();
-	cr_assert_eq(resident_regions(buf, window), 28);
-	sleep_ms(120);
+	CUdeviceptr buf = resident_window();
+	const size_t window = WINDOW, step = SLIDE;
 	/* the demotion of what the window left behind fails: the promotions behind it must not run */
 	SYM(sim, ember_sim_fail_prefetches)(EMBER_SIM_TO_HOST, 1, CUDA_ERROR_UNKNOWN);
 	read_range(buf + step, window);
