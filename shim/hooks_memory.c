@@ -12,6 +12,7 @@
 
 #include "budget.h"
 #include "census.h"
+#include "physical.h"
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
@@ -195,15 +196,30 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, 
 	not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), "
 				     "which managed memory cannot back; PyTorch: expandable_segments:False avoids it");
 	CUresult r = EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
-	if (r == CUDA_SUCCESS && placing())
+	if (r == CUDA_SUCCESS && placing()) {
 		ember_census_count(EMBER_ENTRY_CREATE, size, false);
+		/* device memory Ember cannot place, but can count against the budget */
+		if (prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+			ember_physical_created(*handle, size, prop->location.id);
+	}
 	return r;
 }
 
-static CUresult counted_pool(CUresult r, size_t bytesize)
+EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
+	CUresult r = EMBER_REAL(cuMemRelease)(handle);
 	if (r == CUDA_SUCCESS && placing())
+		ember_physical_released(handle);
+	return r;
+}
+
+/* A pool's allocation: counted against the budget until its free, as plain memory is. */
+static CUresult counted_pool(CUresult r, CUdeviceptr *dptr, size_t bytesize)
+{
+	if (r == CUDA_SUCCESS && placing()) {
 		ember_census_count(EMBER_ENTRY_POOL, bytesize, false);
+		track_plain(*dptr, bytesize);
+	}
 	return r;
 }
 
@@ -213,14 +229,14 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t 
 						      CUstream hStream)
 {
 	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
-	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream), bytesize);
+	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream), dptr, bytesize);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 							   CUstream hStream)
 {
 	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
-	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream), bytesize);
+	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream), dptr, bytesize);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,

@@ -278,6 +278,24 @@ Test(placement, get_info_reports_the_budget)
 	CU_OK(SYM(shim, cuMemFree_v2)(plain));
 	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
 	cr_expect_eq(free_b, budget - 8 * MiB);
+	/* physical allocations of the virtual memory API, from creation to release */
+	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				     .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	CUmemGenericAllocationHandle h;
+	CU_OK(SYM(shim, cuMemCreate)(&h, 6 * MiB, &prop, 0));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 14 * MiB, "cuMemCreate counts against the budget");
+	CU_OK(SYM(shim, cuMemRelease)(h));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 8 * MiB, "and cuMemRelease gives it back");
+	/* a pool's allocations, until they are freed */
+	CUdeviceptr pooled;
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&pooled, 2 * MiB, (CUmemoryPool)(uintptr_t)1, NULL));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 10 * MiB, "pool allocations count against the budget");
+	CU_OK(SYM(shim, cuMemFreeAsync)(pooled, NULL));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget - 8 * MiB);
 }
 
 Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
