@@ -1,4 +1,6 @@
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -35,4 +37,22 @@ CUmodule start_context(void *shim)
 	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
 	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
 	return mod;
+}
+
+void temp_file_env(const char *var, char *path_template)
+{
+	int fd = mkstemp(path_template);
+	cr_assert_geq(fd, 0, "cannot make %s", path_template);
+	close(fd);
+	setenv(var, path_template, 1);
+}
+
+size_t read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot open %s", path);
+	size_t n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return n;
 }

@@ -22,6 +22,12 @@ void *must_dlsym(void *handle, const char *name);
  * simulated driver's built-in kernels loaded. Returns the module. */
 CUmodule start_context(void *shim);
 
+/* Make an empty file from a mkstemp template (rewritten in place) and point var at it. */
+void temp_file_env(const char *var, char *path_template);
+
+/* Read up to size - 1 bytes of path into buf, NUL-terminated; the file must exist. Returns the length. */
+size_t read_file(const char *path, char *buf, size_t size);
+
 /* A typed function pointer to `name` in a library. */
 #define SYM(handle, name) ((__typeof__(&name))must_dlsym((handle), #name))
 

@@ -15,21 +15,14 @@ static char log_path[64];
 static void capture_log(void)
 {
 	snprintf(log_path, sizeof log_path, "/tmp/ember-loader-log-XXXXXX");
-	int fd = mkstemp(log_path);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	setenv("EMBER_LOG_FILE", log_path, 1);
+	temp_file_env("EMBER_LOG_FILE", log_path);
 	setenv("EMBER_LOG", "info", 1);
 }
 
 static char *read_log(void)
 {
 	static char buf[8192];
-	FILE *f = fopen(log_path, "r");
-	cr_assert_not_null(f);
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	read_file(log_path, buf, sizeof buf);
 	return buf;
 }
 

@@ -45,10 +45,7 @@ Test(passthrough, ember_1_rewrites)
 static void expect_error_line(const char *name, const char *value, const char *message)
 {
 	char log[] = "/tmp/ember-test-log-XXXXXX";
-	int fd = mkstemp(log);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	setenv("EMBER_LOG_FILE", log, 1);
+	temp_file_env("EMBER_LOG_FILE", log);
 	setenv(name, value, 1);
 	void *sim = load_sim();
 	expect_pass_through(load_shim(), sim);

@@ -362,10 +362,7 @@ Test(placement, hints_on_plain_memory_do_nothing)
 Test(placement, manage_all_says_why_pitched_memory_stays_plain)
 {
 	char log[] = "/tmp/ember-manage-all-XXXXXX";
-	int fd = mkstemp(log);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	setenv("EMBER_LOG_FILE", log, 1);
+	temp_file_env("EMBER_LOG_FILE", log);
 	setenv("EMBER_LOG", "info", 1);
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	start_static();
@@ -376,10 +373,8 @@ Test(placement, manage_all_says_why_pitched_memory_stays_plain)
 	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, p));
 	cr_expect_eq(managed_flag, 0);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
-	FILE *f = fopen(log, "r");
-	char buf[4096] = "";
-	cr_assert_gt(fread(buf, 1, sizeof buf - 1, f), 0);
-	fclose(f);
+	char buf[4096];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
 	unlink(log);
 	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL: cuMemAllocPitch memory stays plain device memory"), "%s", buf);
 }
@@ -416,41 +411,9 @@ Test(placement, manage_all_converts_plain_allocations)
 	cr_expect_eq(resident(), 0);
 }
 
-Test(placement, stats_are_written_at_exit)
+/* Run child() in a process of its own, which must exit 0 (and so run Ember's exit handlers). Returns its ID. */
+static pid_t run_in_child(void (*child)(void))
 {
-	char path[] = "/tmp/ember-stats-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	setenv("EMBER_STATS", path, 1);
-	pid_t pid = fork();
-	if (pid == 0) {
-		start_static();
-		CUdeviceptr p = managed(20 * MiB);
-		launch_read(p, 20 * MiB);
-		flush();
-		exit(0);
-	}
-	int status;
-	waitpid(pid, &status, 0);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f);
-	char buf[4096] = "";
-	cr_assert_gt(fread(buf, 1, sizeof buf - 1, f), 0);
-	fclose(f);
-	unlink(path);
-	cr_expect_not_null(strstr(buf, "\"budget_bytes\": 67108864"), "%s", buf);
-	cr_expect_not_null(strstr(buf, "\"bytes_promoted\": 20971520"), "%s", buf);
-	cr_expect_not_null(strstr(buf, "\"mode\": \"static\""), "%s", buf);
-	cr_expect_not_null(strstr(buf, "\"entry_points\": {\"cuMemAllocManaged\": {\"calls\": 1, \"bytes\": 20971520, "
-				       "\"converted\": 0}}"), "the allocation census: %s", buf);
-}
-
-/* Run child() in a process with EMBER_STATS=pattern; return the report it left at path. */
-static bool report_of(const char *pattern, const char *path, void (*child)(void))
-{
-	setenv("EMBER_STATS", pattern, 1);
 	pid_t pid = fork();
 	if (pid == 0) {
 		child();
@@ -459,6 +422,37 @@ static bool report_of(const char *pattern, const char *path, void (*child)(void)
 	int status;
 	waitpid(pid, &status, 0);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return pid;
+}
+
+static void read_20_mib(void)
+{
+	start_static();
+	CUdeviceptr p = managed(20 * MiB);
+	launch_read(p, 20 * MiB);
+	flush();
+}
+
+Test(placement, stats_are_written_at_exit)
+{
+	char path[] = "/tmp/ember-stats-XXXXXX";
+	temp_file_env("EMBER_STATS", path);
+	run_in_child(read_20_mib);
+	char buf[4096];
+	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
+	unlink(path);
+	cr_expect_not_null(strstr(buf, "\"budget_bytes\": 67108864"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"bytes_promoted\": 20971520"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"mode\": \"static\""), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"entry_points\": {\"cuMemAllocManaged\": {\"calls\": 1, \"bytes\": 20971520, "
+				       "\"converted\": 0}}"), "the allocation census: %s", buf);
+}
+
+/* Run child() in a process with EMBER_STATS=pattern; return whether it left a report at path. */
+static bool report_of(const char *pattern, const char *path, void (*child)(void))
+{
+	setenv("EMBER_STATS", pattern, 1);
+	pid_t pid = run_in_child(child);
 	char real[64];
 	snprintf(real, sizeof real, path, (int)pid);
 	bool there = access(real, F_OK) == 0;
