@@ -48,14 +48,13 @@ static CUresult advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, in
 {
 	if (count == 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	size_t first, end;
 	pthread_mutex_lock(&sim_mem_lock);
-	struct sim_alloc *a = sim_alloc_find_range((uintptr_t)devPtr, count);
-	if (!a || a->kind != SIM_MEM_MANAGED) {
+	struct sim_alloc *a = sim_managed_range((uintptr_t)devPtr, count, &first, &end);
+	if (!a) {
 		pthread_mutex_unlock(&sim_mem_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	size_t first, end;
-	sim_block_span(a, (uintptr_t)devPtr, count, &first, &end);
 	for (size_t i = first; i < end; i++) {
 		sim_block_notice_cpu(a, i);
 		advise_block(a, i, advice, loc);

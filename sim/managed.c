@@ -35,6 +35,15 @@ void sim_block_span(const struct sim_alloc *a, uintptr_t addr, size_t len, size_
 	*end = ((off + len - 1) >> SIM_BLOCK_SHIFT) + 1;
 }
 
+struct sim_alloc *sim_managed_range(uintptr_t addr, size_t len, size_t *first, size_t *end)
+{
+	struct sim_alloc *a = sim_alloc_find_range(addr, len);
+	if (!a || a->kind != SIM_MEM_MANAGED)
+		return NULL;
+	sim_block_span(a, addr, len, first, end);
+	return a;
+}
+
 CUresult sim_managed_setup(struct sim_alloc *a)
 {
 	a->nblocks = (a->size + SIM_BLOCK_BYTES - 1) >> SIM_BLOCK_SHIFT;

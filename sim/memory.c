@@ -108,12 +108,15 @@ SIM_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch
 	return r;
 }
 
-/* Device or managed memory at exactly dptr; page-locked host memory goes with cuMemFreeHost. */
-static CUresult free_device(CUdeviceptr dptr)
+/*
+ * The allocation at exactly p, out of the table and freed: page-locked host
+ * memory when host is set (cuMemFreeHost), else device or managed memory.
+ */
+static CUresult free_at(uintptr_t p, bool host)
 {
 	pthread_mutex_lock(&sim_mem_lock);
-	struct sim_alloc *a = sim_alloc_find((uintptr_t)dptr);
-	bool ok = a && a->base == (uintptr_t)dptr && a->kind != SIM_MEM_HOST;
+	struct sim_alloc *a = p ? sim_alloc_find(p) : NULL;
+	bool ok = a && a->base == p && (a->kind == SIM_MEM_HOST) == host;
 	if (ok)
 		sim_alloc_retire(a);
 	pthread_mutex_unlock(&sim_mem_lock);
@@ -129,7 +132,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	CUresult r = sim_current_ctx(&ctx);
 	if (r != CUDA_SUCCESS)
 		return r;
-	return dptr ? free_device(dptr) : CUDA_SUCCESS;
+	return dptr ? free_at((uintptr_t)dptr, false) : CUDA_SUCCESS;
 }
 
 static CUresult free_async(CUdeviceptr dptr, CUstream hStream, bool per_thread)
@@ -137,7 +140,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, bool per_thread)
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(hStream, per_thread, &s);
 	if (r == CUDA_SUCCESS)
-		r = free_device(dptr);
+		r = free_at((uintptr_t)dptr, false);
 	if (r == CUDA_SUCCESS)
 		sim_stream_enqueue(s, 0);
 	return r;
@@ -221,16 +224,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned 
 SIM_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 {
 	SIM_REQUIRE_INIT();
-	pthread_mutex_lock(&sim_mem_lock);
-	struct sim_alloc *a = p ? sim_alloc_find((uintptr_t)p) : NULL;
-	bool ok = a && a->base == (uintptr_t)p && a->kind == SIM_MEM_HOST;
-	if (ok)
-		sim_alloc_retire(a);
-	pthread_mutex_unlock(&sim_mem_lock);
-	if (!ok)
-		return CUDA_ERROR_INVALID_VALUE;
-	sim_alloc_destroy(a);
-	return CUDA_SUCCESS;
+	return free_at((uintptr_t)p, true);
 }
 
 /* The page-locked allocation holding p, copied out: its flags are all callers need. */

@@ -64,14 +64,13 @@ static CUresult prefetch(CUdeviceptr devPtr, size_t count, int to, unsigned flag
 		return r;
 	if (count == 0 || flags != 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	size_t first, end;
 	pthread_mutex_lock(&sim_mem_lock);
-	struct sim_alloc *a = sim_alloc_find_range((uintptr_t)devPtr, count);
-	if (!a || a->kind != SIM_MEM_MANAGED) {
+	struct sim_alloc *a = sim_managed_range((uintptr_t)devPtr, count, &first, &end);
+	if (!a) {
 		pthread_mutex_unlock(&sim_mem_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	size_t first, end;
-	sim_block_span(a, (uintptr_t)devPtr, count, &first, &end);
 	uint64_t use = ++sim_mem.uses;
 	for (size_t i = first; i < end; i++) {
 		sim_block_notice_cpu(a, i);

@@ -97,12 +97,11 @@ static CUresult query(void **data, const size_t *sizes, const CUmem_range_attrib
 	for (size_t k = 0; k < n; k++)
 		if (!data[k])
 			return CUDA_ERROR_INVALID_VALUE;
+	size_t first, end;
 	pthread_mutex_lock(&sim_mem_lock);
-	struct sim_alloc *a = sim_alloc_find_range((uintptr_t)devPtr, count);
-	CUresult r = a && a->kind == SIM_MEM_MANAGED ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	struct sim_alloc *a = sim_managed_range((uintptr_t)devPtr, count, &first, &end);
+	CUresult r = a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS) {
-		size_t first, end;
-		sim_block_span(a, (uintptr_t)devPtr, count, &first, &end);
 		for (size_t k = 0; k < n && r == CUDA_SUCCESS; k++)
 			r = answer(data[k], sizes[k], attrs[k], a, first, end);
 	}

@@ -229,6 +229,12 @@ size_t sim_block_len(const struct sim_alloc *a, size_t i);
 /* Blocks [*first, *end) overlapping [addr, addr + len) of a. */
 void sim_block_span(const struct sim_alloc *a, uintptr_t addr, size_t len, size_t *first,
 		    size_t *end);
+/*
+ * The managed allocation holding all of [addr, addr + len), and its blocks
+ * [*first, *end) in that range; NULL when the range is not one managed
+ * allocation's (sim_mem_lock held).
+ */
+struct sim_alloc *sim_managed_range(uintptr_t addr, size_t len, size_t *first, size_t *end);
 /* Migrate (or first populate) block i at `to`, a device or the host, keeping the books. */
 void sim_block_move(struct sim_alloc *a, size_t i, int to);
 /* Read-mostly: a copy of the host-resident block i on dev as well. */

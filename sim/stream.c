@@ -246,7 +246,7 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pct
 	return get_ctx(hStream, pctx, true);
 }
 
-/* The sim has no graphs, so no stream is ever capturing. */
+/* The simulated driver has no stream capture (graphs are built node by node), so no stream is ever capturing. */
 static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, bool ptsz)
 {
 	struct sim_stream *s;
