@@ -113,17 +113,26 @@ uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
 }
 
-void ember_scan_remember_range(CUfunction f, unsigned param, uint64_t stream_key, const struct ember_scan_range *range)
+/* The slot of f's history of argument param for the stream with this key (layout lock held). */
+static struct arg_history *history_of(CUfunction f, unsigned param, bool make)
+{
+	struct layout *l = slot_of(f);
+	if (!l || l->f != f)
+		return NULL;
+	if (!l->history && make)
+		l->history = calloc(EMBER_SCAN_LEARNED, sizeof *l->history);
+	return l->history ? &l->history[param] : NULL;
+}
+
+void ember_scan_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
+				uint32_t which)
 {
 	static uint64_t clock;
-	if (param >= EMBER_SCAN_LEARNED)
-		return;
 	pthread_mutex_lock(&layout_lock);
-	struct layout *l = slot_of(f);
-	if (l && l->f == f && !l->history)
-		l->history = calloc(EMBER_SCAN_LEARNED, sizeof *l->history);
-	if (l && l->f == f && l->history) {
-		struct arg_history *h = &l->history[param];
+	for (unsigned param = 0; param < EMBER_SCAN_LEARNED && which >> param; param++) {
+		struct arg_history *h = which & (1u << param) ? history_of(f, param, true) : NULL;
+		if (!h)
+			continue;
 		unsigned pick = 0;
 		for (unsigned i = 0; i < EMBER_SCAN_STREAMS; i++) {
 			if (h->on[i].used && h->on[i].key == stream_key) {
@@ -135,23 +144,26 @@ void ember_scan_remember_range(CUfunction f, unsigned param, uint64_t stream_key
 		}
 		h->on[pick].key = stream_key;
 		h->on[pick].used = ++clock;
-		h->on[pick].range = *range;
+		h->on[pick].range = ranges[param];
 	}
 	pthread_mutex_unlock(&layout_lock);
 }
 
-bool ember_scan_previous_range(CUfunction f, unsigned param, uint64_t stream_key, struct ember_scan_range *out)
+uint32_t ember_scan_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out)
 {
-	bool found = false;
-	if (param >= EMBER_SCAN_LEARNED)
-		return false;
+	uint32_t found = 0;
 	pthread_mutex_lock(&layout_lock);
-	struct layout *l = slot_of(f);
-	for (unsigned i = 0; l && l->f == f && l->history && i < EMBER_SCAN_STREAMS && !found; i++)
-		if (l->history[param].on[i].used && l->history[param].on[i].key == stream_key) {
-			*out = l->history[param].on[i].range;
-			found = true;
-		}
+	for (unsigned param = 0; param < EMBER_SCAN_LEARNED; param++) {
+		struct arg_history *h = history_of(f, param, false);
+		for (unsigned i = 0; h && i < EMBER_SCAN_STREAMS; i++)
+			if (h->on[i].used && h->on[i].key == stream_key) {
+				out[param] = h->on[i].range;
+				found |= 1u << param;
+				break;
+			}
+		if (!h)
+			break; /* f has no history at all */
+	}
 	pthread_mutex_unlock(&layout_lock);
 	return found;
 }

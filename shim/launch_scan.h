@@ -36,8 +36,9 @@ struct ember_scan {
 	/* per argument: the element size earlier launches of f showed (0: unknown) */
 	uint8_t elem_size[EMBER_SCAN_LEARNED];
 	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
-	/* per argument: the range this launch covered, to be kept for the next launch on its stream */
-	struct ember_scan_range range[EMBER_SCAN_LEARNED];
+	/* per argument: the range the previous launch of f on this stream covered, and this one's */
+	struct ember_scan_range prev[EMBER_SCAN_LEARNED], range[EMBER_SCAN_LEARNED];
+	uint32_t prev_known;   /* bit per argument: prev[] is set */
 	uint32_t newly_ranged; /* bit per argument: range[] to be kept */
 	uint64_t stream_key;   /* the launch's stream (per thread, for a per-thread default stream) */
 };
@@ -62,16 +63,17 @@ void ember_scan_rebind(struct ember_scan *s);
 void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size);
 
 /*
- * Launch order, per stream: the range argument param of f covered at this
- * launch on the stream with this key, for the next launch there to compare
- * (ember_scan_previous_range: false when there was none). Each argument
- * keeps the last range of its last few streams, so that streams running
- * the same kernel over different data do not mistake each other's ranges
- * for a slide.
+ * Launch order, per stream: the ranges the arguments of f (bit per argument
+ * in which) covered at this launch on the stream with this key, for the
+ * next launch there to compare. ember_scan_previous_ranges fills out[] and
+ * returns a bit per argument it knew. Each argument keeps the last range
+ * of its last few streams, so that streams running the same kernel over
+ * different data do not mistake each other's ranges for a slide.
  */
 enum { EMBER_SCAN_STREAMS = 4 };
-void ember_scan_remember_range(CUfunction f, unsigned param, uint64_t stream_key, const struct ember_scan_range *range);
-bool ember_scan_previous_range(CUfunction f, unsigned param, uint64_t stream_key, struct ember_scan_range *out);
+void ember_scan_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
+				uint32_t which);
+uint32_t ember_scan_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out);
 
 /* The key of a launch's stream: the handle, or the thread for a per-thread default stream. */
 uint64_t ember_scan_stream_key(CUstream stream, bool per_thread);

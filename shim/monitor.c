@@ -77,11 +77,8 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 	struct ember_scan_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
 	s->range[param] = now_r;
 	s->newly_ranged |= 1u << param;
-	struct ember_scan_range before;
-	if (!ember_scan_previous_range(s->f, param, s->stream_key, &before))
-		return;
-	const struct ember_scan_range *was = &before;
-	if (was->alloc_id != a->id || was->end <= was->start)
+	const struct ember_scan_range *was = &s->prev[param];
+	if (!(s->prev_known & (1u << param)) || was->alloc_id != a->id || was->end <= was->start)
 		return;
 	uint64_t lo = was->start > now_r.start ? was->start : now_r.start;
 	uint64_t hi = was->end < now_r.end ? was->end : now_r.end;
@@ -102,6 +99,7 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 	uint64_t extent[EMBER_SCAN_MAX_PTRS];
 	unsigned learned[EMBER_SCAN_MAX_PTRS];
 	/* departures first: a region that another pointer of this launch covers is referenced again below */
+	s->prev_known = s->nptrs ? ember_scan_previous_ranges(s->f, s->stream_key, s->prev) : 0;
 	for (unsigned i = 0; i < s->nptrs; i++) {
 		extent[i] = ember_monitor_extent(s, i, &learned[i]);
 		note_departures(s, i, extent[i]);
@@ -118,9 +116,8 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 
 void ember_monitor_learn(const struct ember_scan *s)
 {
-	for (unsigned param = 0; s->newly_ranged >> param; param++)
-		if (s->newly_ranged & (1u << param))
-			ember_scan_remember_range(s->f, param, s->stream_key, &s->range[param]);
+	if (s->newly_ranged)
+		ember_scan_remember_ranges(s->f, s->stream_key, s->range, s->newly_ranged);
 	for (unsigned param = 0; s->newly_learned >> param; param++)
 		if (s->newly_learned & (1u << param))
 			ember_scan_learn(s->f, param, s->elem_size[param]);
