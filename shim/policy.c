@@ -347,7 +347,7 @@ static void swap_out_departed(const struct ember_policy_params *p, int dev, uint
 		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
 			out->v[m].alloc->regions[r].released = 1;
 			uint64_t bytes = ember_region_bytes(out->v[m].alloc, r);
-			acc->resident -= bytes < acc->resident ? bytes : acc->resident;
+			ember_account_leave(acc, bytes);
 		}
 	free(gone.v);
 }

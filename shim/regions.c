@@ -136,7 +136,7 @@ struct ember_alloc *ember_regions_remove(uint64_t base)
 				if (s == EMBER_REGION_MAPPED || a->regions[r].released)
 					continue;
 				uint64_t bytes = ember_region_bytes(a, r);
-				acc->resident -= bytes < acc->resident ? bytes : acc->resident;
+				ember_account_leave(acc, bytes);
 			}
 		}
 	}

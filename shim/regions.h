@@ -129,6 +129,12 @@ uint64_t ember_account_room_locked(int dev);
 /* Record the current total in the high-water mark (lock held). */
 void ember_account_note_peak_locked(int dev);
 
+/* Take bytes out of a device's resident account, never below zero (table locked). */
+static inline void ember_account_leave(struct ember_device_account *acc, uint64_t bytes)
+{
+	acc->resident -= bytes < acc->resident ? bytes : acc->resident;
+}
+
 /* Whether any managed or converted allocation exists: launches skip scanning when none does. */
 bool ember_regions_any_placed(void);
 /* Lowest and highest address of placed allocations: a cheap filter before lookup. */

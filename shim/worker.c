@@ -148,12 +148,10 @@ static void complete_migration(struct job *j, bool ok, uint64_t ns)
 	a->in_flight -= m->count;
 	if (ember_cfg.mode == EMBER_MODE_ADAPTIVE)
 		ember_policy_moved(ember_adaptive_params(), a, m->first, m->count, promote, ok, ember_adaptive_now());
-	if (!a->freed && acc && after == EMBER_REGION_MAPPED) {
-		uint64_t leaving = bytes - released;
-		acc->resident -= leaving < acc->resident ? leaving : acc->resident;
-	} else if (!a->freed && acc && released) {
+	if (!a->freed && acc && after == EMBER_REGION_MAPPED)
+		ember_account_leave(acc, bytes - released);
+	else if (!a->freed && acc && released)
 		acc->resident += released;
-	}
 	if (ok) {
 		uint64_t *count = promote ? &a->stats.promotions : &a->stats.demotions;
 		uint64_t *moved = promote ? &a->stats.bytes_promoted : &a->stats.bytes_demoted;
