@@ -111,7 +111,7 @@ void ember_adaptive_launch(struct ember_scan *scan, const struct ember_launch_ct
 	 * generation 30x slower with everything already resident).
 	 */
 	static bool started;
-	if (waiting || !__atomic_exchange_n(&started, true, __ATOMIC_RELAXED))
+	if (waiting || ember_first_time(&started))
 		ember_worker_wake(); /* the first launch starts the worker's interval passes */
 }
 

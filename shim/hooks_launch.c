@@ -17,7 +17,7 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 	if (ember_cfg.mode == EMBER_MODE_MAPPED) {
 		/* nothing moves, but the worker reads the event queue: faults and the driver's own moves */
 		static bool started;
-		if (ember_cfg.uvm_events && !__atomic_exchange_n(&started, true, __ATOMIC_RELAXED))
+		if (ember_cfg.uvm_events && ember_first_time(&started))
 			ember_worker_wake();
 		return;
 	}

@@ -310,7 +310,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_
 		 * budget here would cap them at the budget and defeat the mode.
 		 */
 		static bool said;
-		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		if (ember_first_time(&said))
 			ember_info("EMBER_MANAGE_ALL: cuMemGetInfo reports the GPU's own figures, not the budget: "
 				   "allocations past the budget stay mapped from host memory");
 		return r;

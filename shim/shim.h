@@ -15,6 +15,15 @@ extern struct ember_config ember_cfg;
 /* False when EMBER=0 or a variable was bad: every hook then passes through. */
 extern bool ember_active;
 
+/*
+ * True for exactly one caller, the first to get here; a plain load after
+ * that, so a flag checked on every launch is not written on every launch.
+ */
+static inline bool ember_first_time(bool *done)
+{
+	return !__atomic_load_n(done, __ATOMIC_RELAXED) && !__atomic_exchange_n(done, true, __ATOMIC_RELAXED);
+}
+
 /* "off", "mapped", "static", "adaptive" */
 const char *ember_mode_name(enum ember_mode m);
 
