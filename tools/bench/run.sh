@@ -141,13 +141,18 @@ PY
   rm -f "$stats"
 }
 
-uvm() {
+# The GPU and the budget of a GPU benchmark: sets gpu, budget, budget_bytes; fails without a GPU.
+gpu_and_budget() {
   command -v nvidia-smi >/dev/null && [ -n "$(gpu_name)" ] || {
-    echo "uvm: no GPU here; the placement benchmarks need one" >&2; return 1; }
-  [ -x "$EMBER_BUILD/bin/ember-uvm-bench" ] || { echo "uvm: ember-uvm-bench was not built (no nvcc?)" >&2; return 1; }
+    echo "$1: no GPU here; these benchmarks need one" >&2; return 1; }
+  [ -x "$EMBER_BUILD/bin/ember-uvm-bench" ] || { echo "$1: ember-uvm-bench was not built (no nvcc?)" >&2; return 1; }
   budget=${EMBER_BENCH_BUDGET:-16G}
   budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
   gpu=$(gpu_name)
+}
+
+uvm() {
+  gpu_and_budget uvm || return 1
   local bench=$EMBER_BUILD/bin/ember-uvm-bench passes=20 runs=3 reads=$((1 << 28)) tokens=8
   [ "${EMBER_BENCH_QUICK:-0}" = 1 ] && { passes=4; runs=1; reads=$((1 << 24)); tokens=2; }
   : >"$results/uvm.jsonl"
@@ -168,11 +173,7 @@ uvm() {
 }
 
 adaptive() {
-  command -v nvidia-smi >/dev/null && [ -n "$(gpu_name)" ] || {
-    echo "adaptive: no GPU here; these benchmarks need one" >&2; return 1; }
-  budget=${EMBER_BENCH_BUDGET:-16G}
-  budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
-  gpu=$(gpu_name)
+  gpu_and_budget adaptive || return 1
   local bench=$EMBER_BUILD/bin/ember-uvm-bench G=$((1 << 30))
   export EMBER_JSONL=$results/adaptive.jsonl
   : >"$EMBER_JSONL"
