@@ -90,6 +90,9 @@ if os.path.getsize(stats_path):
     # what the driver's event queue saw: driver evictions must be zero under Ember
     if "uvm_events" in stats:
         rec["uvm_events"] = stats["uvm_events"]
+    # which allocation calls the program used, and how many Ember converted
+    if "entry_points" in stats:
+        rec["entry_points"] = stats["entry_points"]
 rec.update(h2d_bytes=h2d, d2h_bytes=d2h, bytes_note="migrations Ember made, summed over all runs of the process"
            if h2d is not None else "stock UVM migrations are not counted")
 probe = json.load(open(probe_path))
