@@ -7,7 +7,7 @@
  *   --typedefs FILE   cudaTypedefs.h-style headers (repeatable); each
  *                     PFN_<name>_v<version>[_ptds|_ptsz] typedef is one
  *                     (name, version, per-thread) row of cuGetProcAddress
- *   --hooks FILE      shim/hooks.def: exports that Ember defines itself
+ *   --hooks FILE      shim/abi/hooks.def: exports that Ember defines itself
  *   --out DIR         where the outputs go
  *
  * Outputs (all in DIR, all rebuilt by CMake, never committed)

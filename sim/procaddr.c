@@ -1,5 +1,5 @@
 /*
- * cuGetProcAddress: the generated table (shim/api.h) picks which export
+ * cuGetProcAddress: the generated table (shim/abi/api.h) picks which export
  * answers a (name, CUDA version, stream flags) query; the sim answers with
  * its own definition of that export, or "not found" when it has none.
  * The lookup goes through the sim's own dlopen handle, never the global

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include "engine.h"
 #include "policy.h"
 #include "regions.h"
 
@@ -13,21 +14,25 @@
 #define MiB (1ull << 20)
 #define REGION EMBER_REGION_BYTES
 
-static struct ember_policy_params params;
+static struct ember_accounts accounts;
+static struct ember_table table;
+static struct ember_policy_ctx ctx = { .table = &table, .accounts = &accounts, .adaptive = true };
+#define params (ctx.params)
 static uint64_t now;
 static uint64_t moves_promoted, moves_demoted;
 
 /* Table 1's defaults, a 64 MiB budget (28 regions under the high watermark). */
 static void setup(void)
 {
-	ember_regions_reset();
+	ember_table_init(&table, &accounts);
+	ember_table_reset(&table);
 	params = (struct ember_policy_params){
 		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16,
 		.heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
 		.return_window_ns = 500 * MS, .score_grace_ns = 250 * MS, .max_grace_ns = 2000 * MS,
 		.score_decay_ns = 1000 * MS,
 	};
-	struct ember_device_account *acc = ember_account(0);
+	struct ember_device_account *acc = ember_table_account(&table, 0);
 	acc->budget = 64 * MiB;
 	acc->high = acc->budget / 100 * 90;
 	acc->low = acc->budget / 100 * 85;
@@ -39,28 +44,17 @@ TestSuite(policy, .init = setup);
 
 static struct ember_alloc *alloc_regions(uint64_t base, uint32_t nregions)
 {
-	struct ember_alloc *a = ember_regions_insert(base, (uint64_t)nregions * REGION, 0, EMBER_ALLOC_MANAGED);
+	struct ember_alloc *a = ember_table_insert(&table, base, (uint64_t)nregions * REGION, 0, EMBER_ALLOC_MANAGED);
 	cr_assert_not_null(a);
 	return a;
 }
 
-/* Carry out every move at once, as the worker does on completion (worker.c, complete_migration). */
+/* Carry out every move at once, finished into the table as the worker finishes them (moves.c). */
 static void complete(struct ember_moves *m)
 {
-	struct ember_device_account *acc = ember_account(0);
 	for (size_t i = 0; i < m->n; i++) {
-		struct ember_move *mv = &m->v[i];
-		for (uint32_t r = mv->first; r < mv->first + mv->count; r++) {
-			struct ember_region *reg = &mv->alloc->regions[r];
-			reg->state = mv->promote ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
-			if (!mv->promote && !reg->released) /* as the worker: released bytes left at issue */
-				acc->resident -= ember_region_bytes(mv->alloc, r);
-			reg->released = 0;
-		}
-		mv->alloc->in_flight -= mv->count;
-		mv->alloc->refs--;
-		*(mv->promote ? &moves_promoted : &moves_demoted) += mv->count;
-		ember_policy_moved(&params, mv->alloc, mv->first, mv->count, mv->promote, true, now);
+		*(m->v[i].promote ? &moves_promoted : &moves_demoted) += m->v[i].count;
+		ember_move_finish(&ctx, &m->v[i], true, 0, now);
 	}
 	ember_moves_free(m);
 }
@@ -69,14 +63,14 @@ static void complete(struct ember_moves *m)
 static void step(void)
 {
 	struct ember_moves m = { 0 };
-	ember_policy_run(&params, 0, now, &m);
+	ember_policy_run(&ctx, 0, now, &m);
 	complete(&m);
-	cr_assert_leq(ember_account(0)->resident, ember_account(0)->high, "accounted residency passed the high watermark");
+	cr_assert_leq(ember_table_account(&table, 0)->resident, ember_table_account(&table, 0)->high, "accounted residency passed the high watermark");
 }
 
 static void demand(struct ember_alloc *a, uint32_t r0, uint32_t r1)
 {
-	ember_policy_demand(&params, a, r0, r1, 256, now);
+	ember_policy_demand(&ctx, a, r0, r1, 256, now);
 }
 
 static uint32_t count_state(struct ember_alloc *a, uint32_t r0, uint32_t r1, enum ember_region_state s)
@@ -93,7 +87,7 @@ Test(policy, region_lifecycle)
 	 * demand decays -> reclaimed under pressure -> returns soon -> scored, protected longer */
 	struct ember_alloc *a = alloc_regions(1ull << 40, 8);
 	struct ember_alloc *b = alloc_regions(2ull << 40, 40);
-	ember_policy_demand(&params, a, 2, 3, 255, now);
+	ember_policy_demand(&ctx, a, 2, 3, 255, now);
 	step();
 	cr_expect_eq(count_state(a, 0, 8, EMBER_REGION_RESIDENT), 0, "below the threshold nothing moves");
 	demand(a, 2, 3);
@@ -127,7 +121,7 @@ Test(policy, region_lifecycle)
 
 Test(policy, reclamation_runs_between_the_watermarks_in_batches)
 {
-	struct ember_device_account *acc = ember_account(0);
+	struct ember_device_account *acc = ember_table_account(&table, 0);
 	struct ember_alloc *a = alloc_regions(1ull << 40, 64);
 	/* fill to the watermark, then let something outside Ember take memory */
 	demand(a, 0, 64);
@@ -239,7 +233,7 @@ Test(policy, protected_regions_go_last_and_the_first_to_expire_first)
 	step(); /* all resident, all protected for 100 ms */
 	cr_expect_eq(count_state(a, 0, 28, EMBER_REGION_RESIDENT), 28);
 	a->regions[5].protect_until = now + 1 * MS; /* expires first */
-	ember_account(0)->other = 4 * MiB;          /* pressure while everything is protected */
+	ember_table_account(&table, 0)->other = 4 * MiB;          /* pressure while everything is protected */
 	step();
 	cr_expect_eq(a->regions[5].state, EMBER_REGION_MAPPED, "the first to expire is evicted first");
 }
@@ -251,12 +245,12 @@ Test(policy, passes_before_completions_never_evict_more_than_needed)
 	demand(a, 0, 28);
 	step();
 	now += 10 * params.interval_ns; /* all cold and unprotected */
-	ember_account(0)->other = 8 * MiB; /* 4 regions' worth over the high watermark */
+	ember_table_account(&table, 0)->other = 8 * MiB; /* 4 regions' worth over the high watermark */
 	struct ember_moves m = { 0 };
 	for (int pass = 0; pass < 10; pass++)
-		ember_policy_reclaim(&params, 0, now, &m);
+		ember_policy_reclaim(&ctx, 0, now, &m);
 	uint32_t demoting = count_state(a, 0, 28, EMBER_REGION_DEMOTING);
-	struct ember_device_account *acc = ember_account(0);
+	struct ember_device_account *acc = ember_table_account(&table, 0);
 	uint64_t after = acc->resident + acc->other - (uint64_t)demoting * REGION;
 	cr_expect_leq(after, acc->low, "down to the low watermark");
 	cr_expect_gt(after + REGION, acc->low, "and not a region further");
@@ -293,17 +287,17 @@ Test(policy, at_a_launch_departed_regions_make_room_for_its_hot_ones_on_the_same
 	ember_policy_depart(a, 0, 4);
 	demand(a, 4, 32); /* the launch: the window moved four regions on */
 	struct ember_moves m = { 0 };
-	ember_policy_promote(&params, 0, now, &a, 1, &m);
+	ember_policy_promote(&ctx, 0, now, &a, 1, &m);
 	cr_assert_geq(m.n, 2);
 	cr_expect(!m.v[0].promote && m.v[0].first == 0 && m.v[0].count == 4, "the departed go first");
 	for (uint32_t r = 0; r < 4; r++)
 		cr_expect(a->regions[r].released, "their bytes left the account at once");
 	cr_expect_eq(count_state(a, 28, 32, EMBER_REGION_PROMOTING), 4, "the new regions follow them");
-	cr_expect_leq(ember_account(0)->resident, ember_account(0)->high, "never both in the account");
+	cr_expect_leq(ember_table_account(&table, 0)->resident, ember_table_account(&table, 0)->high, "never both in the account");
 	complete(&m);
 	cr_expect_eq(count_state(a, 4, 32, EMBER_REGION_RESIDENT), 28);
 	cr_expect_eq(count_state(a, 0, 4, EMBER_REGION_MAPPED), 4);
-	cr_expect_eq(ember_account(0)->resident, 28 * REGION, "released bytes are not taken twice");
+	cr_expect_eq(ember_table_account(&table, 0)->resident, 28 * REGION, "released bytes are not taken twice");
 }
 
 Test(policy, neighbouring_spans_are_promoted_as_one_move)
@@ -311,7 +305,7 @@ Test(policy, neighbouring_spans_are_promoted_as_one_move)
 	struct ember_alloc *a = alloc_regions(1ull << 40, 40);
 	demand(a, 0, 40); /* all equally hot: spans of 4 regions, in address order */
 	struct ember_moves m = { 0 };
-	ember_policy_promote(&params, 0, now, NULL, 0, &m);
+	ember_policy_promote(&ctx, 0, now, NULL, 0, &m);
 	cr_expect_eq(m.n, 1, "one prefetch, not %zu", m.n);
 	cr_expect(m.n && m.v[0].first == 0 && m.v[0].count == 28, "the first 28 regions, up to the high watermark");
 	cr_expect_eq(a->refs, 2, "one reference for the table, one for the move");

@@ -3,7 +3,7 @@
  *
  *   ember-run [options] -- program args...
  *
- * Every EMBER_* variable of shim/config.def is also an option: EMBER_LOG is
+ * Every EMBER_* variable of shim/config/config.def is also an option: EMBER_LOG is
  * --log, EMBER_REAL_LIBCUDA is --real-libcuda, and so on. Values are checked
  * with the shim's own parsers before the program starts, so a typo is caught
  * here with the same message the shim would give.

@@ -5,7 +5,7 @@
  *   ember-top [--once] [PID | --file PATH]
  *
  * The program must run with EMBER_LIVE=1 (ember-run --live 1), which keeps
- * /dev/shm/ember-<pid>.live up to date (format: shim/live.h). Without a PID
+ * /dev/shm/ember-<pid>.live up to date (format: shim/report/live.h). Without a PID
  * ember-top shows the most recently updated one. --once prints one frame as
  * plain text and exits, for scripts; otherwise it redraws every half second
  * with ncurses until q.

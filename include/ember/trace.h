@@ -1,0 +1,31 @@
+/*
+ * EMBER_TRACE: the record of a run that ember-sim replays.
+ *
+ * A trace is text, one event per line, fields separated by one space, all
+ * numbers decimal. Times are nanoseconds since the trace began (the shim's
+ * monotonic clock). The first line is the header; a reader rejects a file
+ * whose header it does not know, and skips (and counts) lines it cannot
+ * parse rather than stopping, so a trace cut short by a crash still replays.
+ *
+ *   ember-trace 1
+ *   D <dev> <budget_bytes> <high_bytes> <low_bytes>      a GPU's budget became known
+ *   A <t> <id> <dev> <size> <kind>                       allocation; kind: m managed, c converted
+ *   P <t> <dev> <size>                                   plain device memory allocated (negative size: freed)
+ *   F <t> <id>                                           allocation freed
+ *   L <t> <stream> <n> <id>:<offset>:<bytes> ...         launch: the n ranges it references, as the scan saw them
+ *   M <t> <id> <first> <count> <P|D> <ok> <ns>           a move completed: regions [first, first+count),
+ *                                                        P promotion or D demotion, ok 1/0, driver time ns
+ *   H <t> <id> <offset> <bytes>                          the application's own advice or prefetch
+ *   E <t>                                                end of the run
+ *
+ * <id> is the allocation's order of creation in the process, from 0;
+ * offsets and sizes are bytes; <stream> is an opaque key that is equal for
+ * launches on the same stream. Lines starting with '#' are comments.
+ */
+#ifndef EMBER_TRACE_H
+#define EMBER_TRACE_H
+
+#define EMBER_TRACE_MAGIC "ember-trace"
+#define EMBER_TRACE_VERSION 1
+
+#endif

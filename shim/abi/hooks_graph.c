@@ -1,0 +1,181 @@
+/*
+ * CUDA graphs. A graph's kernels are launched by the driver, not through
+ * cuLaunchKernel, so Ember scans their arguments when the graph is
+ * instantiated (kernel nodes, and the kernel nodes of child graphs) and
+ * replays that scan at every cuGraphLaunch: the static split and adaptive
+ * demand see graph kernels as they see any other. Stream capture needs
+ * nothing here: captured launches pass through cuLaunchKernel.
+ */
+#include <cuda.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locks.h"
+#include "state.h"
+#include "grow.h"
+#include "launch_scan.h"
+#include "placement.h"
+#include "shim.h"
+
+enum { MAX_DEPTH = 8 };
+
+/* What one executable graph's kernels reference. */
+struct graph_record {
+	CUgraphExec exec;
+	struct ember_scan *scans;
+	size_t n, cap;
+	struct graph_record *next;
+};
+
+#define records_lock ember_lock_graphs
+static struct graph_record *records;
+
+static void keep_scan(struct graph_record *g, struct ember_scan *s)
+{
+	if (s->nptrs == 0) {
+		ember_scan_release(s);
+		return;
+	}
+	ember_scan_unbind(s);
+	if (ember_grow(&g->scans, g->n, &g->cap, sizeof *g->scans, 8))
+		g->scans[g->n++] = *s;
+}
+
+static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
+{
+	size_t n = 0;
+	if (depth > MAX_DEPTH || EMBER_REAL(cuGraphGetNodes)(graph, NULL, &n) != CUDA_SUCCESS || n == 0)
+		return;
+	CUgraphNode *nodes = malloc(n * sizeof *nodes);
+	if (!nodes || EMBER_REAL(cuGraphGetNodes)(graph, nodes, &n) != CUDA_SUCCESS) {
+		free(nodes);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		CUgraphNodeType type;
+		if (EMBER_REAL(cuGraphNodeGetType)(nodes[i], &type) != CUDA_SUCCESS)
+			continue;
+		if (type == CU_GRAPH_NODE_TYPE_KERNEL) {
+			CUDA_KERNEL_NODE_PARAMS p;
+			if (EMBER_REAL(cuGraphKernelNodeGetParams_v2)(nodes[i], &p) != CUDA_SUCCESS)
+				continue;
+			struct ember_scan s;
+			ember_scan_launch(p.func ? p.func : (CUfunction)p.kern, p.kernelParams, p.extra, &s);
+			keep_scan(g, &s);
+		} else if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
+			CUgraph child;
+			if (EMBER_REAL(cuGraphChildGraphNodeGetGraph)(nodes[i], &child) == CUDA_SUCCESS)
+				scan_graph(g, child, depth + 1);
+		}
+	}
+	free(nodes);
+}
+
+static void instantiated(CUgraphExec exec, CUgraph graph)
+{
+	if (!ember_active || !ember_strategy->scans || !ember_table_any_placed(EMBER_TABLE))
+		return;
+	struct graph_record *g = calloc(1, sizeof *g);
+	if (!g)
+		return;
+	g->exec = exec;
+	scan_graph(g, graph, 0);
+	if (g->n == 0) {
+		free(g->scans);
+		free(g);
+		return;
+	}
+	pthread_mutex_lock(&records_lock);
+	g->next = records;
+	records = g;
+	pthread_mutex_unlock(&records_lock);
+}
+
+static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
+{
+	if (!ember_active || !ember_strategy->scans)
+		return;
+	pthread_mutex_lock(&records_lock);
+	struct graph_record *g = records;
+	while (g && g->exec != exec)
+		g = g->next;
+	size_t n = g ? g->n : 0;
+	struct ember_scan *copy = n ? malloc(n * sizeof *copy) : NULL;
+	if (copy)
+		memcpy(copy, g->scans, n * sizeof *copy);
+	pthread_mutex_unlock(&records_lock);
+	for (size_t i = 0; copy && i < n; i++) {
+		ember_scan_rebind(&copy[i]);
+		ember_placement_launch(&copy[i], stream, per_thread);
+		ember_scan_release(&copy[i]);
+	}
+	free(copy);
+}
+
+static void forget(CUgraphExec exec)
+{
+	pthread_mutex_lock(&records_lock);
+	for (struct graph_record **p = &records; *p; p = &(*p)->next)
+		if ((*p)->exec == exec) {
+			struct graph_record *g = *p;
+			*p = g->next;
+			free(g->scans);
+			free(g);
+			break;
+		}
+	pthread_mutex_unlock(&records_lock);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+							  unsigned long long flags)
+{
+	CUresult r = EMBER_REAL(cuGraphInstantiateWithFlags)(phGraphExec, hGraph, flags);
+	if (r == CUDA_SUCCESS)
+		instantiated(*phGraphExec, hGraph);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+							   CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	CUresult r = EMBER_REAL(cuGraphInstantiateWithParams)(phGraphExec, hGraph, instantiateParams);
+	if (r == CUDA_SUCCESS)
+		instantiated(*phGraphExec, hGraph);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+								CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	CUresult r = EMBER_REAL(cuGraphInstantiateWithParams_ptsz)(phGraphExec, hGraph, instantiateParams);
+	if (r == CUDA_SUCCESS)
+		instantiated(*phGraphExec, hGraph);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+						    char *logBuffer, size_t bufferSize)
+{
+	CUresult r = EMBER_REAL(cuGraphInstantiate_v2)(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+	if (r == CUDA_SUCCESS)
+		instantiated(*phGraphExec, hGraph);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+	launched(hGraphExec, hStream, false);
+	return EMBER_REAL(cuGraphLaunch)(hGraphExec, hStream);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+	launched(hGraphExec, hStream, true);
+	return EMBER_REAL(cuGraphLaunch_ptsz)(hGraphExec, hStream);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+	forget(hGraphExec);
+	return EMBER_REAL(cuGraphExecDestroy)(hGraphExec);
+}

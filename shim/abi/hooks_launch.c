@@ -1,0 +1,78 @@
+/*
+ * Kernel launches: scan the arguments for placed allocations, let placement
+ * react (the static split happens at an allocation's first launch), then
+ * launch. Nothing here waits for a migration: promotions run on the worker.
+ */
+#include <cuda.h>
+
+#include "launch_scan.h"
+#include "placement.h"
+#include "shim.h"
+
+static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
+{
+	if (!ember_active)
+		return;
+	if (!ember_strategy->scans) {
+		ember_placement_launch(NULL, stream, per_thread);
+		return;
+	}
+	struct ember_scan scan;
+	ember_scan_launch(f, params, extra, &scan);
+	ember_placement_launch(&scan, stream, per_thread);
+	ember_scan_release(&scan);
+}
+
+#define LAUNCH_ARGS                                                                        \
+	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,  \
+	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,             \
+	 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+#define LAUNCH_CALL                                                                        \
+	(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, \
+	 kernelParams, extra)
+
+EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernel LAUNCH_ARGS
+{
+	observe(f, kernelParams, extra, hStream, false);
+	return EMBER_REAL(cuLaunchKernel) LAUNCH_CALL;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernel_ptsz LAUNCH_ARGS
+{
+	observe(f, kernelParams, extra, hStream, true);
+	return EMBER_REAL(cuLaunchKernel_ptsz) LAUNCH_CALL;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+					       void **extra)
+{
+	observe(f, kernelParams, extra, config ? config->hStream : NULL, false);
+	return EMBER_REAL(cuLaunchKernelEx)(config, f, kernelParams, extra);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+						    void **kernelParams, void **extra)
+{
+	observe(f, kernelParams, extra, config ? config->hStream : NULL, true);
+	return EMBER_REAL(cuLaunchKernelEx_ptsz)(config, f, kernelParams, extra);
+}
+
+#define COOP_ARGS                                                                          \
+	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,  \
+	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,             \
+	 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+#define COOP_CALL                                                                          \
+	(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, \
+	 kernelParams)
+
+EMBER_PUBLIC CUresult CUDAAPI cuLaunchCooperativeKernel COOP_ARGS
+{
+	observe(f, kernelParams, NULL, hStream, false);
+	return EMBER_REAL(cuLaunchCooperativeKernel) COOP_CALL;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz COOP_ARGS
+{
+	observe(f, kernelParams, NULL, hStream, true);
+	return EMBER_REAL(cuLaunchCooperativeKernel_ptsz) COOP_CALL;
+}

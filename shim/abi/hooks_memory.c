@@ -1,0 +1,367 @@
+/*
+ * Allocation, free, advice and memory-information entry points.
+ *
+ * Managed allocations are registered and advised mapped; with
+ * EMBER_MANAGE_ALL plain allocations become managed ones ("converted").
+ * Other device memory is only accounted against the budget. Whatever goes
+ * wrong inside Ember, the application gets the driver's own result, and the
+ * allocation concerned is left to the driver.
+ */
+#include <cuda.h>
+#include <pthread.h>
+
+#include "locks.h"
+#include "state.h"
+#include "budget_source.h"
+#include "census.h"
+#include "physical.h"
+#include "placement.h"
+#include "shim.h"
+#include "stats.h"
+#include "worker.h"
+
+static bool placing(void)
+{
+	return ember_active && ember_cfg.mode != EMBER_MODE_OFF;
+}
+
+/* Register and advise a managed allocation; on any failure leave it to the driver. */
+static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
+{
+	int dev = ember_budget_current_device();
+	struct ember_alloc *a = ember_table_insert(EMBER_TABLE, p, bytes, dev, kind);
+	if (!a) {
+		ember_warn("cannot track the allocation at %#llx (%zu bytes); the driver places it",
+			   (unsigned long long)p, bytes);
+		return;
+	}
+	CUresult r = ember_placement_advise(a);
+	if (r != CUDA_SUCCESS) {
+		ember_warn("advising %#llx (%zu bytes) failed (CUresult %d); the driver places it",
+			   (unsigned long long)p, bytes, (int)r);
+		ember_alloc_put(EMBER_TABLE, ember_table_remove(EMBER_TABLE, p));
+		return;
+	}
+	if (ember_cfg.live)
+		ember_worker_wake(); /* the worker keeps the live file fresh */
+	ember_debug("%s %#llx: %zu bytes on GPU %d, %u regions", kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed",
+		    (unsigned long long)p, bytes, dev, a->nregions);
+	if (kind == EMBER_ALLOC_CONVERTED) {
+		/*
+		 * Made for the GPU: populate it there while it fits, before the
+		 * program can touch it, or its first touch would create the pages
+		 * on the host. Unpopulated pages move nothing, so this is quick.
+		 */
+		struct ember_at at = { 0 };
+		EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
+		ember_placement_populate(a, &at, EMBER_ORDER_SYNC);
+	}
+}
+
+static void track_plain(CUdeviceptr p, size_t bytes)
+{
+	int dev = ember_budget_current_device();
+	if (dev >= 0 && ember_table_insert(EMBER_TABLE, p, bytes, dev, EMBER_ALLOC_PLAIN))
+		ember_budget_plain(dev, (int64_t)bytes);
+}
+
+/*
+ * Take p out of the table. A placed allocation is returned after its
+ * migrations have drained; a plain one leaves the budget and NULL is
+ * returned, as for memory Ember never knew.
+ */
+static struct ember_alloc *untrack(CUdeviceptr p)
+{
+	struct ember_alloc *a = ember_table_remove(EMBER_TABLE, p);
+	if (!a)
+		return NULL;
+	if (a->kind == EMBER_ALLOC_PLAIN) {
+		ember_budget_plain(a->device, -(int64_t)a->size);
+		ember_alloc_put(EMBER_TABLE, a);
+		return NULL;
+	}
+	ember_worker_wait_alloc(a);
+	ember_stats_retire(a);
+	return a;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, flags);
+	if (r != CUDA_SUCCESS || !placing())
+		return r;
+	ember_census_count(EMBER_ENTRY_MANAGED, bytesize, false);
+	if (flags & CU_MEM_ATTACH_HOST) {
+		/* host-attached memory is not the GPU's until the program attaches it to a stream */
+		ember_debug("%#llx is CU_MEM_ATTACH_HOST: left to the driver", (unsigned long long)*dptr);
+		return r;
+	}
+	adopt(*dptr, bytesize, EMBER_ALLOC_MANAGED);
+	return r;
+}
+
+/*
+ * Under EMBER_MANAGE_ALL, allocate managed memory in place of plain and
+ * place it. Returns false when the plain allocation should go ahead.
+ */
+static bool converted(CUdeviceptr *dptr, size_t bytesize)
+{
+	if (!placing() || !ember_cfg.manage_all || bytesize == 0 || !dptr)
+		return false;
+	CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
+	if (r != CUDA_SUCCESS) {
+		ember_info("EMBER_MANAGE_ALL: a managed allocation of %zu bytes failed (CUresult %d); "
+			   "allocating plain memory", bytesize, (int)r);
+		return false;
+	}
+	adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
+	return true;
+}
+
+/* The plain allocation entry points, converted under EMBER_MANAGE_ALL. */
+static CUresult alloc_plain(CUdeviceptr *dptr, size_t bytesize, CUresult (*real)(CUdeviceptr *, size_t))
+{
+	if (!placing())
+		return real(dptr, bytesize);
+	if (converted(dptr, bytesize)) {
+		ember_census_count(EMBER_ENTRY_ALLOC, bytesize, true);
+		return CUDA_SUCCESS;
+	}
+	CUresult r = real(dptr, bytesize);
+	if (r == CUDA_SUCCESS) {
+		ember_census_count(EMBER_ENTRY_ALLOC, bytesize, false);
+		track_plain(*dptr, bytesize);
+	}
+	return r;
+}
+
+static CUresult real_alloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return EMBER_REAL(cuMemAlloc_v2)(dptr, bytesize);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return alloc_plain(dptr, bytesize, real_alloc_v2);
+}
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
+{
+	/* managed memory is usable at once: a superset of stream-ordered availability */
+	if (converted(dptr, bytesize)) {
+		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, true);
+		return CUDA_SUCCESS;
+	}
+	CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
+			  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
+	if (r == CUDA_SUCCESS && placing()) {
+		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, false);
+		track_plain(*dptr, bytesize);
+	}
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, hStream, false);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, hStream, true);
+}
+
+/* Under EMBER_MANAGE_ALL, say once per entry point why its memory stays plain. */
+static void not_converted(const char *entry, const char *why)
+{
+	static const char *said[8];
+	if (!placing() || !ember_cfg.manage_all)
+		return;
+	pthread_mutex_lock(&ember_lock_said);
+	bool first = true;
+	for (size_t i = 0; i < 8 && said[i] && first; i++)
+		first = said[i] != entry;
+	for (size_t i = 0; i < 8 && first; i++)
+		if (!said[i]) {
+			said[i] = entry;
+			break;
+		}
+	pthread_mutex_unlock(&ember_lock_said);
+	if (first)
+		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+					  const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), "
+				     "which managed memory cannot back; PyTorch: expandable_segments:False avoids it");
+	CUresult r = EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	if (r == CUDA_SUCCESS && placing()) {
+		ember_census_count(EMBER_ENTRY_CREATE, size, false);
+		/* device memory Ember cannot place, but can count against the budget */
+		if (prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+			ember_physical_created(*handle, size, prop->location.id);
+	}
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	CUresult r = EMBER_REAL(cuMemRelease)(handle);
+	if (r == CUDA_SUCCESS && placing())
+		ember_physical_released(handle);
+	return r;
+}
+
+/* A pool's allocation: counted against the budget until its free, as plain memory is. */
+static CUresult counted_pool(CUresult r, CUdeviceptr *dptr, size_t bytesize)
+{
+	if (r == CUDA_SUCCESS && placing()) {
+		ember_census_count(EMBER_ENTRY_POOL, bytesize, false);
+		track_plain(*dptr, bytesize);
+	}
+	return r;
+}
+
+#define POOL_WHY "a pool's attributes (IPC export, access rights, release threshold) have no managed equivalent"
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+						      CUstream hStream)
+{
+	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
+	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream), dptr, bytesize);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+							   CUstream hStream)
+{
+	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
+	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream), dptr, bytesize);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+						 size_t Height, unsigned int ElementSizeBytes)
+{
+	not_converted("cuMemAllocPitch", "the driver's pitch and alignment rules have no managed equivalent");
+	CUresult r = EMBER_REAL(cuMemAllocPitch_v2)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	if (r == CUDA_SUCCESS && placing()) {
+		ember_census_count(EMBER_ENTRY_PITCH, *pPitch * Height, false);
+		track_plain(*dptr, *pPitch * Height);
+	}
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
+	CUresult r = EMBER_REAL(cuMemFree_v2)(dptr);
+	if (a)
+		ember_alloc_put(EMBER_TABLE, a);
+	return r;
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
+{
+	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
+	if (!a)
+		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
+	/* converted memory: free it once the stream has passed this point */
+	ember_alloc_put(EMBER_TABLE, a);
+	CUevent ev = NULL;
+	CUcontext ctx = NULL;
+	EMBER_REAL(cuCtxGetCurrent)(&ctx);
+	CUresult r = EMBER_REAL(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING);
+	if (r == CUDA_SUCCESS)
+		r = ptsz ? EMBER_REAL(cuEventRecord_ptsz)(ev, stream) : EMBER_REAL(cuEventRecord)(ev, stream);
+	if (r != CUDA_SUCCESS) {
+		/* no event: order it the slow way, on this thread */
+		if (ev)
+			EMBER_REAL(cuEventDestroy_v2)(ev);
+		r = ptsz ? EMBER_REAL(cuStreamSynchronize_ptsz)(stream) : EMBER_REAL(cuStreamSynchronize)(stream);
+		return r == CUDA_SUCCESS ? EMBER_REAL(cuMemFree_v2)(dptr) : r;
+	}
+	ember_worker_free_after(dptr, ev, ctx);
+	return CUDA_SUCCESS;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, false);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, true);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+	CUresult r = EMBER_REAL(cuMemGetInfo_v2)(free_bytes, total_bytes);
+	if (r != CUDA_SUCCESS || !placing() || !free_bytes || !total_bytes)
+		return r;
+	int dev = ember_budget_current_device();
+	if (dev < 0 || !ember_budget_is_explicit(dev))
+		return r;
+	if (ember_cfg.manage_all) {
+		/*
+		 * Under manage-all the budget caps residency, not capacity: memory
+		 * past it stays mapped from host memory. Frameworks size their pools
+		 * from these figures (JAX preallocates 75% of the total), so a
+		 * budget here would cap them at the budget and defeat the mode.
+		 */
+		static bool said;
+		if (ember_first_time(&said))
+			ember_info("EMBER_MANAGE_ALL: cuMemGetInfo reports the GPU's own figures, not the budget: "
+				   "allocations past the budget stay mapped from host memory");
+		return r;
+	}
+	ember_table_lock(EMBER_TABLE);
+	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	uint64_t used = acc->resident + acc->other, budget = acc->budget;
+	ember_table_unlock(EMBER_TABLE);
+	uint64_t left = budget > used ? budget - used : 0;
+	*total_bytes = budget;
+	*free_bytes = left < *free_bytes ? left : *free_bytes;
+	return r;
+}
+
+/* ---- the application's own hints: Ember keeps off those ranges ---- */
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
+{
+	CUresult r = EMBER_REAL(cuMemAdvise)(devPtr, count, advice, device);
+	if (r == CUDA_SUCCESS && placing())
+		ember_placement_app_hint(devPtr, count);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+					     CUmemLocation location)
+{
+	CUresult r = EMBER_REAL(cuMemAdvise_v2)(devPtr, count, advice, location);
+	if (r == CUDA_SUCCESS && placing())
+		ember_placement_app_hint(devPtr, count);
+	return r;
+}
+
+#define PREFETCH_HOOK(name, params, args)                                                  \
+	EMBER_PUBLIC CUresult CUDAAPI name params                                          \
+	{                                                                                  \
+		CUresult r = EMBER_REAL(name) args;                                        \
+		if (r == CUDA_SUCCESS && placing())                                        \
+			ember_placement_app_hint(devPtr, count);                           \
+		return r;                                                                  \
+	}
+
+PREFETCH_HOOK(cuMemPrefetchAsync, (CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream),
+	      (devPtr, count, dstDevice, hStream))
+PREFETCH_HOOK(cuMemPrefetchAsync_ptsz,
+	      (CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream),
+	      (devPtr, count, dstDevice, hStream))
+PREFETCH_HOOK(cuMemPrefetchAsync_v2,
+	      (CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream),
+	      (devPtr, count, location, flags, hStream))
+PREFETCH_HOOK(cuMemPrefetchAsync_v2_ptsz,
+	      (CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream),
+	      (devPtr, count, location, flags, hStream))

@@ -1,0 +1,83 @@
+/* Library start-up: read the configuration, set up logging and the loader. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "ember/ember.h"
+#include "live.h"
+#include "locks.h"
+#include "placement.h"
+#include "shim.h"
+#include "state.h"
+#include "stats.h"
+#include "streams.h"
+#include "uvm_events.h"
+#include "worker.h"
+
+struct ember_config ember_cfg;
+bool ember_active;
+
+static const char *const mode_names[] = { "off", "mapped", "static", "adaptive" };
+
+/* fork(): the child has no worker thread and no private stream, and starts them anew on demand. */
+static void after_fork_child(void)
+{
+	ember_worker_after_fork_child();
+	ember_streams_after_fork_child();
+}
+
+/*
+ * Runs when the library is loaded. It only reads the environment: the real
+ * driver is opened on the first CUDA call, so a program that never uses
+ * CUDA never pays for it.
+ */
+__attribute__((constructor)) static void ember_init(void)
+{
+	char err[512];
+	int rc = ember_config_load(&ember_cfg, err, sizeof err);
+	ember_log_init(ember_cfg.log_level, ember_cfg.log_file);
+	ember_locks_at_fork(after_fork_child);
+	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF;
+	if (rc != 0) {
+		ember_error("%s; Ember is passing every call straight to the driver", err);
+		return;
+	}
+	if (!ember_cfg.enabled || ember_cfg.mode == EMBER_MODE_OFF) {
+		ember_info("%s: passing every call straight to the driver",
+			   ember_cfg.enabled ? "EMBER_MODE=off" : "EMBER=0");
+		return;
+	}
+	ember_state_init();
+	ember_strategy_choose(ember_cfg.mode);
+	ember_uvm_events_subscribe();
+	ember_live_subscribe();
+	ember_info("mode %s%s", mode_names[ember_cfg.mode], ember_cfg.manage_all ? ", managing all allocations" : "");
+	atexit(ember_stats_at_exit);
+}
+
+const char *ember_mode_name(enum ember_mode m)
+{
+	return m <= EMBER_MODE_ADAPTIVE ? mode_names[m] : "unknown";
+}
+
+EMBER_PUBLIC const char *ember_version(void)
+{
+	return EMBER_VERSION_STRING;
+}
+
+EMBER_PUBLIC const char *ember_real_driver(void)
+{
+	return ember_driver_path();
+}
+
+EMBER_PUBLIC int ember_is_active(void)
+{
+	return ember_active;
+}
+
+EMBER_PUBLIC int ember_flush(void)
+{
+	int rc = ember_active ? ember_worker_flush() : 0;
+	if (ember_active)
+		ember_live_publish();
+	return rc;
+}

@@ -1,0 +1,78 @@
+/* Per-GPU budgets and the accounting of memory Ember does not place. */
+#include <cuda.h>
+
+#include "state.h"
+#include "budget_source.h"
+#include "regions.h"
+#include "shim.h"
+
+static bool known[EMBER_MAX_DEVICES];
+
+static struct ember_size configured_budget(int dev)
+{
+	if (dev < EMBER_CONFIG_MAX_GPUS && ember_size_is_set(ember_cfg.budget_of[dev]))
+		return ember_cfg.budget_of[dev];
+	return ember_cfg.budget;
+}
+
+bool ember_budget_is_explicit(int dev)
+{
+	return dev >= 0 && ember_size_is_set(configured_budget(dev));
+}
+
+static double gib(uint64_t b)
+{
+	return (double)b / (1u << 30);
+}
+
+/* Called with a context current on dev, the first time dev is seen. */
+static void establish(int dev)
+{
+	size_t free_b = 0, total_b = 0;
+	if (EMBER_REAL(cuMemGetInfo_v2)(&free_b, &total_b) != CUDA_SUCCESS)
+		return; /* try again next time */
+	struct ember_size want = configured_budget(dev);
+	uint64_t budget;
+	const char *why;
+	if (ember_size_is_set(want)) {
+		budget = ember_size_resolve(want, total_b);
+		why = dev < EMBER_CONFIG_MAX_GPUS && ember_size_is_set(ember_cfg.budget_of[dev])
+			      ? "EMBER_BUDGET_<n>"
+			      : "EMBER_BUDGET";
+	} else {
+		uint64_t headroom = ember_size_resolve(ember_cfg.headroom, total_b);
+		budget = free_b > headroom ? free_b - headroom : 0;
+		why = "free memory less EMBER_HEADROOM";
+	}
+	if (budget > total_b) {
+		ember_warn("GPU %d: the budget of %.1f GiB exceeds its %.1f GiB; using %.1f GiB", dev,
+			   gib(budget), gib(total_b), gib(total_b));
+		budget = total_b;
+	}
+	ember_table_lock(EMBER_TABLE);
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	ember_budget_set(acc, budget, ember_cfg.high_watermark, ember_cfg.low_watermark);
+	__atomic_store_n(&known[dev], true, __ATOMIC_RELEASE);
+	ember_table_unlock(EMBER_TABLE);
+	ember_info("GPU %d: budget %.2f GiB (%s), high watermark %.2f GiB, low %.2f GiB", dev, gib(budget),
+		   why, gib(acc->high), gib(acc->low));
+}
+
+int ember_budget_current_device(void)
+{
+	CUdevice dev;
+	if (EMBER_REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS || dev < 0 || dev >= EMBER_MAX_DEVICES)
+		return -1;
+	if (!__atomic_load_n(&known[dev], __ATOMIC_ACQUIRE))
+		establish(dev);
+	return dev;
+}
+
+void ember_budget_plain(int dev, int64_t delta)
+{
+	ember_table_lock(EMBER_TABLE);
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	if (acc)
+		ember_budget_other(acc, delta);
+	ember_table_unlock(EMBER_TABLE);
+}

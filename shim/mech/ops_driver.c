@@ -1,0 +1,186 @@
+/*
+ * The driver backend: advice for mapped placement, cuMemPrefetchAsync on
+ * the context's private stream bracketed by events, and stream waits. The
+ * calls are exactly those Ember made before the seam existed.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "ops_driver.h"
+#include "shim.h"
+#include "streams.h"
+
+/* The GPUs that may map managed memory, found once. */
+static int gpus[EMBER_MAX_DEVICES];
+static int ngpus;
+static pthread_once_t gpus_once = PTHREAD_ONCE_INIT;
+
+static void find_gpus(void)
+{
+	int count = 0;
+	if (EMBER_REAL(cuDeviceGetCount)(&count) != CUDA_SUCCESS)
+		count = 0;
+	for (int d = 0; d < count && ngpus < EMBER_MAX_DEVICES; d++) {
+		int concurrent = 0;
+		if (EMBER_REAL(cuDeviceGetAttribute)(&concurrent, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, d) ==
+			    CUDA_SUCCESS &&
+		    concurrent)
+			gpus[ngpus++] = d;
+	}
+}
+
+static int advise_mapped(void *self, const struct ember_alloc *a)
+{
+	pthread_once(&gpus_once, find_gpus);
+	if (a->size == 0)
+		return CUDA_SUCCESS;
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
+	CUresult r = EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host);
+	for (int i = 0; r == CUDA_SUCCESS && i < ngpus; i++) {
+		CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = gpus[i] };
+		r = EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_ACCESSED_BY, gpu);
+	}
+	return r;
+}
+
+/* Prefetch op's regions toward loc on the private stream, between two events. */
+static int prefetch(struct ember_op *op, CUmemLocation loc)
+{
+	CUstream s = ember_private_stream(op->at.ctx);
+	if (!s)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUdeviceptr start = op->move.alloc->base + ((uint64_t)op->move.first << EMBER_REGION_SHIFT);
+	CUevent begin = NULL, end = NULL;
+	EMBER_REAL(cuEventCreate)(&begin, CU_EVENT_DEFAULT);
+	EMBER_REAL(cuEventCreate)(&end, CU_EVENT_DEFAULT);
+	op->start = begin;
+	op->end = end;
+	if (begin)
+		EMBER_REAL(cuEventRecord)(begin, s);
+	CUresult r = EMBER_REAL(cuMemPrefetchAsync_v2)(start, ember_move_bytes(&op->move), loc, 0, s);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!end || EMBER_REAL(cuEventRecord)(end, s) != CUDA_SUCCESS) {
+		/* no event to watch: wait here (the worker, or a launch that would wait anyway) */
+		EMBER_REAL(cuStreamSynchronize)(s);
+		if (end)
+			EMBER_REAL(cuEventDestroy_v2)(end);
+		op->end = NULL;
+	}
+	return CUDA_SUCCESS;
+}
+
+static int promote(void *self, struct ember_op *op)
+{
+	return prefetch(op, (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device });
+}
+
+static int demote(void *self, struct ember_op *op)
+{
+	return prefetch(op, (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 });
+}
+
+/* The worker's current context: it moves between contexts; application threads are already in theirs. */
+static CUcontext worker_ctx;
+
+bool ember_driver_enter(void *ctx)
+{
+	if (ctx == worker_ctx)
+		return true;
+	if (EMBER_REAL(cuCtxSetCurrent)((CUcontext)ctx) != CUDA_SUCCESS)
+		return false;
+	worker_ctx = ctx;
+	return true;
+}
+
+void ember_driver_after_fork_child(void)
+{
+	worker_ctx = NULL;
+}
+
+static enum ember_op_status completion(void *self, struct ember_op *op)
+{
+	if (!op->end)
+		return EMBER_OP_DONE; /* it was waited for at issue */
+	CUresult r = EMBER_REAL(cuEventQuery)((CUevent)op->end);
+	if (r == CUDA_ERROR_NOT_READY)
+		return EMBER_OP_PENDING;
+	if (r != CUDA_SUCCESS) {
+		op->error = r;
+		return EMBER_OP_FAILED;
+	}
+	return EMBER_OP_DONE;
+}
+
+static uint64_t elapsed(void *self, struct ember_op *op)
+{
+	float ms = 0;
+	if (!op->start || !op->end || EMBER_REAL(cuEventElapsedTime_v2)(&ms, (CUevent)op->start, (CUevent)op->end) !=
+						      CUDA_SUCCESS)
+		return 0;
+	return (uint64_t)(ms * 1e6);
+}
+
+static void release(void *self, struct ember_op *op)
+{
+	if (op->start)
+		EMBER_REAL(cuEventDestroy_v2)((CUevent)op->start);
+	if (op->end)
+		EMBER_REAL(cuEventDestroy_v2)((CUevent)op->end);
+	op->start = op->end = NULL;
+}
+
+static int stream_wait(void *self, const struct ember_at *at, enum ember_order order)
+{
+	CUstream priv = ember_private_stream(at->ctx);
+	if (!priv)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (order == EMBER_ORDER_SYNC)
+		return EMBER_REAL(cuStreamSynchronize)(priv);
+	CUstream stream = at->stream;
+	/* a stream being captured into a graph may not wait on outside work */
+	CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+	if (at->per_thread)
+		EMBER_REAL(cuStreamIsCapturing_ptsz)(stream, &capture);
+	else
+		EMBER_REAL(cuStreamIsCapturing)(stream, &capture);
+	if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
+		return CUDA_SUCCESS;
+	/* an event of our own: the ops' events belong to the worker, which may destroy them */
+	CUevent done;
+	CUresult r = EMBER_REAL(cuEventCreate)(&done, CU_EVENT_DISABLE_TIMING);
+	if (r == CUDA_SUCCESS) {
+		r = EMBER_REAL(cuEventRecord)(done, priv);
+		if (r == CUDA_SUCCESS)
+			r = at->per_thread ? EMBER_REAL(cuStreamWaitEvent_ptsz)(stream, done, 0)
+					   : EMBER_REAL(cuStreamWaitEvent)(stream, done, 0);
+		EMBER_REAL(cuEventDestroy_v2)(done);
+	}
+	if (r != CUDA_SUCCESS)
+		ember_debug("the launch stream cannot wait for its promotion (CUresult %d); it runs mapped meanwhile",
+			    (int)r);
+	return r;
+}
+
+uint64_t ember_driver_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now(void *self)
+{
+	return ember_driver_now();
+}
+
+const struct ember_ops ember_driver_ops = {
+	.advise_mapped = advise_mapped,
+	.promote = promote,
+	.demote = demote,
+	.completion = completion,
+	.elapsed = elapsed,
+	.release = release,
+	.stream_wait = stream_wait,
+	.now = now,
+};

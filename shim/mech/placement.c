@@ -1,0 +1,167 @@
+/* Mapped by default, the static split, and the strategy table. */
+#include <stdlib.h>
+
+#include "ember/ember.h"
+#include "launch_scan.h"
+#include "placement.h"
+#include "shim.h"
+#include "split.h"
+#include "state.h"
+#include "worker.h"
+
+CUresult ember_placement_advise(struct ember_alloc *a)
+{
+	return (CUresult)ember_shim_engine.ops->advise_mapped(ember_shim_engine.ops_self, a);
+}
+
+void ember_placement_populate(struct ember_alloc *a, const struct ember_at *at, enum ember_order order)
+{
+	if (ember_strategy->moves)
+		ember_engine_split(&ember_shim_engine, a, at, order);
+}
+
+/* mapped: nothing moves, but the worker reads the event queue (faults, the driver's own moves) */
+static void mapped_launch(struct ember_scan *scan, const struct ember_at *at)
+{
+	static bool started;
+	if (ember_cfg.uvm_events && ember_first_time(&started))
+		ember_worker_wake();
+}
+
+/* static: an allocation's first reference is its split, and that launch's stream waits for it on the GPU */
+static void static_launch(struct ember_scan *scan, const struct ember_at *at)
+{
+	for (unsigned i = 0; i < scan->n; i++) {
+		struct ember_alloc *a = scan->allocs[i];
+		ember_table_lock(EMBER_TABLE);
+		bool first = !a->referenced;
+		a->referenced = true;
+		ember_table_unlock(EMBER_TABLE);
+		if (first)
+			ember_engine_split(&ember_shim_engine, a, at, EMBER_ORDER_STREAM);
+	}
+}
+
+static const struct ember_strategy strategy_mapped = { .name = "mapped", .launch = mapped_launch };
+static const struct ember_strategy strategy_static = {
+	.name = "static", .scans = true, .moves = true, .launch = static_launch
+};
+
+const struct ember_strategy *ember_strategy = &strategy_static;
+
+void ember_strategy_choose(enum ember_mode mode)
+{
+	ember_strategy = mode == EMBER_MODE_ADAPTIVE ? &ember_strategy_adaptive
+			 : mode == EMBER_MODE_MAPPED ? &strategy_mapped
+						     : &strategy_static;
+	if (ember_strategy->pass)
+		ember_worker_set_pass(ember_strategy->pass, ember_strategy->period_ns());
+}
+
+void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread)
+{
+	if (scan && scan->n == 0)
+		return;
+	struct ember_at at = { .stream = stream, .per_thread = per_thread };
+	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
+	ember_strategy->launch(scan, &at);
+}
+
+/*
+ * Call fn for each placed allocation overlapping [ptr, ptr + bytes), with
+ * the regions [r0, r1) the range covers. Table locked by the caller; plain
+ * allocations, which have no regions, are skipped.
+ */
+static void for_each_overlap(uint64_t ptr, uint64_t bytes,
+			     void (*fn)(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg), void *arg)
+{
+	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
+		struct ember_alloc *a = ember_table_find(EMBER_TABLE, at);
+		if (!a) {
+			a = ember_table_next(EMBER_TABLE, at);
+			if (!a || a->base >= end)
+				return;
+			at = a->base;
+			continue;
+		}
+		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
+		if (a->kind != EMBER_ALLOC_PLAIN && a->nregions > 0)
+			fn(a, (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT),
+			   (uint32_t)(((stop - 1 - a->base) >> EMBER_REGION_SHIFT) + 1), arg);
+		if (stop <= at)
+			return; /* a zero-byte allocation: nothing further to cover */
+		at = stop;
+	}
+}
+
+/* A hint's work: prepare moves over each covered range. */
+struct hint {
+	bool promote;
+	struct ember_moves moves;
+	uint64_t total;
+};
+
+static void hint_range(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
+{
+	struct hint *h = arg;
+	if (a->device < 0)
+		return;
+	h->total += h->promote ? ember_split_promote(&ember_shim_ctx, a, r0, r1, false, &h->moves)
+			       : ember_split_demote(&ember_shim_ctx, a, r0, r1, &h->moves);
+}
+
+static int64_t over_range(CUdeviceptr ptr, size_t bytes, bool promote)
+{
+	if (!ember_active || !ember_strategy->moves)
+		return -1;
+	struct hint h = { .promote = promote };
+	struct ember_at at = { 0 };
+	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
+	ember_table_lock(EMBER_TABLE);
+	for_each_overlap(ptr, bytes, hint_range, &h);
+	ember_table_unlock(EMBER_TABLE);
+	ember_engine_start(&ember_shim_engine, &h.moves, &at, EMBER_ORDER_NONE);
+	return (int64_t)h.total;
+}
+
+EMBER_PUBLIC long long ember_promote(const void *ptr, size_t bytes)
+{
+	return over_range((CUdeviceptr)ptr, bytes, true);
+}
+
+EMBER_PUBLIC long long ember_evict(const void *ptr, size_t bytes)
+{
+	return over_range((CUdeviceptr)ptr, bytes, false);
+}
+
+static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
+{
+	for (uint32_t r = r0; r < r1; r++)
+		a->regions[r].hinted = 1;
+}
+
+void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)
+{
+	ember_table_lock(EMBER_TABLE);
+	for_each_overlap(ptr, bytes, mark_hinted, NULL);
+	ember_table_unlock(EMBER_TABLE);
+}
+
+EMBER_PUBLIC int ember_region_info(const void *ptr, struct ember_region_info *out)
+{
+	if (!out)
+		return -1;
+	uint64_t addr = (uint64_t)(uintptr_t)ptr;
+	uint64_t now = ember_shim_engine.ops->now(ember_shim_engine.ops_self);
+	ember_table_lock(EMBER_TABLE);
+	struct ember_alloc *a = ember_table_find(EMBER_TABLE, addr);
+	int rc = -1;
+	if (a && a->kind != EMBER_ALLOC_PLAIN && a->nregions) {
+		const struct ember_region *r = &a->regions[(addr - a->base) >> EMBER_REGION_SHIFT];
+		*out = (struct ember_region_info){ r->state, a->device, r->hinted, r->demand, r->score,
+						   ember_policy_grace_left(r, now) };
+		rc = 0;
+	}
+	ember_table_unlock(EMBER_TABLE);
+	return rc;
+}

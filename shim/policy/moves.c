@@ -1,0 +1,65 @@
+/* Preparing and finishing moves: the only place region states leave flight. */
+#include <stdlib.h>
+
+#include "grow.h"
+#include "moves.h"
+#include "policy.h"
+
+bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t first, uint32_t count, bool promote)
+{
+	if (!ember_grow(&m->v, m->n, &m->cap, sizeof *m->v, 16))
+		return false;
+	m->v[m->n++] = (struct ember_move){ a, first, count, promote };
+	for (uint32_t r = first; r < first + count; r++)
+		a->regions[r].state = promote ? EMBER_REGION_PROMOTING : EMBER_REGION_DEMOTING;
+	a->refs++;
+	a->in_flight += count;
+	return true;
+}
+
+void ember_moves_free(struct ember_moves *m)
+{
+	free(m->v);
+	*m = (struct ember_moves){ 0 };
+}
+
+uint64_t ember_move_bytes(const struct ember_move *m)
+{
+	uint64_t bytes = 0;
+	for (uint32_t r = m->first; r < m->first + m->count; r++)
+		bytes += ember_region_bytes(m->alloc, r);
+	return bytes;
+}
+
+void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, bool ok, uint64_t ns, uint64_t now)
+{
+	struct ember_alloc *a = m->alloc;
+	uint64_t bytes = ember_move_bytes(m);
+	ember_table_lock(pc->table);
+	struct ember_device_account *acc = ember_table_account(pc->table, a->device);
+	enum ember_region_state after = m->promote == ok ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
+	/* a released demotion's bytes left the account when it was issued: a failure brings them back */
+	uint64_t released = 0;
+	for (uint32_t r = m->first; r < m->first + m->count; r++) {
+		a->regions[r].state = after;
+		if (a->regions[r].released)
+			released += ember_region_bytes(a, r);
+		a->regions[r].released = 0;
+	}
+	a->in_flight -= m->count;
+	if (pc->adaptive)
+		ember_policy_moved(pc, a, m->first, m->count, m->promote, ok, now);
+	if (!a->freed && acc && after == EMBER_REGION_MAPPED)
+		ember_budget_release(acc, bytes - released);
+	else if (!a->freed && acc && released)
+		ember_budget_reserve(acc, released);
+	if (ok) {
+		++*(m->promote ? &a->stats.promotions : &a->stats.demotions);
+		*(m->promote ? &a->stats.bytes_promoted : &a->stats.bytes_demoted) += bytes;
+		a->stats.migrate_ns += ns;
+		if (acc)
+			ember_budget_moved(acc, m->promote, bytes, ns);
+	}
+	ember_table_unlock(pc->table);
+	ember_alloc_put(pc->table, a);
+}

@@ -1,0 +1,443 @@
+/* The adaptive placement policy. See policy.h; every function runs with the table locked. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "grow.h"
+#include "policy.h"
+
+/*
+ * Demand halves once per interval. Each region keeps the interval its
+ * demand was last brought up to date in and catches up when it is next
+ * read or added to, so decay costs nothing for regions nobody looks at.
+ */
+static uint32_t epoch_of(const struct ember_policy_params *p, uint64_t now)
+{
+	return p->interval_ns ? (uint32_t)(now / p->interval_ns) : 0;
+}
+
+static void catch_up(struct ember_region *reg, uint32_t epoch)
+{
+	if (epoch <= reg->demand_epoch)
+		return;
+	uint32_t halvings = epoch - reg->demand_epoch;
+	reg->demand = halvings >= 32 ? 0 : reg->demand >> halvings;
+	reg->demand_epoch = epoch;
+}
+
+void ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
+			 uint64_t now)
+{
+	const struct ember_policy_params *p = &pc->params;
+	uint32_t epoch = epoch_of(p, now);
+	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		catch_up(reg, epoch);
+		reg->demand = reg->demand > UINT32_MAX - amount ? UINT32_MAX : reg->demand + amount;
+		reg->active_epoch = epoch;
+		if (!reg->last_ref)
+			reg->gap = UINT64_MAX;
+		else if (now > reg->last_ref)
+			reg->gap = now - reg->last_ref;
+		reg->last_ref = now;
+		reg->ref_demand = reg->demand;
+		reg->departed = 0;
+	}
+}
+
+void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		reg->departed = 1;
+		reg->demand = reg->ref_demand = 0;
+	}
+}
+
+/*
+ * A mapped region earns promotion while the demand it had when last
+ * referenced is past the threshold and it is still within its own reuse
+ * cycle: referenced once per launch, a region stays hot for as long as its
+ * launches keep coming, however long each one runs.
+ */
+static bool hot_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
+{
+	if (r->ref_demand < p->threshold || !r->last_ref || now < r->last_ref)
+		return r->ref_demand >= p->threshold && r->last_ref;
+	uint64_t silent = now - r->last_ref;
+	uint64_t cycle = r->gap != UINT64_MAX && r->gap > p->interval_ns ? r->gap : p->interval_ns;
+	return (double)silent <= p->heat_ratio * (double)cycle;
+}
+
+/* Demand as reclamation sees it: a region silent for stale_intervals is cold. */
+static uint32_t effective_demand(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
+{
+	return epoch - r->active_epoch >= p->stale_intervals ? 0 : r->demand;
+}
+
+static float score_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
+{
+	if (r->score <= 0 || now <= r->score_at || !p->score_decay_ns)
+		return r->score;
+	return r->score * (float)exp2(-(double)(now - r->score_at) / (double)p->score_decay_ns);
+}
+
+uint64_t ember_policy_grace_left(const struct ember_region *r, uint64_t now)
+{
+	return r->protect_until > now ? r->protect_until - now : 0;
+}
+
+/* A region of the table, for sorting candidates. */
+struct slot {
+	struct ember_alloc *a;
+	uint32_t r;
+	bool protected_;
+	bool departed; /* left behind by a sliding range */
+	uint64_t protect_until;
+	float score;
+	uint64_t arrived;
+	uint32_t demand;
+	uint64_t reuse; /* resident: how long it has been silent; mapped: its reuse gap */
+};
+
+/*
+ * The paper's victim order: unprotected first, then lowest score, oldest
+ * residency, lowest demand; Ember puts regions a sliding range left behind
+ * right after protection.
+ */
+static int victim_order(const void *x, const void *y)
+{
+	const struct slot *a = x, *b = y;
+	if (a->protected_ != b->protected_)
+		return a->protected_ ? 1 : -1;
+	if (a->departed != b->departed)
+		return a->departed ? -1 : 1;
+	if (a->protected_ && a->protect_until != b->protect_until) /* all protected: first to expire */
+		return a->protect_until < b->protect_until ? -1 : 1;
+	if (a->score != b->score)
+		return a->score < b->score ? -1 : 1;
+	if (a->arrived != b->arrived)
+		return a->arrived < b->arrived ? -1 : 1;
+	return (a->demand > b->demand) - (a->demand < b->demand);
+}
+
+/* Hottest first; among equals, in address order, so that spans come out adjacent and merge. */
+static int hottest_first(const void *x, const void *y)
+{
+	const struct slot *a = x, *b = y;
+	if (a->demand != b->demand)
+		return (a->demand < b->demand) - (a->demand > b->demand);
+	if (a->a != b->a)
+		return a->a->base < b->a->base ? -1 : 1;
+	return (a->r > b->r) - (a->r < b->r);
+}
+
+struct slots {
+	struct slot *v;
+	size_t n, cap;
+};
+
+static void slots_push(struct slots *s, struct slot x)
+{
+	if (ember_grow(&s->v, s->n, &s->cap, sizeof *s->v, 256))
+		s->v[s->n++] = x;
+}
+
+/* qsort, which may not be given a null array even to sort nothing. */
+static void sort_slots(struct slot *v, size_t n, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp);
+}
+
+/* Resident victims and hot mapped candidates of dev, and the bytes already on their way out. */
+static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct slots *resident, struct slots *hot)
+{
+	const struct ember_policy_params *p = &pc->params;
+	uint64_t leaving = 0;
+	uint32_t epoch = epoch_of(p, now);
+	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
+		struct ember_alloc *a = ember_table_at(pc->table, i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (reg->hinted)
+				continue;
+			catch_up(reg, epoch);
+			if (reg->state == EMBER_REGION_DEMOTING && !reg->released) /* released: out of the account already */
+				leaving += ember_region_bytes(a, r);
+			else if (reg->state == EMBER_REGION_RESIDENT)
+				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
+								   reg->departed, reg->protect_until, score_now(p, reg, now),
+								   reg->arrived_at, effective_demand(p, reg, epoch),
+								   now > reg->last_ref ? now - reg->last_ref : 0 });
+			else if (reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
+				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->gap });
+		}
+	}
+	return leaving;
+}
+
+/* Mark the chosen victims demoting, grouping neighbours of one allocation into one move. */
+static void demote(struct slot *v, size_t n, struct ember_moves *out)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].a == v[i].a && v[j].r == v[j - 1].r + 1)
+			j++;
+		if (!ember_moves_push(out, v[i].a, v[i].r, (uint32_t)(j - i), false))
+			return;
+		i = j;
+	}
+}
+
+static int by_address(const void *x, const void *y)
+{
+	const struct slot *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a->base < b->a->base ? -1 : 1;
+	return (a->r > b->r) - (a->r < b->r);
+}
+
+/*
+ * Promote the span around region c of a: centred on it, shifted to fit
+ * inside the allocation, skipping regions that are not mapped or are the
+ * application's, and stopping where the room runs out.
+ */
+static uint64_t promote_span(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t c, uint64_t room,
+			     struct ember_moves *out)
+{
+	uint32_t span = p->span_regions ? p->span_regions : 1;
+	uint32_t first = c >= span / 2 ? c - span / 2 : 0;
+	if (first + span > a->nregions)
+		first = a->nregions > span ? a->nregions - span : 0;
+	uint32_t end = first + span < a->nregions ? first + span : a->nregions;
+	uint64_t used = 0;
+	for (uint32_t r = first; r < end;) {
+		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
+			r++;
+			continue;
+		}
+		uint32_t run = r;
+		uint64_t bytes = 0;
+		while (run < end && a->regions[run].state == EMBER_REGION_MAPPED && !a->regions[run].hinted &&
+		       used + bytes + ember_region_bytes(a, run) <= room) {
+			bytes += ember_region_bytes(a, run);
+			run++;
+		}
+		if (run == r || !ember_moves_push(out, a, r, run - r, true))
+			break;
+		used += bytes;
+		r = run;
+	}
+	return used;
+}
+
+/* The cold resident region may give way to the hot mapped one. */
+static bool replaceable(const struct ember_policy_params *p, const struct slot *cold, const struct slot *hot)
+{
+	if (cold->protected_)
+		return false;
+	if (cold->departed)
+		return true;
+	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
+		return false;
+	/* silent for heat_ratio reuse gaps of the hot region: colder in time too */
+	return hot->reuse != UINT64_MAX && (double)cold->reuse > p->heat_ratio * (double)hot->reuse;
+}
+
+void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
+{
+	const struct ember_policy_params *p = &pc->params;
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	if (!acc || !acc->budget)
+		return;
+	struct slots resident = { 0 }, hot = { 0 };
+	uint64_t leaving = survey(pc, dev, now, &resident, &hot);
+	uint64_t used = acc->resident + acc->other;
+	uint64_t staying = used > leaving ? used - leaving : 0;
+	sort_slots(resident.v, resident.n, victim_order);
+	sort_slots(hot.v, hot.n, hottest_first);
+
+	/* Reclamation: above the high watermark, evict down to the low one, a batch at a time. */
+	size_t nvictims = 0;
+	if (staying > acc->high) {
+		uint64_t goal = staying - acc->low, freed = 0;
+		while (nvictims < resident.n && nvictims < p->batch_regions && freed < goal) {
+			freed += ember_region_bytes(resident.v[nvictims].a, resident.v[nvictims].r);
+			nvictims++;
+		}
+		staying -= freed;
+	}
+
+	/*
+	 * Replacement: when the hottest mapped regions will not fit even after
+	 * the demotions under way, evict the coldest unprotected residents
+	 * that they beat (see replaceable). A stale resident has demand 0.
+	 */
+	uint64_t room_later = acc->high > staying ? acc->high - staying : 0;
+	size_t next = nvictims; /* candidates are taken in victim order, skipping those that stay */
+	for (size_t h = 0; h < hot.n; h++) {
+		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
+		for (; room_later < need && nvictims < p->batch_regions && next < resident.n; next++) {
+			if (!replaceable(p, &resident.v[next], &hot.v[h]))
+				continue;
+			struct slot chosen = resident.v[next];
+			resident.v[next] = resident.v[nvictims];
+			resident.v[nvictims++] = chosen;
+			room_later += ember_region_bytes(chosen.a, chosen.r);
+		}
+		if (room_later < need)
+			break;
+		room_later -= need;
+	}
+	sort_slots(resident.v, nvictims, by_address);
+	demote(resident.v, nvictims, out);
+	free(resident.v);
+	free(hot.v);
+}
+
+/*
+ * Launch order, at a launch: the departed residents of the launch's own
+ * allocations make room for its hot regions at once. Their demotions go
+ * first in out, and their bytes leave the account now (released), so the
+ * promotions queued behind them on the same stream can use the room: the
+ * GPU never holds both.
+ */
+static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_alloc *const *only,
+			      size_t nonly, uint64_t need, struct ember_moves *out)
+{
+	const struct ember_policy_params *p = &pc->params;
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	struct slots gone = { 0 };
+	uint64_t freed = 0;
+	for (size_t i = 0; i < nonly && freed < need; i++) {
+		struct ember_alloc *a = only[i];
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN || a->freed)
+			continue;
+		for (uint32_t r = 0; r < a->nregions && freed < need; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (reg->state != EMBER_REGION_RESIDENT || !reg->departed || reg->hinted ||
+			    (p->protection && ember_policy_grace_left(reg, now) > 0))
+				continue;
+			slots_push(&gone, (struct slot){ .a = a, .r = r });
+			freed += ember_region_bytes(a, r);
+		}
+	}
+	size_t first_move = out->n;
+	demote(gone.v, gone.n, out);
+	for (size_t m = first_move; m < out->n; m++)
+		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
+			out->v[m].alloc->regions[r].released = 1;
+			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
+		}
+	free(gone.v);
+}
+
+/*
+ * Promotions of neighbouring spans as one move, up to 2 GiB: the driver
+ * moves a few large prefetches faster than many span-sized ones (H200:
+ * 49 GB/s against 43 GB/s, tools/bench/results/probe.json).
+ */
+enum { MERGED_REGIONS_MAX = 1024 };
+
+static void merge_promotions(struct ember_moves *m, size_t from)
+{
+	size_t w = from;
+	for (size_t i = from; i < m->n; i++) {
+		struct ember_move *last = w > from ? &m->v[w - 1] : NULL;
+		struct ember_move *mv = &m->v[i];
+		if (last && last->promote && mv->promote && last->alloc == mv->alloc &&
+		    last->first + last->count == mv->first && last->count + mv->count <= MERGED_REGIONS_MAX) {
+			last->count += mv->count;
+			mv->alloc->refs--; /* one move, one reference */
+			continue;
+		}
+		m->v[w++] = *mv;
+	}
+	m->n = w;
+}
+
+size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_alloc *const *only,
+			    size_t nonly, struct ember_moves *out)
+{
+	const struct ember_policy_params *p = &pc->params;
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	if (!acc || !acc->budget)
+		return 0;
+	struct slots hot = { 0 };
+	uint32_t epoch = epoch_of(p, now);
+	/* a launch's own allocations only, when given: the cost follows the launch, not the table */
+	unsigned n = nonly ? (unsigned)nonly : ember_table_count(pc->table);
+	for (unsigned i = 0; i < n; i++) {
+		struct ember_alloc *a = nonly ? only[i] : ember_table_at(pc->table, i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN || a->freed)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (reg->state != EMBER_REGION_MAPPED || reg->hinted)
+				continue;
+			catch_up(reg, epoch);
+			if (hot_now(p, reg, now))
+				slots_push(&hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->gap });
+		}
+	}
+	sort_slots(hot.v, hot.n, hottest_first);
+	uint64_t room = ember_budget_room(acc, acc->high);
+	size_t first_promotion = out->n;
+	if (nonly) {
+		uint64_t want = 0;
+		for (size_t h = 0; h < hot.n; h++)
+			want += ember_region_bytes(hot.v[h].a, hot.v[h].r);
+		if (want > room) {
+			swap_out_departed(pc, dev, now, only, nonly, want - room, out);
+			room = ember_budget_room(acc, acc->high);
+		}
+	}
+	for (size_t h = 0; h < hot.n && room > 0; h++) {
+		struct ember_alloc *a = hot.v[h].a;
+		if (a->regions[hot.v[h].r].state != EMBER_REGION_MAPPED)
+			continue; /* taken by an earlier span */
+		uint64_t moved = promote_span(p, a, hot.v[h].r, room, out);
+		room -= moved;
+		ember_budget_reserve(acc, moved);
+	}
+	merge_promotions(out, first_promotion);
+	size_t left = 0;
+	for (size_t h = 0; h < hot.n; h++)
+		left += hot.v[h].a->regions[hot.v[h].r].state == EMBER_REGION_MAPPED;
+	free(hot.v);
+	return left;
+}
+
+void ember_policy_run(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
+{
+	ember_policy_reclaim(pc, dev, now, out);
+	ember_policy_promote(pc, dev, now, NULL, 0, out);
+}
+
+void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t first, uint32_t count,
+			bool promote, bool ok, uint64_t now)
+{
+	const struct ember_policy_params *p = &pc->params;
+	if (!ok)
+		return;
+	for (uint32_t r = first; r < first + count && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		if (!promote) {
+			reg->evicted_at = now;
+			reg->protect_until = 0;
+			continue;
+		}
+		reg->arrived_at = now;
+		if (!p->protection)
+			continue;
+		/* a quick return means the eviction was a mistake: score it, and protect longer */
+		reg->score = score_now(p, reg, now);
+		reg->score_at = now;
+		if (reg->evicted_at && now - reg->evicted_at <= p->return_window_ns)
+			reg->score += 1.0f;
+		uint64_t grace = p->base_grace_ns + (uint64_t)(reg->score * (double)p->score_grace_ns);
+		reg->protect_until = now + (grace < p->max_grace_ns ? grace : p->max_grace_ns);
+	}
+}

@@ -1,0 +1,105 @@
+/*
+ * The adaptive placement policy of the paper (§5.2-§5.3, §6.1, Table 1):
+ * threshold promotion with a span, demand that halves every interval,
+ * reclamation between the watermarks in batches, replacement by heat ratio,
+ * stale regions, and migration-aware protection.
+ *
+ * Pure: no CUDA call, no clock of its own and no state of its own. Its
+ * context (parameters, region table, accounts) is an argument, time is an
+ * argument, decisions are returned as moves for the caller to carry out
+ * (engine.h), and the caller reports back when a move completes
+ * (ember_move_finish). All calls run with the context's table locked.
+ */
+#ifndef EMBER_POLICY_H
+#define EMBER_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "moves.h"
+#include "regions.h"
+
+/*
+ * Table 1's parameters, in Ember's units (nanoseconds, 2 MiB regions).
+ *
+ * One addition, for the launch scan: a region is referenced in pulses (once
+ * per launch), not in the steady stream of counter notifications the paper
+ * had, so between two references its decayed demand says little. Replacement
+ * therefore also requires the resident region to have been silent for
+ * heat_ratio times the hot region's reuse gap: data read once per token, or
+ * once per pass, is never swapped for data read at the same rate.
+ *
+ * A second addition, from launch order: a region that a sliding range left
+ * behind (ember_policy_depart) is cold at once. It goes first among the
+ * unprotected victims, and a hot region may replace it without the wait
+ * above, even on its first reference.
+ */
+struct ember_policy_params {
+	uint32_t span_regions;      /* promotion span: 64 MiB = 32 regions */
+	uint32_t threshold;         /* demand that earns promotion: 256 */
+	uint64_t interval_ns;       /* demand halves every 25 ms */
+	uint32_t batch_regions;     /* regions per demotion batch: 16 */
+	double heat_ratio;          /* hottest mapped / coldest resident to replace: 2 */
+	uint32_t stale_intervals;   /* silent intervals until a resident region counts as cold: 5 */
+	bool protection;            /* migration-aware protection on */
+	uint64_t base_grace_ns;     /* grace after arrival: 100 ms */
+	uint64_t return_window_ns;  /* a return within 500 ms of eviction scores */
+	uint64_t score_grace_ns;    /* grace per score point: 250 ms */
+	uint64_t max_grace_ns;      /* grace cap: 2 s */
+	uint64_t score_decay_ns;    /* score halves every 1 s */
+};
+
+/* Everything the policy reads and writes, passed explicitly. */
+struct ember_policy_ctx {
+	struct ember_policy_params params;
+	struct ember_table *table;       /* its lock is held around every call below */
+	struct ember_accounts *accounts; /* the table's */
+	bool adaptive;                   /* completed moves feed protection (adaptive mode) */
+};
+
+/* Demand arrived at now for regions [r0, r1) of a (a launch referenced them, or a hint). */
+void ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+			 uint32_t amount, uint64_t now);
+
+/*
+ * Regions [r0, r1) of a were left behind by a sliding range (the launch
+ * scan's launch order, monitor.c): their demand is void until they are
+ * referenced again, and a hot region may replace them at once.
+ */
+void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1);
+
+/*
+ * Reclamation and replacement for device dev at time now: above the high
+ * watermark evict down to the low one; below it, evict cold residents that
+ * hot mapped regions beat. Only demotions.
+ */
+void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out);
+
+/*
+ * Promotions for dev at time now: mapped regions past the threshold,
+ * hottest first, a span around each, while there is room. With n > 0 only
+ * regions of the allocations in only[] are considered (those a launch is
+ * about to use, so that it can wait for them).
+ */
+size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_alloc *const *only,
+			    size_t n, struct ember_moves *out);
+/* (Returns how many hot regions found no room: a reason to reclaim.) */
+
+/*
+ * Both, as one pass: reclaim
+ * above the high watermark down to the low one, replace cold residents by
+ * hot mapped regions, and promote regions whose demand crossed the
+ * threshold while there is room. Regions chosen are marked in flight and
+ * accounted; their moves are appended to out.
+ */
+void ember_policy_run(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out);
+
+/* A move finished (ok) or failed; the caller has already set the region states. */
+void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t first,
+			uint32_t count, bool promote, bool ok, uint64_t now);
+
+/* The grace a region has at now, in nanoseconds (0: unprotected). */
+uint64_t ember_policy_grace_left(const struct ember_region *r, uint64_t now);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * The region table: every managed allocation Ember places, split into 2 MiB
+ * regions (the driver's VA block), each mapped, resident or in flight.
+ *
+ * Allocations sit in an array sorted by base address, so any interior
+ * address is found by binary search, O(log n), under a reader lock. An
+ * allocation is reference-counted: cuMemFree removes it from the table at
+ * once, so no new work can find it, but its memory is handed back to the
+ * driver only after every migration in flight on it has completed.
+ *
+ * Nothing here calls the driver; callers do, without holding the table lock.
+ */
+#ifndef EMBER_REGIONS_H
+#define EMBER_REGIONS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "budget.h"
+
+#define EMBER_REGION_SHIFT 21
+#define EMBER_REGION_BYTES ((uint64_t)1 << EMBER_REGION_SHIFT)
+
+enum ember_region_state {
+	EMBER_REGION_MAPPED,    /* host memory, mapped into the GPU */
+	EMBER_REGION_PROMOTING, /* a prefetch to the GPU is in flight */
+	EMBER_REGION_RESIDENT,  /* in GPU memory */
+	EMBER_REGION_DEMOTING,  /* a prefetch back to the host is in flight */
+};
+
+/* Where an allocation came from, and so how Ember may treat it. */
+enum ember_alloc_kind {
+	EMBER_ALLOC_MANAGED,   /* the application's cuMemAllocManaged */
+	EMBER_ALLOC_CONVERTED, /* a plain allocation turned managed (EMBER_MANAGE_ALL) */
+	EMBER_ALLOC_PLAIN,     /* device memory Ember only accounts for: no regions */
+};
+
+struct ember_region {
+	uint8_t state;   /* enum ember_region_state */
+	uint8_t hinted;  /* the application advised or prefetched it: Ember keeps off */
+	uint8_t departed; /* policy: a sliding range left it behind; cleared by its next reference */
+	uint8_t released; /* demoting, its bytes already out of the account: promotions queued after it use them */
+	uint32_t demand;       /* policy: decayed demand, as of interval demand_epoch */
+	uint32_t demand_epoch; /* policy: the interval demand was last brought up to date in */
+	uint32_t active_epoch; /* policy: the interval demand last arrived in */
+	uint64_t last_ref;     /* policy: when demand last arrived (ns) */
+	uint32_t ref_demand;   /* policy: demand just after that arrival, undecayed */
+	uint64_t gap;          /* policy: time between its last two references; UINT64_MAX until seen twice */
+	float score;     /* policy: migration score, halved every score-decay period */
+	uint64_t score_at;      /* when score was last decayed */
+	uint64_t arrived_at;    /* when it last became resident */
+	uint64_t evicted_at;    /* when it last went back to the host (0: never) */
+	uint64_t protect_until; /* grace: reclamation prefers others until then */
+};
+
+struct ember_alloc_stats {
+	uint64_t promotions, demotions;       /* operations issued */
+	uint64_t bytes_promoted, bytes_demoted;
+	uint64_t migrate_ns;                  /* driver time of completed migrations */
+};
+
+struct ember_alloc {
+	uint64_t base, size;
+	uint32_t nregions;
+	int device;                /* the GPU whose budget pays for its residency */
+	enum ember_alloc_kind kind;
+	bool referenced;           /* a launch has referenced it (static split done) */
+	unsigned refs;             /* the table's reference plus each holder's */
+	unsigned in_flight;        /* regions with a migration in flight */
+	bool freed;                /* removed from the table by cuMemFree */
+	uint64_t id;               /* allocation order, for stats */
+	struct ember_alloc_stats stats;
+	struct ember_region regions[];
+};
+
+/* Bytes of region r: 2 MiB, less for an allocation's last region. */
+static inline uint64_t ember_region_bytes(const struct ember_alloc *a, uint32_t r)
+{
+	uint64_t start = (uint64_t)r << EMBER_REGION_SHIFT;
+	uint64_t end = start + EMBER_REGION_BYTES;
+	return (end > a->size ? a->size : end) - start;
+}
+
+/*
+ * The table: allocations sorted by base address, and the accounts their
+ * residency is charged to. Its lock guards the array, every region state
+ * and every account. The shim has one (ember_shim_table); ember-sim and the
+ * policy tests make their own.
+ */
+struct ember_table {
+	pthread_mutex_t lock;
+	struct ember_alloc **v;
+	size_t cap;
+	unsigned len;
+	uint64_t next_id;
+	struct ember_accounts *accounts;
+	/* placed (non-plain) allocations: their count and an address envelope, read without the lock */
+	unsigned placed_count;
+	uint64_t placed_lo, placed_hi;
+};
+
+/* An empty table charging to accs. */
+void ember_table_init(struct ember_table *t, struct ember_accounts *accs);
+/* Forget every allocation (tests, and the child after fork()); the lock is made anew. */
+void ember_table_reset(struct ember_table *t);
+
+void ember_table_lock(struct ember_table *t);
+void ember_table_unlock(struct ember_table *t);
+
+/*
+ * Register a new allocation of `size` bytes at `base`. Returns it with one
+ * reference for the table, or NULL (out of memory, or an overlap, which
+ * means the driver handed out the range twice: a bug worth a log line).
+ */
+struct ember_alloc *ember_table_insert(struct ember_table *t, uint64_t base, uint64_t size, int device,
+				       enum ember_alloc_kind kind);
+
+/* The allocation containing addr (lock held; no reference), or NULL. */
+struct ember_alloc *ember_table_find(struct ember_table *t, uint64_t addr);
+
+/* The first allocation starting above addr, or NULL (lock held; no reference). */
+struct ember_alloc *ember_table_next(struct ember_table *t, uint64_t addr);
+
+/*
+ * Remove the allocation that starts at base from the table (cuMemFree).
+ * Returns it with the table's reference transferred to the caller, or NULL
+ * when the table does not know base. Its resident bytes leave the account now.
+ */
+struct ember_alloc *ember_table_remove(struct ember_table *t, uint64_t base);
+
+/* Drop a reference; the last one frees the record. */
+void ember_alloc_put(struct ember_table *t, struct ember_alloc *a);
+
+/* Whether any managed or converted allocation exists: launches skip scanning when none does. */
+bool ember_table_any_placed(const struct ember_table *t);
+/* Lowest and highest address of placed allocations: a cheap filter before lookup. */
+void ember_table_bounds(const struct ember_table *t, uint64_t *lo, uint64_t *hi);
+
+/* Number of allocations and a snapshot walk (lock held). */
+unsigned ember_table_count(const struct ember_table *t);
+struct ember_alloc *ember_table_at(const struct ember_table *t, unsigned i);
+
+/* The account an allocation's residency is charged to (lock held), or NULL. */
+static inline struct ember_device_account *ember_table_account(struct ember_table *t, int dev)
+{
+	return ember_budget_account(t->accounts, dev);
+}
+
+#endif

@@ -1,0 +1,163 @@
+/* Statistics at exit. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "state.h"
+#include "census.h"
+#include "grow.h"
+#include "shim.h"
+#include "live.h"
+#include "stats.h"
+#include "uvm_events.h"
+
+/* Freed allocations' figures, kept only when a report was asked for. */
+struct retired {
+	uint64_t id, size;
+	int device, kind;
+	struct ember_alloc_stats stats;
+};
+static struct retired *retired;
+static size_t nretired, capretired;
+
+static const char *kind_name(int kind)
+{
+	return kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed";
+}
+
+void ember_stats_retire(const struct ember_alloc *a)
+{
+	if (!ember_cfg.stats_path || !*ember_cfg.stats_path || a->kind == EMBER_ALLOC_PLAIN)
+		return;
+	ember_table_lock(EMBER_TABLE);
+	if (ember_grow(&retired, nretired, &capretired, sizeof *retired, 64))
+		retired[nretired++] = (struct retired){ a->id, a->size, a->device, a->kind, a->stats };
+	ember_table_unlock(EMBER_TABLE);
+}
+
+static void write_alloc_stats(FILE *f, const struct ember_alloc_stats *s)
+{
+	fprintf(f,
+		"\"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64 ", \"bytes_promoted\": %" PRIu64
+		", \"bytes_demoted\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+		s->promotions, s->demotions, s->bytes_promoted, s->bytes_demoted, s->migrate_ns / 1e9);
+}
+
+void ember_stats_write(FILE *f)
+{
+	ember_table_lock(EMBER_TABLE);
+	fprintf(f, "{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"devices\": [",
+		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false");
+	const char *sep = "\n";
+	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
+		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);
+		if (!acc->budget)
+			continue;
+		fprintf(f,
+			"%s    {\"device\": %d, \"budget_bytes\": %" PRIu64 ", \"high_bytes\": %" PRIu64
+			", \"low_bytes\": %" PRIu64 ", \"resident_bytes\": %" PRIu64 ", \"other_bytes\": %" PRIu64
+			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
+			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
+			", \"migrate_seconds\": %.6f}",
+			sep, d, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
+			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted,
+			acc->migrate_ns / 1e9);
+		sep = ",\n";
+	}
+	fprintf(f, "\n  ],\n  \"entry_points\": ");
+	ember_census_write_json(f);
+	fprintf(f, ",\n");
+	struct ember_uvm_counts u;
+	if (ember_uvm_events_counts(&u))
+		fprintf(f,
+			"  \"uvm_events\": {\"migrations_requested\": %" PRIu64 ", \"migrations_by_driver\": %" PRIu64
+			", \"bytes_requested\": %" PRIu64 ", \"bytes_by_driver\": %" PRIu64 ", \"driver_evictions\": %" PRIu64
+			", \"gpu_faults\": %" PRIu64 ", \"remote_maps\": %" PRIu64 ", \"access_counters\": %" PRIu64
+			", \"malformed\": %" PRIu64 ", \"dropped\": %" PRIu64 "},\n",
+			u.migrations_requested, u.migrations_by_driver, u.bytes_requested, u.bytes_by_driver, u.evictions,
+			u.gpu_faults, u.remote_maps, u.access_counters, u.malformed, u.dropped);
+	fprintf(f, "  \"allocations\": [");
+	sep = "\n";
+	for (unsigned i = 0; i < ember_table_count(EMBER_TABLE); i++) {
+		const struct ember_alloc *a = ember_table_at(EMBER_TABLE, i);
+		if (a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		uint64_t resident = 0;
+		for (uint32_t r = 0; r < a->nregions; r++)
+			if (a->regions[r].state == EMBER_REGION_RESIDENT)
+				resident += ember_region_bytes(a, r);
+		fprintf(f,
+			"%s    {\"id\": %" PRIu64 ", \"size\": %" PRIu64 ", \"device\": %d, \"kind\": \"%s\", "
+			"\"freed\": false, \"resident_bytes\": %" PRIu64 ", \"mapped_bytes\": %" PRIu64 ", ",
+			sep, a->id, a->size, a->device, kind_name(a->kind), resident, a->size - resident);
+		write_alloc_stats(f, &a->stats);
+		fputc('}', f);
+		sep = ",\n";
+	}
+	for (size_t i = 0; i < nretired; i++) {
+		const struct retired *a = &retired[i];
+		fprintf(f,
+			"%s    {\"id\": %" PRIu64 ", \"size\": %" PRIu64 ", \"device\": %d, \"kind\": \"%s\", "
+			"\"freed\": true, ",
+			sep, a->id, a->size, a->device, kind_name(a->kind));
+		write_alloc_stats(f, &a->stats);
+		fputc('}', f);
+		sep = ",\n";
+	}
+	fprintf(f, "\n  ]\n}\n");
+	ember_table_unlock(EMBER_TABLE);
+}
+
+/* EMBER_STATS with each "%p" replaced by the process ID. */
+static bool report_path(char *out, size_t size)
+{
+	size_t n = 0;
+	for (const char *p = ember_cfg.stats_path; *p; p++) {
+		int w = p[0] == '%' && p[1] == 'p' ? snprintf(out + n, size - n, "%d", (int)getpid())
+						   : snprintf(out + n, size - n, "%c", *p);
+		if (w < 0 || (size_t)w >= size - n)
+			return false;
+		n += (size_t)w;
+		p += p[0] == '%' && p[1] == 'p';
+	}
+	return true;
+}
+
+void ember_stats_at_exit(void)
+{
+	/*
+	 * A process that never called the driver (a shell, or `timeout`, that
+	 * ran the CUDA program as its child) has nothing to report, and must
+	 * not overwrite its child's report.
+	 */
+	if (!ember_active || !ember_driver_used())
+		return;
+	ember_live_remove();
+	ember_census_log();
+	ember_uvm_events_finish();
+	struct ember_uvm_counts u;
+	if (ember_uvm_events_counts(&u))
+		ember_info("UVM events: %" PRIu64 " migrations requested, %" PRIu64 " by the driver, %" PRIu64
+			   " driver evictions, %" PRIu64 " GPU faults, %" PRIu64 " malformed records",
+			   u.migrations_requested, u.migrations_by_driver, u.evictions, u.gpu_faults, u.malformed);
+	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
+		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);
+		if (!acc->budget)
+			continue;
+		ember_info("GPU %d at exit: peak %.2f GiB of a %.2f GiB budget; %" PRIu64 " promotions (%.2f GiB), %" PRIu64
+			   " demotions (%.2f GiB), %.3f s migrating",
+			   d, acc->peak / 1073741824.0, acc->budget / 1073741824.0, acc->promotions,
+			   acc->bytes_promoted / 1073741824.0, acc->demotions, acc->bytes_demoted / 1073741824.0,
+			   acc->migrate_ns / 1e9);
+	}
+	if (!ember_cfg.stats_path || !*ember_cfg.stats_path)
+		return;
+	char path[4096];
+	FILE *f = report_path(path, sizeof path) ? fopen(path, "w") : NULL;
+	if (!f) {
+		ember_warn("cannot write EMBER_STATS file %s", ember_cfg.stats_path);
+		return;
+	}
+	ember_stats_write(f);
+	fclose(f);
+}

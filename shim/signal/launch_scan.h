@@ -1,0 +1,81 @@
+/*
+ * The launch scan: which placed allocations a kernel launch references.
+ *
+ * The argument buffer is read with each parameter's offset and size from
+ * cuFuncGetParamInfo (cached per function). Every 8-byte-aligned word of
+ * every parameter of 8 bytes or more is a candidate pointer, so pointers
+ * inside structures (PyTorch's TensorIterator arguments, for one) count
+ * too, and interior pointers find their allocation.
+ */
+#ifndef EMBER_LAUNCH_SCAN_H
+#define EMBER_LAUNCH_SCAN_H
+
+#include <cuda.h>
+
+#include "regions.h"
+
+enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32, EMBER_SCAN_LEARNED = 32 };
+
+/* The bytes [start, end) of allocation alloc_id that one argument of a launch covered. */
+struct ember_scan_range {
+	uint64_t alloc_id, start, end;
+};
+
+struct ember_scan {
+	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* distinct allocations, each holding a reference */
+	unsigned n;
+	struct {
+		struct ember_alloc *alloc; /* one of allocs[] */
+		uint64_t addr;
+		unsigned param;            /* the argument it came from */
+	} ptrs[EMBER_SCAN_MAX_PTRS]; /* every pointer into them, in argument order */
+	unsigned nptrs;
+	uint64_t scalars[EMBER_SCAN_MAX_SCALARS]; /* 4- and 8-byte arguments that are not pointers */
+	unsigned nscalars;
+	CUfunction f;
+	/* per argument: the element size earlier launches of f showed (0: unknown) */
+	uint8_t elem_size[EMBER_SCAN_LEARNED];
+	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
+	/* per argument: the range the previous launch of f on this stream covered, and this one's */
+	struct ember_scan_range prev[EMBER_SCAN_LEARNED], range[EMBER_SCAN_LEARNED];
+	uint32_t prev_known;   /* bit per argument: prev[] is set */
+	uint32_t newly_ranged; /* bit per argument: range[] to be kept */
+	uint64_t stream_key;   /* the launch's stream (per thread, for a per-thread default stream) */
+};
+
+/* Scan a launch's arguments; the caller must ember_scan_release() the result. */
+void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out);
+void ember_scan_release(struct ember_scan *s);
+
+/*
+ * Keep a scan past its launch (a graph's kernel, replayed later): drop its
+ * references, keeping addresses. ember_scan_rebind finds the allocations
+ * again, as they are now, taking references; release it as usual.
+ */
+void ember_scan_unbind(struct ember_scan *s);
+void ember_scan_rebind(struct ember_scan *s);
+
+/*
+ * Launch order: remember that argument param of f points at elements of
+ * elem_size bytes (a launch of f covered a whole allocation exactly), so
+ * later launches of f with interior pointers are credited the right range.
+ */
+void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size);
+
+/*
+ * Launch order, per stream: the ranges the arguments of f (bit per argument
+ * in which) covered at this launch on the stream with this key, for the
+ * next launch there to compare. ember_scan_previous_ranges fills out[] and
+ * returns a bit per argument it knew. Each argument keeps the last range
+ * of its last few streams, so that streams running the same kernel over
+ * different data do not mistake each other's ranges for a slide.
+ */
+enum { EMBER_SCAN_STREAMS = 4 };
+void ember_scan_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
+				uint32_t which);
+uint32_t ember_scan_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out);
+
+/* The key of a launch's stream: the handle, or the thread for a per-thread default stream. */
+uint64_t ember_scan_stream_key(CUstream stream, bool per_thread);
+
+#endif

@@ -1,0 +1,124 @@
+/* The access monitor's launch-scan source, and the one way demand enters the policy. */
+#include "monitor.h"
+#include "policy.h"
+#include "state.h"
+
+uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *learned)
+{
+	*learned = 0;
+	const struct ember_alloc *a = s->ptrs[i].alloc;
+	uint64_t addr = s->ptrs[i].addr, limit = a->base + a->size - addr;
+	for (unsigned j = 0; j < s->nptrs; j++)
+		if (s->ptrs[j].alloc == a && s->ptrs[j].addr > addr && s->ptrs[j].addr - addr < limit)
+			limit = s->ptrs[j].addr - addr;
+	/* 1: a base pointer with a count that spans the whole allocation, at any element size */
+	static const unsigned sizes[] = { 16, 8, 4, 2, 1 };
+	unsigned param = s->ptrs[i].param;
+	if (addr == a->base && limit == a->size)
+		for (unsigned k = 0; k < s->nscalars; k++)
+			for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++)
+				if (s->scalars[k] * sizes[e] == limit) {
+					*learned = sizes[e];
+					return limit;
+				}
+	/* 2: the element size an earlier launch of this kernel showed, else 4 bytes (float, int) */
+	unsigned elem = param < EMBER_SCAN_LEARNED && s->elem_size[param] ? s->elem_size[param] : 4;
+	uint64_t best = 0;
+	for (unsigned k = 0; k < s->nscalars; k++)
+		if (s->scalars[k] * elem <= limit && s->scalars[k] * elem > best)
+			best = s->scalars[k] * elem;
+	if (best)
+		return best;
+	/* 3: else the largest count that fits at any element size */
+	for (unsigned k = 0; k < s->nscalars; k++)
+		for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++) {
+			uint64_t len = s->scalars[k] * sizes[e];
+			if (len <= limit && len > best)
+				best = len;
+		}
+	return best ? best : limit;
+}
+
+void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
+{
+	if (a->kind == EMBER_ALLOC_PLAIN || a->nregions == 0 || addr < a->base || addr >= a->base + a->size)
+		return;
+	uint64_t end = addr + (bytes ? bytes : 1);
+	if (end > a->base + a->size)
+		end = a->base + a->size;
+	uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
+	uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
+	ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
+}
+
+/* Whether pointer i is the only one its argument gave (a structure may hold several). */
+static bool sole_pointer_of_its_argument(const struct ember_scan *s, unsigned i)
+{
+	for (unsigned j = 0; j < s->nptrs; j++)
+		if (j != i && s->ptrs[j].param == s->ptrs[i].param)
+			return false;
+	return s->ptrs[i].param < EMBER_SCAN_LEARNED;
+}
+
+/*
+ * Launch order, per stream: the same argument of the same kernel, launched
+ * on the same stream, in the same allocation, covering a range that overlaps at least half of what it
+ * covered last time but has moved. The whole regions it left behind are
+ * departed: a sliding window moved past them. A sweep in chunks overlaps
+ * its previous chunk by a halo at most, and a kernel run once per layer
+ * jumps between buffers: neither departs anything.
+ */
+static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
+{
+	if (!sole_pointer_of_its_argument(s, i) || !extent)
+		return;
+	struct ember_alloc *a = s->ptrs[i].alloc;
+	unsigned param = s->ptrs[i].param;
+	struct ember_scan_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
+	s->range[param] = now_r;
+	s->newly_ranged |= 1u << param;
+	const struct ember_scan_range *was = &s->prev[param];
+	if (!(s->prev_known & (1u << param)) || was->alloc_id != a->id || was->end <= was->start)
+		return;
+	uint64_t lo = was->start > now_r.start ? was->start : now_r.start;
+	uint64_t hi = was->end < now_r.end ? was->end : now_r.end;
+	if (hi <= lo || 2 * (hi - lo) < was->end - was->start)
+		return;
+	const uint64_t R = 1ull << EMBER_REGION_SHIFT;
+	/* whole regions of the old range outside the new one: behind it, and past its end */
+	uint64_t behind_end = now_r.start < was->end ? now_r.start : was->end;
+	if (behind_end > was->start && (behind_end / R) > (was->start + R - 1) / R)
+		ember_policy_depart(a, (uint32_t)((was->start + R - 1) / R), (uint32_t)(behind_end / R));
+	uint64_t past_start = now_r.end > was->start ? now_r.end : was->start;
+	if (was->end > past_start && was->end / R > (past_start + R - 1) / R)
+		ember_policy_depart(a, (uint32_t)((past_start + R - 1) / R), (uint32_t)(was->end / R));
+}
+
+void ember_monitor_launch(struct ember_scan *s, uint64_t now)
+{
+	uint64_t extent[EMBER_SCAN_MAX_PTRS];
+	unsigned learned[EMBER_SCAN_MAX_PTRS];
+	/* departures first: a region that another pointer of this launch covers is referenced again below */
+	s->prev_known = s->nptrs ? ember_scan_previous_ranges(s->f, s->stream_key, s->prev) : 0;
+	for (unsigned i = 0; i < s->nptrs; i++) {
+		extent[i] = ember_monitor_extent(s, i, &learned[i]);
+		note_departures(s, i, extent[i]);
+	}
+	for (unsigned i = 0; i < s->nptrs; i++) {
+		ember_monitor_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i], EMBER_LAUNCH_DEMAND, now);
+		unsigned param = s->ptrs[i].param;
+		if (learned[i] && param < EMBER_SCAN_LEARNED && s->elem_size[param] != learned[i]) {
+			s->elem_size[param] = (uint8_t)learned[i];
+			s->newly_learned |= 1u << param; /* kept by ember_monitor_learn */
+		}
+	}
+}
+
+void ember_monitor_learn(const struct ember_scan *s)
+{
+	if (s->newly_ranged)
+		ember_scan_remember_ranges(s->f, s->stream_key, s->range, s->newly_ranged);
+	for (unsigned param = 0; s->newly_learned >> param; param++)
+		if (s->newly_learned & (1u << param))
+			ember_scan_learn(s->f, param, s->elem_size[param]);
+}
