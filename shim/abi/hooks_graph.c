@@ -16,6 +16,7 @@
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
+#include "tracer.h"
 
 enum { MAX_DEPTH = 8 };
 
@@ -73,7 +74,7 @@ static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
 
 static void instantiated(CUgraphExec exec, CUgraph graph)
 {
-	if (!ember_active || !ember_strategy->scans || !ember_table_any_placed(EMBER_TABLE))
+	if (!ember_active || !(ember_strategy->scans || ember_tracing) || !ember_table_any_placed(EMBER_TABLE))
 		return;
 	struct graph_record *g = calloc(1, sizeof *g);
 	if (!g)
@@ -93,7 +94,7 @@ static void instantiated(CUgraphExec exec, CUgraph graph)
 
 static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 {
-	if (!ember_active || !ember_strategy->scans)
+	if (!ember_active || !(ember_strategy->scans || ember_tracing))
 		return;
 	pthread_mutex_lock(&records_lock);
 	struct graph_record *g = records;
@@ -106,6 +107,7 @@ static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 	pthread_mutex_unlock(&records_lock);
 	for (size_t i = 0; copy && i < n; i++) {
 		ember_scan_rebind(&copy[i]);
+		ember_trace_launch(&copy[i], stream, per_thread);
 		ember_placement_launch(&copy[i], stream, per_thread);
 		ember_scan_release(&copy[i]);
 	}

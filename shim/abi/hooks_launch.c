@@ -8,17 +8,19 @@
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
+#include "tracer.h"
 
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
 	if (!ember_active)
 		return;
-	if (!ember_strategy->scans) {
+	if (!ember_strategy->scans && !ember_tracing) {
 		ember_placement_launch(NULL, stream, per_thread);
 		return;
 	}
 	struct ember_scan scan;
 	ember_scan_launch(f, params, extra, &scan);
+	ember_trace_launch(&scan, stream, per_thread);
 	ember_placement_launch(&scan, stream, per_thread);
 	ember_scan_release(&scan);
 }

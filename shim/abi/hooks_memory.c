@@ -18,6 +18,7 @@
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
+#include "tracer.h"
 #include "worker.h"
 
 static bool placing(void)
@@ -42,6 +43,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 		ember_alloc_put(EMBER_TABLE, ember_table_remove(EMBER_TABLE, p));
 		return;
 	}
+	ember_trace_alloc(a);
 	if (ember_cfg.live)
 		ember_worker_wake(); /* the worker keeps the live file fresh */
 	ember_debug("%s %#llx: %zu bytes on GPU %d, %u regions", kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed",
@@ -61,8 +63,10 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 static void track_plain(CUdeviceptr p, size_t bytes)
 {
 	int dev = ember_budget_current_device();
-	if (dev >= 0 && ember_table_insert(EMBER_TABLE, p, bytes, dev, EMBER_ALLOC_PLAIN))
+	if (dev >= 0 && ember_table_insert(EMBER_TABLE, p, bytes, dev, EMBER_ALLOC_PLAIN)) {
 		ember_budget_plain(dev, (int64_t)bytes);
+		ember_trace_plain(dev, (int64_t)bytes);
+	}
 }
 
 /*
@@ -77,10 +81,12 @@ static struct ember_alloc *untrack(CUdeviceptr p)
 		return NULL;
 	if (a->kind == EMBER_ALLOC_PLAIN) {
 		ember_budget_plain(a->device, -(int64_t)a->size);
+		ember_trace_plain(a->device, -(int64_t)a->size);
 		ember_alloc_put(EMBER_TABLE, a);
 		return NULL;
 	}
 	ember_worker_wait_alloc(a);
+	ember_trace_free(a);
 	ember_stats_retire(a);
 	return a;
 }

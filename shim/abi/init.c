@@ -10,6 +10,7 @@
 #include "state.h"
 #include "stats.h"
 #include "streams.h"
+#include "tracer.h"
 #include "uvm_events.h"
 #include "worker.h"
 
@@ -50,6 +51,7 @@ __attribute__((constructor)) static void ember_init(void)
 	ember_strategy_choose(ember_cfg.mode);
 	ember_uvm_events_subscribe();
 	ember_live_subscribe();
+	ember_trace_start();
 	ember_info("mode %s%s", mode_names[ember_cfg.mode], ember_cfg.manage_all ? ", managing all allocations" : "");
 	atexit(ember_stats_at_exit);
 }

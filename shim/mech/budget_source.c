@@ -3,6 +3,7 @@
 
 #include "state.h"
 #include "budget_source.h"
+#include "tracer.h"
 #include "regions.h"
 #include "shim.h"
 
@@ -53,7 +54,9 @@ static void establish(int dev)
 	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
 	ember_budget_set(acc, budget, ember_cfg.high_watermark, ember_cfg.low_watermark);
 	__atomic_store_n(&known[dev], true, __ATOMIC_RELEASE);
+	struct ember_device_account copy = *acc;
 	ember_table_unlock(EMBER_TABLE);
+	ember_trace_budget(dev, &copy);
 	ember_info("GPU %d: budget %.2f GiB (%s), high watermark %.2f GiB, low %.2f GiB", dev, gib(budget),
 		   why, gib(acc->high), gib(acc->low));
 }

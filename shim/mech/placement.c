@@ -7,6 +7,7 @@
 #include "shim.h"
 #include "split.h"
 #include "state.h"
+#include "tracer.h"
 #include "worker.h"
 
 CUresult ember_placement_advise(struct ember_alloc *a)
@@ -62,6 +63,8 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 {
 	if (scan && scan->n == 0)
 		return;
+	if (!ember_strategy->scans)
+		scan = NULL; /* scanned only for the trace */
 	struct ember_at at = { .stream = stream, .per_thread = per_thread };
 	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 	ember_strategy->launch(scan, &at);
@@ -138,6 +141,7 @@ static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *a
 {
 	for (uint32_t r = r0; r < r1; r++)
 		a->regions[r].hinted = 1;
+	ember_trace_hint(a, (uint64_t)r0 << EMBER_REGION_SHIFT, (uint64_t)(r1 - r0) << EMBER_REGION_SHIFT);
 }
 
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)

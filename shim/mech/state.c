@@ -2,9 +2,15 @@
 #include "ops_driver.h"
 #include "shim.h"
 #include "state.h"
+#include "tracer.h"
 #include "worker.h"
 
 #define MS 1000000ull
+
+static void finished(void *sink, const struct ember_op *op, bool ok, uint64_t ns)
+{
+	ember_trace_move(&op->move, ok, ns);
+}
 
 struct ember_accounts ember_shim_accounts;
 struct ember_table ember_shim_table = {
@@ -17,6 +23,7 @@ struct ember_engine ember_shim_engine = {
 	.track = ember_worker_track,
 	.defer = ember_worker_defer,
 	.failed = ember_worker_failed,
+	.finished = finished,
 };
 
 void ember_state_init(void)

@@ -28,6 +28,8 @@ void ember_engine_finish(struct ember_engine *e, struct ember_op *op, bool ok)
 	uint64_t ns = ok ? e->ops->elapsed(e->ops_self, op) : 0;
 	if (!ok && op->error && e->failed)
 		e->failed(e->sink, op);
+	if (e->finished)
+		e->finished(e->sink, op, ok, ns);
 	ember_move_finish(e->pc, &op->move, ok, ns, e->ops->now(e->ops_self));
 	e->ops->release(e->ops_self, op);
 	free(op);

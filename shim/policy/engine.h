@@ -18,6 +18,8 @@ struct ember_engine {
 	void (*track)(void *sink, struct ember_op *op); /* issued: poll it with ember_engine_poll */
 	void (*defer)(void *sink, struct ember_op *op); /* not issued: issue it later with ember_engine_issue */
 	void (*failed)(void *sink, const struct ember_op *op); /* a move failed (may be NULL) */
+	/* a move is about to be finished into the table, after ns of device time (may be NULL) */
+	void (*finished)(void *sink, const struct ember_op *op, bool ok, uint64_t ns);
 	void *sink;
 };
 

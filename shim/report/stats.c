@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "state.h"
+#include "tracer.h"
 #include "census.h"
 #include "grow.h"
 #include "shim.h"
@@ -108,21 +110,6 @@ void ember_stats_write(FILE *f)
 	ember_table_unlock(EMBER_TABLE);
 }
 
-/* EMBER_STATS with each "%p" replaced by the process ID. */
-static bool report_path(char *out, size_t size)
-{
-	size_t n = 0;
-	for (const char *p = ember_cfg.stats_path; *p; p++) {
-		int w = p[0] == '%' && p[1] == 'p' ? snprintf(out + n, size - n, "%d", (int)getpid())
-						   : snprintf(out + n, size - n, "%c", *p);
-		if (w < 0 || (size_t)w >= size - n)
-			return false;
-		n += (size_t)w;
-		p += p[0] == '%' && p[1] == 'p';
-	}
-	return true;
-}
-
 void ember_stats_at_exit(void)
 {
 	/*
@@ -133,6 +120,7 @@ void ember_stats_at_exit(void)
 	if (!ember_active || !ember_driver_used())
 		return;
 	ember_live_remove();
+	ember_trace_end();
 	ember_census_log();
 	ember_uvm_events_finish();
 	struct ember_uvm_counts u;
@@ -153,8 +141,11 @@ void ember_stats_at_exit(void)
 	if (!ember_cfg.stats_path || !*ember_cfg.stats_path)
 		return;
 	char path[4096];
-	FILE *f = report_path(path, sizeof path) ? fopen(path, "w") : NULL;
+	int fd = ember_outfile_path(ember_cfg.stats_path, path, sizeof path) ? ember_outfile_create(path) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		ember_warn("cannot write EMBER_STATS file %s", ember_cfg.stats_path);
 		return;
 	}

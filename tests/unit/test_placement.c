@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -479,4 +480,56 @@ Test(placement, only_a_process_that_used_the_driver_writes_a_report)
 				load_without_calling_the_driver));
 	cr_expect(report_of("/tmp/ember-stats-%p.json", "/tmp/ember-stats-%d.json", use_the_driver),
 		  "%%p in EMBER_STATS is the process ID");
+}
+
+static void read_and_free_20_mib(void)
+{
+	start_static();
+	CUdeviceptr p = managed(20 * MiB);
+	launch_read(p, 20 * MiB);
+	flush();
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+}
+
+Test(placement, a_trace_records_budgets_allocations_launches_moves_and_frees)
+{
+	char path[] = "/tmp/ember-trace-XXXXXX";
+	temp_file_env("EMBER_TRACE", path);
+	run_in_child(read_and_free_20_mib);
+	char buf[8192];
+	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	unlink(path);
+	cr_expect_eq(st.st_mode & 0777, 0600, "a trace holds addresses: private to its owner");
+	cr_expect_eq(strncmp(buf, "ember-trace 1\n", 14), 0, "%s", buf);
+	cr_expect_not_null(strstr(buf, "\nD 0 67108864 "), "the budget: %s", buf);
+	cr_expect_not_null(strstr(buf, " 0 0 20971520 m\n"), "the allocation: %s", buf);
+	cr_expect_not_null(strstr(buf, " 1 0:0:20971520\n"), "the launch and its range: %s", buf);
+	cr_expect_not_null(strstr(buf, " 0 0 10 P 1 "), "the promotion, whole: %s", buf);
+	cr_expect_not_null(strstr(buf, "\nF "), "the free: %s", buf);
+	cr_expect_not_null(strstr(buf, "\nE "), "the end: %s", buf);
+}
+
+Test(placement, output_files_are_never_written_through_a_planted_link)
+{
+	char target[] = "/tmp/ember-victim-XXXXXX";
+	int fd = mkstemp(target);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "keep", 4), 4);
+	close(fd);
+	const char *links[] = { "/tmp/ember-link-trace", "/tmp/ember-link-stats" };
+	const char *vars[] = { "EMBER_TRACE", "EMBER_STATS" };
+	for (int i = 0; i < 2; i++) {
+		unlink(links[i]);
+		cr_assert_eq(symlink(target, links[i]), 0);
+		setenv(vars[i], links[i], 1);
+	}
+	run_in_child(read_and_free_20_mib);
+	char buf[64];
+	cr_expect_eq(read_file(target, buf, sizeof buf), 4);
+	cr_expect_str_eq(buf, "keep", "the link's target is untouched");
+	for (int i = 0; i < 2; i++)
+		unlink(links[i]);
+	unlink(target);
 }
