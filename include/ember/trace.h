@@ -12,10 +12,16 @@
  *   A <t> <id> <dev> <size> <kind>                       allocation; kind: m managed, c converted
  *   P <t> <dev> <size>                                   plain device memory allocated (negative size: freed)
  *   F <t> <id>                                           allocation freed
- *   L <t> <stream> <n> <id>:<offset>:<bytes> ...         launch: the n ranges it references, as the scan saw them
+ *   L <t> <stream> <n> <id>:<offset>:<bytes> ...         launch: the n ranges it references, one per pointer
+ *                                                        as the scan saw them; they may overlap (a kernel
+ *                                                        can pass one pointer in several arguments), and
+ *                                                        what the launch reads is their union
  *   M <t> <id> <first> <count> <P|D> <ok> <ns>           a move completed: regions [first, first+count),
  *                                                        P promotion or D demotion, ok 1/0, driver time ns
  *   H <t> <id> <offset> <bytes>                          the application's own advice or prefetch
+ *   X <t>                                                the application called ember_flush(): programs
+ *                                                        that time a phase flush first, so a replay can
+ *                                                        time from the last X to the end as they did
  *   E <t>                                                end of the run
  *
  * <id> is the allocation's order of creation in the process, from 0;

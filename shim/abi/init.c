@@ -79,7 +79,9 @@ EMBER_PUBLIC int ember_is_active(void)
 EMBER_PUBLIC int ember_flush(void)
 {
 	int rc = ember_active ? ember_worker_flush() : 0;
-	if (ember_active)
+	if (ember_active) {
 		ember_live_publish();
+		ember_trace_flush();
+	}
 	return rc;
 }

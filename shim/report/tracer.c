@@ -143,6 +143,12 @@ void ember_trace_hint(const struct ember_alloc *a, uint64_t offset, uint64_t byt
 		line("H %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, since_start(), a->id, offset, bytes);
 }
 
+void ember_trace_flush(void)
+{
+	if (ember_tracing)
+		line("X %" PRIu64, since_start());
+}
+
 void ember_trace_end(void)
 {
 	if (!ember_tracing)

@@ -23,6 +23,7 @@ void ember_trace_free(const struct ember_alloc *a);
 void ember_trace_launch(const struct ember_scan *s, const void *stream, bool per_thread);
 void ember_trace_move(const struct ember_move *m, bool ok, uint64_t ns);
 void ember_trace_hint(const struct ember_alloc *a, uint64_t offset, uint64_t bytes);
+void ember_trace_flush(void); /* the application called ember_flush() */
 void ember_trace_end(void); /* at exit: the end line, and the rest of the buffer */
 
 #endif

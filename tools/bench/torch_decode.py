@@ -13,6 +13,8 @@ import statistics
 import sys
 import time
 
+import ember_hooks
+
 import torch
 
 DIM = 8192  # one layer: DIM x DIM bf16 = 128 MiB
@@ -39,14 +41,7 @@ def main():
         return x
 
     generate(1)  # warm-up: kernels selected, caches filled
-    flush = None
-    try:
-        import ctypes
-        flush = ctypes.CDLL(None).ember_flush
-    except (AttributeError, OSError):
-        pass
-    if flush:
-        flush()
+    ember_hooks.flush()
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()

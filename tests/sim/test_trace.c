@@ -1,0 +1,118 @@
+/* The trace reader on good, malformed and truncated input. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace.h"
+
+static int read_str(const char *text, struct sim_events *e, struct sim_trace_info *info, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	cr_assert(f);
+	int rc = sim_trace_read(f, "mem", e, info, err, 256);
+	fclose(f);
+	return rc;
+}
+
+static const char good[] =
+	"ember-trace 1\n"
+	"# a comment\n"
+	"D 1 8589934592 1 1\n"
+	"D 0 4294967296 3865470566 3435973836\n"
+	"A 10 0 0 1048576 m\n"
+	"A 11 1 0 8388608 c\n"
+	"P 12 0 1048576\n"
+	"L 20 5 2 0:0:1048576 1:4096:65536\n"
+	"M 30 1 0 1 P 1 123456\n"
+	"H 31 0 0 4096\n"
+	"P 40 0 -1048576\n"
+	"F 50 0\n"
+	"E 60\n";
+
+Test(trace, good)
+{
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_assert_eq(read_str(good, &e, &info, err), 0, "%s", err);
+	cr_expect_eq(info.skipped, 0);
+	cr_expect_eq(info.budget, 4294967296ull, "device 0's D line wins");
+	cr_expect(info.ended);
+	cr_expect_eq(info.working_set, 1048576 + 8388608);
+	/* A A P L P F: M, H, D and E add no events */
+	cr_assert_eq(e.n, 6);
+	cr_expect_eq(e.ev[0].kind, SIM_EV_ALLOC);
+	cr_expect_eq(e.ev[1].size, 8388608);
+	cr_expect_eq(e.ev[2].plain, 1048576);
+	const struct sim_launch *l = &e.ev[3].launch;
+	cr_assert_eq(e.ev[3].kind, SIM_EV_LAUNCH);
+	cr_expect_eq(l->stream, 5);
+	cr_assert_eq(l->n, 2);
+	cr_expect_eq(l->ranges[1].alloc_id, 1);
+	cr_expect_eq(l->ranges[1].offset, 4096);
+	cr_expect_eq(l->ranges[1].bytes, 65536);
+	cr_expect_eq(l->ranges[1].touched, 65536, "trace ranges are streaming reads of all their bytes");
+	cr_expect_eq(l->ranges[1].pattern, SIM_STREAM);
+	cr_expect_eq(e.ev[4].plain, -1048576);
+	cr_expect_eq(e.ev[5].kind, SIM_EV_FREE);
+	sim_events_clear(&e);
+}
+
+Test(trace, malformed_lines_skipped_and_counted)
+{
+	static const char text[] =
+		"ember-trace 1\n"
+		"A 10 0 0 1048576 m\n"
+		"A 10 1 0 1048576 x\n"          /* bad kind */
+		"L 20 5 2 0:0:4096\n"           /* says 2 ranges, has 1 */
+		"L 20 5 1 0:0:4096 extra\n"     /* trailing junk */
+		"L 20 5 1 0-0-4096\n"           /* bad range syntax */
+		"Q 1 2 3\n"                     /* unknown record */
+		"F x\n"                         /* not a number */
+		"D 0 1 2\n"                     /* a field short */
+		"M 30 1 0 1 X 1 5\n"            /* neither P nor D */
+		"L 21 5 1 0:0:4096\n"
+		"E 60\n";
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_assert_eq(read_str(text, &e, &info, err), 0, "%s", err);
+	cr_expect_eq(info.skipped, 8);
+	cr_expect_eq(info.first_bad, 3);
+	cr_expect_eq(info.budget, 0, "the bad D line was not applied");
+	cr_assert_eq(e.n, 2);
+	cr_expect_eq(e.ev[1].kind, SIM_EV_LAUNCH);
+	sim_events_clear(&e);
+}
+
+Test(trace, truncated_replays_what_is_there)
+{
+	/* cut mid-line by a crash: no E, last line partial */
+	static const char text[] = "ember-trace 1\nA 10 0 0 4194304 m\nL 20 5 1 0:0:4194304\nL 21 5 1 0:0:41";
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_assert_eq(read_str(text, &e, &info, err), 0, "%s", err);
+	cr_expect_not(info.ended);
+	cr_expect_eq(e.n, 3, "the partial launch still parses: its range is shorter");
+	sim_events_clear(&e);
+	static const char cut[] = "ember-trace 1\nA 10 0 0 4194304 m\nL 20 5 2 0:0:4";
+	cr_assert_eq(read_str(cut, &e, &info, err), 0, "%s", err);
+	cr_expect_eq(info.skipped, 1);
+	cr_expect_eq(e.n, 1);
+	sim_events_clear(&e);
+}
+
+Test(trace, unknown_header_is_an_error)
+{
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_expect_eq(read_str("ember-trace 2\nE 1\n", &e, &info, err), -1);
+	cr_expect(strstr(err, "unknown trace header"), "%s", err);
+	cr_expect_eq(read_str("A 10 0 0 1 m\n", &e, &info, err), -1);
+	cr_expect_eq(read_str("ember-trace 1 extra\n", &e, &info, err), -1);
+	cr_expect_eq(read_str("", &e, &info, err), -1);
+	cr_expect(strstr(err, "empty"), "%s", err);
+	sim_events_clear(&e);
+}

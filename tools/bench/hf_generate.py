@@ -1,0 +1,100 @@
+"""hf-generate: token generation through transformers generate(), random weights.
+
+An ordinary transformers program: a Llama-shaped (or Mixtral-shaped) causal
+LM built from a config on the GPU in bf16, weights drawn at random (nothing
+is downloaded), greedy generate() of a fixed number of new tokens after a
+short prompt. Under EMBER_MANAGE_ALL=1 its allocations become managed
+memory that Ember places under the budget.
+
+    python3 hf_generate.py ARCH SIZE NEW_TOKENS RUNS
+
+ARCH: llama or mixtral. SIZE: 13b (Llama 2 13B shape, 26 GB bf16), 7b,
+tiny (a smoke test), or mixtral shapes: 8x1b, tiny. Prints one JSON record:
+the load (build and initialise) time, the median seconds and tokens per
+second of generation over RUNS runs, each after a one-token warm-up.
+"""
+import json
+import statistics
+import sys
+import time
+
+import ember_hooks
+
+import torch
+import transformers
+
+SHAPES = {
+    ("llama", "13b"): dict(hidden_size=5120, intermediate_size=13824, num_hidden_layers=40,
+                           num_attention_heads=40, num_key_value_heads=40),
+    ("llama", "7b"): dict(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                          num_attention_heads=32, num_key_value_heads=32),
+    ("llama", "tiny"): dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                            num_attention_heads=4, num_key_value_heads=4),
+    # Mixtral-style MoE: eight experts, two active per token, so each token reads a quarter of the expert weights
+    ("mixtral", "8x1b"): dict(hidden_size=2048, intermediate_size=7168, num_hidden_layers=24,
+                              num_attention_heads=16, num_key_value_heads=8, num_local_experts=8,
+                              num_experts_per_tok=2),
+    ("mixtral", "tiny"): dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                              num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
+                              num_experts_per_tok=2),
+}
+
+
+def build(arch, size):
+    shape = SHAPES[(arch, size)]
+    common = dict(vocab_size=32000, max_position_embeddings=4096, torch_dtype=torch.bfloat16)
+    if arch == "llama":
+        config = transformers.LlamaConfig(**shape, **common)
+        cls = transformers.LlamaForCausalLM
+    else:
+        config = transformers.MixtralConfig(**shape, **common)
+        cls = transformers.MixtralForCausalLM
+    torch.manual_seed(0)
+    t0 = time.perf_counter()
+    # weights made on the GPU in bf16 and drawn there: the way a program builds a model it then loads
+    torch.set_default_dtype(torch.bfloat16)
+    with torch.device("cuda"):
+        model = cls(config)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.02)
+    model.eval()
+    torch.cuda.synchronize()
+    load = time.perf_counter() - t0
+    params = sum(p.numel() for p in model.parameters())
+    return model, config, load, params
+
+
+def main():
+    arch, size, new_tokens, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    model, config, load, params = build(arch, size)
+    prompt = torch.randint(0, config.vocab_size, (1, 8), device="cuda")
+    gen = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
+
+    def generate(n):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            out = model.generate(prompt, max_new_tokens=n, min_new_tokens=n, **gen)
+        torch.cuda.synchronize()
+        return time.perf_counter() - t0, out
+
+    generate(1)  # warm-up: kernels chosen, caches made, the static split done
+    ember_hooks.flush()
+    times = []
+    for _ in range(runs):
+        t, out = generate(new_tokens)
+        times.append(t)
+    assert out.shape[1] == prompt.shape[1] + new_tokens, out.shape
+    seconds = statistics.median(times)
+    print(json.dumps({
+        "bench": "hf-generate", "arch": arch, "size": size, "params": params,
+        "working_set_bytes": params * 2, "new_tokens": new_tokens, "runs": runs,
+        "load_seconds": round(load, 3), "seconds": seconds, "tokens_per_second": new_tokens / seconds,
+        "run_seconds": [round(t, 4) for t in times], "transformers": transformers.__version__,
+        "torch": torch.__version__,
+    }))
+
+
+if __name__ == "__main__":
+    main()

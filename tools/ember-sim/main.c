@@ -1,0 +1,323 @@
+/* ember-sim: replays a workload or a recorded trace against placement
+ * variants in virtual time. Bad input: one line on stderr and exit 2. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "trace.h"
+#include "workloads.h"
+
+#ifndef EMBER_SIM_PLOT_PY
+#define EMBER_SIM_PLOT_PY "plot.py"
+#endif
+
+static const double sweep_ratios[] = { 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0 };
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ember-sim [options]\n"
+		"Simulates GPU managed memory placement in virtual time: device memory and host\n"
+		"memory joined by an interconnect, 2 MiB blocks of 64 KiB pages, costs from a\n"
+		"calibration profile (built in: an H200 on PCIe Gen5).\n"
+		"\n"
+		"  --workload W         built-in workload: %s (default reread)\n"
+		"  --working-set SIZE   bytes the workload allocates (default 24G); sizes take K M G T\n"
+		"  --budget SIZE        device memory the variants may use; for stock UVM this is the\n"
+		"                       VRAM (default: a trace's D line, else 16G)\n"
+		"  --variant V|all      uvm, uvm-noprefetch, prefetch, mapped, static, adaptive, a\n"
+		"                       comma list, or all (= uvm,prefetch,mapped,static,adaptive; default)\n"
+		"  --trace FILE         replay an EMBER_TRACE file instead of a workload\n"
+		"  --json               one JSON object per variant per line\n"
+		"  --sweep              run working sets of 0.25x .. 4x the budget and print them\n"
+		"  --plot OUT.png       the sweep, plotted as time against working set / budget\n"
+		"                       (python3 with matplotlib; plot.py beside the sources)\n"
+		"  --profile FILE       load a calibration profile (key = value lines, # comments)\n"
+		"  --print-profile      print the active profile and exit\n"
+		"  --param key=value    a variant parameter (repeatable), passed to every variant\n"
+		"  --seed N             random seed (default 1)\n"
+		"workload options:\n"
+		"  --passes N           launches (reread 8, strided 8, random 32, window 32, phase 16,\n"
+		"                       scan 13 queries, wavefront 64 diagonals)\n"
+		"  --stride SIZE        strided: bytes between 32 B elements (default 16K)\n"
+		"  --reads N            random: 4-byte reads per 2 MiB block per launch (default 16)\n"
+		"  --drift PCT          window: window movement per launch, %% of the window (default 5)\n"
+		"  --tokens N           decode: tokens generated (default 8)\n"
+		"  --layers N           decode: layers (default 32)\n"
+		"  --help               this text\n"
+		"Exit status: 0 done, 1 a run or the plot failed, 2 bad input.\n",
+		sim_workload_names());
+}
+
+static _Noreturn void bad(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "ember-sim: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (see ember-sim --help)\n");
+	va_end(ap);
+	exit(2);
+}
+
+static uint64_t size_arg(const char *opt, const char *v)
+{
+	uint64_t b;
+	if (sim_parse_size(v, &b) || !b)
+		bad("%s: bad size '%s' (expected a positive number with an optional K, M, G or T suffix, e.g. 24G)", opt, v);
+	return b;
+}
+
+static uint64_t uint_arg(const char *opt, const char *v, uint64_t lo, uint64_t hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (!*v || *v == '-' || *end || errno || n < lo || n > hi)
+		bad("%s: bad value '%s' (expected an integer from %llu to %llu)", opt, v, (unsigned long long)lo,
+		    (unsigned long long)hi);
+	return n;
+}
+
+struct opts {
+	const char *workload, *variant, *trace, *plot, *profile;
+	uint64_t budget;
+	bool json, sweep, print_profile;
+	char params[1024];
+	struct sim_wl_opts wl;
+};
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	enum { O_WS = 256, O_BUDGET, O_VARIANT, O_JSON, O_PLOT, O_SWEEP, O_PROFILE, O_PRINT, O_PARAM, O_SEED,
+	       O_TRACE, O_PASSES, O_DRIFT, O_TOKENS, O_LAYERS, O_STRIDE, O_READS, O_HELP, O_WL };
+	static const struct option lo[] = {
+		{ "workload", 1, 0, O_WL }, { "working-set", 1, 0, O_WS }, { "budget", 1, 0, O_BUDGET },
+		{ "variant", 1, 0, O_VARIANT }, { "json", 0, 0, O_JSON }, { "plot", 1, 0, O_PLOT },
+		{ "sweep", 0, 0, O_SWEEP }, { "profile", 1, 0, O_PROFILE }, { "print-profile", 0, 0, O_PRINT },
+		{ "param", 1, 0, O_PARAM }, { "seed", 1, 0, O_SEED }, { "trace", 1, 0, O_TRACE },
+		{ "passes", 1, 0, O_PASSES }, { "drift", 1, 0, O_DRIFT }, { "tokens", 1, 0, O_TOKENS },
+		{ "layers", 1, 0, O_LAYERS }, { "stride", 1, 0, O_STRIDE }, { "reads", 1, 0, O_READS },
+		{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->workload = "reread";
+	o->variant = "all";
+	sim_wl_defaults(&o->wl);
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_WL: o->workload = optarg; break;
+		case O_WS: o->wl.working_set = size_arg("--working-set", optarg); break;
+		case O_BUDGET: o->budget = size_arg("--budget", optarg); break;
+		case O_VARIANT: o->variant = optarg; break;
+		case O_JSON: o->json = true; break;
+		case O_PLOT: o->plot = optarg; break;
+		case O_SWEEP: o->sweep = true; break;
+		case O_PROFILE: o->profile = optarg; break;
+		case O_PRINT: o->print_profile = true; break;
+		case O_PARAM:
+			if (!strchr(optarg, '=') || *optarg == '=' || strchr(optarg, ','))
+				bad("--param: bad value '%s' (expected key=value)", optarg);
+			if (strlen(o->params) + strlen(optarg) + 2 > sizeof o->params)
+				bad("--param: too many parameters");
+			if (*o->params)
+				strcat(o->params, ",");
+			strcat(o->params, optarg);
+			break;
+		case O_SEED: o->wl.seed = uint_arg("--seed", optarg, 0, UINT64_MAX); break;
+		case O_TRACE: o->trace = optarg; break;
+		case O_PASSES: o->wl.passes = (unsigned)uint_arg("--passes", optarg, 1, 1000000); break;
+		case O_DRIFT: o->wl.drift_pct = (double)uint_arg("--drift", optarg, 0, 100); break;
+		case O_TOKENS: o->wl.tokens = (unsigned)uint_arg("--tokens", optarg, 1, 1000000); break;
+		case O_LAYERS: o->wl.layers = (unsigned)uint_arg("--layers", optarg, 1, 100000); break;
+		case O_STRIDE:
+			o->wl.stride = size_arg("--stride", optarg);
+			if (o->wl.stride < SIM_STRIDED_ELEM)
+				bad("--stride: bad value '%s' (expected at least 32)", optarg);
+			break;
+		case O_READS: o->wl.reads = (unsigned)uint_arg("--reads", optarg, 1, 1u << 20); break;
+		case O_HELP:
+		case 'h': usage(stdout); exit(0);
+		case ':': bad("%s needs a value", argv[optind - 1]);
+		default: bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad("unexpected argument '%s'", argv[optind]);
+	if (o->trace && (o->sweep || o->plot))
+		bad("--sweep and --plot need a built-in workload, not --trace");
+}
+
+/* Resolves --variant into a NULL-terminated list. */
+static void variants(const char *spec, const struct sim_variant **out, unsigned max)
+{
+	unsigned n = 0;
+	if (!strcmp(spec, "all")) {
+		for (unsigned i = 0; sim_variants_all[i] && n + 1 < max; i++)
+			out[n++] = sim_variants_all[i];
+		out[n] = NULL;
+		return;
+	}
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", spec);
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct sim_variant *v = sim_variant_find(t);
+		if (!v)
+			bad("--variant: unknown variant '%s' (expected uvm, uvm-noprefetch, prefetch, mapped, static, "
+			    "adaptive or all)", t);
+		if (n + 1 < max)
+			out[n++] = v;
+	}
+	if (!n)
+		bad("--variant: empty list");
+	out[n] = NULL;
+}
+
+static int run_all(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs,
+		   const struct sim_events *ev, uint64_t ws, uint64_t budget, long long skipped, FILE *out, bool sweep,
+		   bool json)
+{
+	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params };
+	for (unsigned i = 0; vs[i]; i++) {
+		struct sim_result r;
+		if (sim_run(vs[i], &env, ev, &r)) {
+			fprintf(stderr, "ember-sim: variant %s could not start (out of memory)\n", vs[i]->name);
+			return 1;
+		}
+		struct sim_row row = { .workload = o->trace ? "trace" : o->workload, .variant = vs[i]->name,
+				       .working_set = ws, .budget = budget, .r = &r, .trace_skipped = skipped };
+		sim_report_row(out, &row, json, sweep);
+		fflush(out);
+	}
+	return 0;
+}
+
+static int do_trace(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs)
+{
+	FILE *f = fopen(o->trace, "r");
+	if (!f)
+		bad("--trace: cannot open %s: %s", o->trace, strerror(errno));
+	struct sim_events ev = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	int rc = sim_trace_read(f, o->trace, &ev, &info, err, sizeof err);
+	fclose(f);
+	if (rc) {
+		fprintf(stderr, "ember-sim: %s\n", err);
+		exit(2);
+	}
+	uint64_t budget = o->budget ? o->budget : info.budget ? info.budget : 16ull << 30;
+	if (budget < SIM_BLOCK)
+		bad("--budget: at least 2M");
+	FILE *msg = o->json ? stderr : stdout;
+	fprintf(msg, "trace %s: %llu lines, %llu events, %llu malformed lines skipped", o->trace,
+		(unsigned long long)info.lines, (unsigned long long)info.events, (unsigned long long)info.skipped);
+	if (info.skipped)
+		fprintf(msg, " (first at line %llu)", (unsigned long long)info.first_bad);
+	fprintf(msg, "%s\n", info.ended ? "" : "; no E line: the run was cut short");
+	if (!o->json)
+		sim_report_header(stdout, false);
+	rc = run_all(o, p, vs, &ev, info.working_set, budget, (long long)info.skipped, stdout, false, o->json);
+	sim_events_clear(&ev);
+	return rc;
+}
+
+static int build(const struct opts *o, uint64_t ws, struct sim_events *ev)
+{
+	struct sim_wl_opts w = o->wl;
+	w.working_set = ws;
+	char err[256];
+	if (sim_workload_build(o->workload, &w, ev, err, sizeof err)) {
+		fprintf(stderr, "ember-sim: %s (see ember-sim --help)\n", err);
+		exit(2);
+	}
+	return 0;
+}
+
+static int do_sweep(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs, uint64_t budget,
+		    FILE *out, bool json)
+{
+	if (!json)
+		sim_report_header(out, true);
+	for (size_t i = 0; i < sizeof sweep_ratios / sizeof sweep_ratios[0]; i++) {
+		uint64_t ws = (uint64_t)((double)budget * sweep_ratios[i]) / SIM_BLOCK * SIM_BLOCK;
+		struct sim_events ev = { 0 };
+		build(o, ws, &ev);
+		int rc = run_all(o, p, vs, &ev, ws, budget, -1, out, true, json);
+		sim_events_clear(&ev);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int do_plot(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs, uint64_t budget)
+{
+	char tmp[] = "/tmp/ember-sim-sweep-XXXXXX";
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "ember-sim: --plot: cannot create a temporary file: %s\n", strerror(errno));
+		return 1;
+	}
+	int rc = do_sweep(o, p, vs, budget, f, true);
+	fclose(f);
+	if (!rc) {
+		const char *script = getenv("EMBER_SIM_PLOT") ? getenv("EMBER_SIM_PLOT") : EMBER_SIM_PLOT_PY;
+		pid_t pid = fork();
+		if (pid == 0) {
+			execlp("python3", "python3", script, tmp, o->plot, (char *)NULL);
+			fprintf(stderr, "ember-sim: --plot needs python3 with matplotlib: python3 not found\n");
+			_exit(127);
+		}
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			rc = 1; /* plot.py has said why in one line */
+		else
+			printf("ember-sim: wrote %s\n", o->plot);
+	}
+	unlink(tmp);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	parse(argc, argv, &o);
+	struct sim_profile p;
+	sim_profile_default(&p);
+	char err[512];
+	if (o.profile && sim_profile_load(&p, o.profile, err, sizeof err)) {
+		fprintf(stderr, "ember-sim: %s\n", err);
+		return 2;
+	}
+	if (o.print_profile) {
+		sim_profile_print(&p, stdout);
+		return 0;
+	}
+	const struct sim_variant *vs[16];
+	variants(o.variant, vs, 16);
+	if (o.trace)
+		return do_trace(&o, &p, vs);
+	uint64_t budget = o.budget ? o.budget : 16ull << 30;
+	if (budget < SIM_BLOCK)
+		bad("--budget: bad size (expected at least 2M)");
+	if (o.plot)
+		return do_plot(&o, &p, vs, budget);
+	if (o.sweep)
+		return do_sweep(&o, &p, vs, budget, stdout, o.json);
+	struct sim_events ev = { 0 };
+	build(&o, o.wl.working_set, &ev);
+	if (!o.json)
+		sim_report_header(stdout, false);
+	int rc = run_all(&o, &p, vs, &ev, o.wl.working_set, budget, -1, stdout, false, o.json);
+	sim_events_clear(&ev);
+	return rc;
+}

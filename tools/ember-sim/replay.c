@@ -1,0 +1,182 @@
+/* The replay loop. Kernel time = launch floor + compute + the variant's cost
+ * of every block each range covers. All launches share one timeline: the
+ * stream key travels to the variant, but kernels are not overlapped, which
+ * is exact for the single-stream programs this models. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static struct sim_event *push(struct sim_events *e)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64;
+		struct sim_event *ev = realloc(e->ev, cap * sizeof *ev);
+		if (!ev)
+			return NULL;
+		e->ev = ev;
+		e->cap = cap;
+	}
+	struct sim_event *ev = &e->ev[e->n++];
+	memset(ev, 0, sizeof *ev);
+	return ev;
+}
+
+int sim_events_alloc(struct sim_events *e, uint64_t id, uint64_t size)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	*ev = (struct sim_event){ .kind = SIM_EV_ALLOC, .id = id, .size = size };
+	return 0;
+}
+
+int sim_events_free(struct sim_events *e, uint64_t id)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	*ev = (struct sim_event){ .kind = SIM_EV_FREE, .id = id };
+	return 0;
+}
+
+int sim_events_plain(struct sim_events *e, int64_t bytes)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	*ev = (struct sim_event){ .kind = SIM_EV_PLAIN, .plain = bytes };
+	return 0;
+}
+
+int sim_events_mark(struct sim_events *e)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	ev->kind = SIM_EV_MARK;
+	return 0;
+}
+
+int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns)
+{
+	struct sim_range *copy = malloc((n ? n : 1) * sizeof *copy);
+	if (!copy)
+		return -1;
+	memcpy(copy, r, n * sizeof *copy);
+	struct sim_event *ev = push(e);
+	if (!ev) {
+		free(copy);
+		return -1;
+	}
+	ev->kind = SIM_EV_LAUNCH;
+	ev->launch = (struct sim_launch){ .stream = stream, .n = n, .ranges = copy, .compute_ns = compute_ns };
+	return 0;
+}
+
+void sim_events_clear(struct sim_events *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->ev[i].kind == SIM_EV_LAUNCH)
+			free((void *)e->ev[i].launch.ranges);
+	free(e->ev);
+	memset(e, 0, sizeof *e);
+}
+
+/* Offers each 2 MiB block of the range to the variant; touched bytes are
+ * shared out in proportion, so that they add up exactly. */
+static double range_cost(const struct sim_variant *v, void *st, const struct sim_range *r, uint64_t start, double ns)
+{
+	double cost = 0;
+	uint64_t end = r->offset + r->bytes, done = 0;
+	uint64_t given = 0;
+	for (uint64_t blk = r->offset / SIM_BLOCK; blk * SIM_BLOCK < end; blk++) {
+		uint64_t lo = blk * SIM_BLOCK > r->offset ? blk * SIM_BLOCK : r->offset;
+		uint64_t hi = (blk + 1) * SIM_BLOCK < end ? (blk + 1) * SIM_BLOCK : end;
+		done += hi - lo;
+		uint64_t upto = (uint64_t)((unsigned __int128)r->touched * done / r->bytes);
+		cost += v->access(st, r->alloc_id, blk, hi - lo, upto - given, r->pattern, r->write,
+				  start + (uint64_t)(ns + cost));
+		given = upto;
+	}
+	return cost;
+}
+
+/* A launch that touches mapped memory in small pieces is latency-bound: one fixed cost per launch. */
+static double small_mapped_cost(const struct sim_variant *v, void *st, const struct sim_profile *p,
+				const struct sim_launch *l)
+{
+	if (!v->tier_of || p->mapped_small_launch_us <= 0)
+		return 0;
+	uint64_t small = (uint64_t)(p->mapped_small_mib * (1 << 20));
+	for (unsigned r = 0; r < l->n; r++) {
+		const struct sim_range *rg = &l->ranges[r];
+		if (rg->bytes && rg->bytes < small && v->tier_of(st, rg->alloc_id, rg->offset / SIM_BLOCK) == SIM_TIER_MAPPED)
+			return p->mapped_small_launch_us * 1e3;
+	}
+	return 0;
+}
+
+int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out)
+{
+	memset(out, 0, sizeof *out);
+	void *st = v->start(env);
+	if (!st)
+		return -1;
+	uint64_t now = 0, host = 0, last_t = 0, mark = 0, first_launch = UINT64_MAX;
+	bool marked = false, after_mark = false;
+	uint64_t cap_ns = (uint64_t)(sim_param_double(env->params, "host_gap_cap_us", 200) * 1e3);
+	for (size_t i = 0; i < e->n; i++) {
+		const struct sim_event *ev = &e->ev[i];
+		if (ev->t) { /* the host's pace, from the recorded run */
+			uint64_t gap = ev->t > last_t ? ev->t - last_t : 0;
+			/* a long gap: at most cap_ns of the host's own work, then it waited for the GPU */
+			host = gap <= cap_ns ? host + gap : (host + cap_ns > now ? host + cap_ns : now);
+			last_t = ev->t;
+			if (host > now && ev->kind == SIM_EV_LAUNCH)
+				now = host;
+		}
+		switch (ev->kind) {
+		case SIM_EV_MARK:
+			mark = now;
+			marked = true;
+			after_mark = false;
+			break;
+		case SIM_EV_ALLOC:
+			host = (host > now ? host : now) + v->alloc(st, ev->id, ev->size, ev->flags, host > now ? host : now);
+			break;
+		case SIM_EV_FREE:
+			v->free(st, ev->id, now);
+			break;
+		case SIM_EV_PLAIN:
+			if (v->plain)
+				v->plain(st, ev->plain, now);
+			break;
+		case SIM_EV_LAUNCH: {
+			const struct sim_launch *l = &ev->launch;
+			uint64_t start = v->before_launch(st, l, now);
+			if (start < now)
+				start = now;
+			if (first_launch == UINT64_MAX)
+				first_launch = now;
+			after_mark = true;
+			double ns = env->profile->launch_us * 1e3 + l->compute_ns;
+			for (unsigned r = 0; r < l->n; r++)
+				if (l->ranges[r].bytes)
+					ns += range_cost(v, st, &l->ranges[r], start, ns);
+			ns += small_mapped_cost(v, st, env->profile, l);
+			now = start + (uint64_t)ns;
+			v->after_launch(st, l, now);
+			out->launches++;
+			break;
+		}
+		}
+		v->advance(st, host > now ? host : now); /* timers run in wall time: also while the host works */
+	}
+	v->counts(st, &out->c);
+	v->finish(st);
+	out->seconds = (double)now * 1e-9;
+	uint64_t from = marked && after_mark ? mark : first_launch == UINT64_MAX ? 0 : first_launch;
+	out->window_seconds = (double)(now - from) * 1e-9;
+	return 0;
+}

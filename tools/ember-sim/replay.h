@@ -1,0 +1,51 @@
+/* Events and their replay in virtual time against one variant. */
+#ifndef EMBER_SIM_REPLAY_H
+#define EMBER_SIM_REPLAY_H
+
+#include <stddef.h>
+
+#include "variant.h"
+
+enum sim_ev_kind { SIM_EV_ALLOC, SIM_EV_FREE, SIM_EV_LAUNCH, SIM_EV_PLAIN, SIM_EV_MARK };
+
+struct sim_event {
+	enum sim_ev_kind kind;
+	uint64_t t;                 /* when the recorded run issued it (ns), 0 for built-in workloads */
+	uint64_t id, size;          /* alloc, free */
+	unsigned flags;             /* alloc: SIM_ALLOC_* */
+	int64_t plain;              /* plain device memory: + allocated, - freed */
+	struct sim_launch launch;   /* launch: ranges owned by the event list */
+};
+
+struct sim_events {
+	struct sim_event *ev;
+	size_t n, cap;
+};
+
+int sim_events_alloc(struct sim_events *e, uint64_t id, uint64_t size);
+int sim_events_free(struct sim_events *e, uint64_t id);
+int sim_events_plain(struct sim_events *e, int64_t bytes);
+/* A mark: the program flushed (ember_flush) before a phase it times; the replay times from the last one. */
+int sim_events_mark(struct sim_events *e);
+/* Copies the ranges. */
+int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns);
+void sim_events_clear(struct sim_events *e);
+
+struct sim_result {
+	double seconds;
+	double window_seconds;  /* the phase the program timed: from the last mark to the end, else from the first launch */
+	uint64_t launches;
+	struct sim_counts c;
+};
+
+/*
+ * Replays every event against the variant. Events with recorded times (a
+ * trace) keep the host's own pace: a gap between two launches up to
+ * host_gap_cap_us (a --param, default 1000) is host work and is replayed;
+ * a longer one was the host waiting for the GPU (a synchronisation), so the
+ * replay waits for its own GPU there instead.
+ */
+/* Replays every event against the variant; -1 if it cannot start. */
+int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out);
+
+#endif

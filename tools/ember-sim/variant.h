@@ -1,0 +1,78 @@
+/* The placement-variant interface: the engine replays events against one of
+ * these, and every policy (stock UVM, mapped, Ember's) implements it. */
+#ifndef EMBER_SIM_VARIANT_H
+#define EMBER_SIM_VARIANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum sim_tier { SIM_TIER_DEVICE, SIM_TIER_MAPPED, SIM_TIER_FAULT /* not present on the GPU, access faults (stock UVM) */ };
+enum sim_pattern { SIM_STREAM, SIM_STRIDED, SIM_RANDOM, SIM_SPARSE };
+
+struct sim_range {
+	uint64_t alloc_id, offset, bytes;
+	enum sim_pattern pattern;
+	uint64_t touched; /* bytes the kernel actually reads in the range; == bytes for streaming */
+	bool write;
+};
+
+struct sim_launch {
+	uint64_t stream;
+	unsigned n;
+	const struct sim_range *ranges;
+	double compute_ns; /* work other than memory */
+};
+
+/* An allocation made as plain device memory and converted to managed (EMBER_MANAGE_ALL). */
+#define SIM_ALLOC_CONVERTED 1u
+
+struct sim_counts { uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations; };
+
+struct sim_env {
+	const struct sim_profile *profile;
+	uint64_t budget;
+	uint64_t seed;
+	const char *params; /* "key=value,key=value" overrides, may be NULL */
+};
+
+struct sim_variant {
+	const char *name;
+	void *(*start)(const struct sim_env *env);
+	/* Returns the time the allocating thread spends in it (advice, population), in ns. */
+	uint64_t (*alloc)(void *v, uint64_t id, uint64_t size, unsigned flags, uint64_t now);
+	void (*free)(void *v, uint64_t id, uint64_t now);
+	/* Before launch l is issued at now: returns the virtual time it may start (>= now): promotions it waits for, fault service is NOT here */
+	uint64_t (*before_launch)(void *v, const struct sim_launch *l, uint64_t now);
+	/* The cost in ns of the launch's read/write of `bytes` of block `block` (2 MiB index) of allocation id, `touched` of them actually read, with pattern; updates the variant's state (stock UVM faults/migrates/evicts here) */
+	double (*access)(void *v, uint64_t id, uint64_t block, uint64_t bytes, uint64_t touched, enum sim_pattern pat, bool write, uint64_t now);
+	void (*after_launch)(void *v, const struct sim_launch *l, uint64_t end);
+	void (*advance)(void *v, uint64_t now);  /* timers: lets a policy run its periodic passes up to now */
+	void (*counts)(void *v, struct sim_counts *out);
+	void (*finish)(void *v);
+	/* Added: plain device memory allocated (bytes > 0) or freed (< 0); it
+	 * takes device memory from the managed data. May be NULL. */
+	void (*plain)(void *v, int64_t bytes, uint64_t now);
+	/* Added: where block `block` of allocation id is now, for the engine's
+	 * per-launch costs. May be NULL (then no such cost is charged). */
+	enum sim_tier (*tier_of)(void *v, uint64_t id, uint64_t block);
+};
+
+/* shared cost helper every variant uses for a tier */
+double sim_read_cost(const struct sim_profile *p, enum sim_tier t, uint64_t bytes, uint64_t touched, enum sim_pattern pat);
+
+/* The registry (variants.c). */
+extern const struct sim_variant sim_variant_uvm, sim_variant_uvm_noprefetch, sim_variant_prefetch,
+	sim_variant_mapped, sim_variant_static, sim_variant_adaptive;
+const struct sim_variant *sim_variant_find(const char *name);
+/* NULL-terminated: the variants `--variant all` runs. */
+extern const struct sim_variant *const sim_variants_all[];
+/* Every registered name, for --help and error messages. */
+extern const struct sim_variant *const sim_variants_known[];
+
+/* "key=value,key=value": the value of key, copied into buf; 0 if absent. */
+int sim_param_get(const char *params, const char *key, char *buf, unsigned len);
+double sim_param_double(const char *params, const char *key, double dflt);
+
+#endif

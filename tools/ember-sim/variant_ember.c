@@ -1,0 +1,323 @@
+/*
+ * Ember-static and Ember-adaptive in the simulator: the shim's own core
+ * (shim/policy: region table, accounts, policy, static split, engine) on
+ * the virtual-time backend of the operations seam. Nothing of the policy is
+ * re-implemented here; this file only plays the parts the shim's mechanism
+ * plays on a driver: it gives allocations addresses, turns a launch's
+ * ranges into demand as the launch scan does, runs the worker's periodic
+ * pass, and completes moves when their virtual time comes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "variant.h"
+
+/* What a launch reference adds to each region it covers (shim/signal/monitor.h). */
+#define LAUNCH_DEMAND 256
+#define MS 1000000ull
+
+struct ember_variant {
+	const struct sim_profile *p;
+	bool adaptive;
+	struct ember_accounts accounts;
+	struct ember_table table;
+	struct ember_policy_ctx pc;
+	struct ember_virtual vt;
+	struct ember_engine eng;
+	struct ember_op *in_flight;
+	struct ember_alloc **by_id; /* the allocation behind each id, or NULL */
+	uint64_t nid, next_base;
+	uint64_t last_pass;
+	uint64_t host_busy_until; /* advice and synchronous population hold the issuing thread */
+	uint64_t migrations;
+};
+
+static struct ember_device_account *acc0(struct ember_variant *ev)
+{
+	return ember_budget_account(&ev->accounts, 0);
+}
+
+/* The engine's sinks: the simulator is its own worker. */
+static void track(void *sink, struct ember_op *op)
+{
+	struct ember_variant *ev = sink;
+	op->next = ev->in_flight;
+	ev->in_flight = op;
+	ev->migrations++;
+}
+
+static void defer(void *sink, struct ember_op *op)
+{
+	struct ember_variant *ev = sink;
+	if (ember_engine_issue(&ev->eng, op))
+		track(sink, op);
+	else
+		ember_engine_finish(&ev->eng, op, false);
+}
+
+/* Complete every move whose virtual time has come. Returns how many. */
+static unsigned poll(struct ember_variant *ev, uint64_t now)
+{
+	if (now > ev->vt.now)
+		ev->vt.now = now; /* virtual time never runs backwards */
+	unsigned done = 0;
+	for (struct ember_op **p = &ev->in_flight; *p;) {
+		struct ember_op *op = *p, *next = op->next;
+		if (ember_engine_poll(&ev->eng, op)) {
+			*p = next;
+			done++;
+		} else {
+			p = &op->next;
+		}
+	}
+	return done;
+}
+
+static double param(const struct sim_env *env, const char *key, double dflt)
+{
+	return sim_param_double(env->params, key, dflt);
+}
+
+/* Table 1's parameters and the shim's defaults, each overridable with --param (EMBER_* names, lower case). */
+static struct ember_policy_params params_of(const struct sim_env *env)
+{
+	return (struct ember_policy_params){
+		.span_regions = (uint32_t)(param(env, "span_mib", 64) / 2),
+		.threshold = (uint32_t)param(env, "threshold", 256),
+		.interval_ns = (uint64_t)(param(env, "interval_ms", 25) * MS),
+		.batch_regions = (uint32_t)param(env, "batch", 16),
+		.heat_ratio = param(env, "heat_ratio", 2),
+		.stale_intervals = (uint32_t)param(env, "stale_intervals", 5),
+		.protection = param(env, "protection", 1) != 0,
+		.base_grace_ns = (uint64_t)(param(env, "base_grace_ms", 100) * MS),
+		.return_window_ns = (uint64_t)(param(env, "return_window_ms", 500) * MS),
+		.score_grace_ns = (uint64_t)(param(env, "score_grace_ms", 250) * MS),
+		.max_grace_ns = (uint64_t)(param(env, "max_grace_ms", 2000) * MS),
+		.score_decay_ns = (uint64_t)(param(env, "score_decay_ms", 1000) * MS),
+	};
+}
+
+static void *start(const struct sim_env *env, bool adaptive)
+{
+	struct ember_variant *ev = calloc(1, sizeof *ev);
+	if (!ev)
+		return NULL;
+	ev->p = env->profile;
+	ev->adaptive = adaptive;
+	ember_table_init(&ev->table, &ev->accounts);
+	ev->pc = (struct ember_policy_ctx){ params_of(env), &ev->table, &ev->accounts, adaptive };
+	ember_budget_set(acc0(ev), env->budget, (unsigned)param(env, "high_watermark", 90),
+			 (unsigned)param(env, "low_watermark", 85));
+	/* the copy engine at the profile's rates; a call's fixed cost is the 64 MiB call's */
+	ev->vt = (struct ember_virtual){
+		.promote_bytes_per_ns = env->profile->promote_gbps,
+		.demote_bytes_per_ns = env->profile->demote_gbps,
+		.call_ns = (uint64_t)(env->profile->promote_call_us * 1e3),
+		.advise_ns = 0,
+	};
+	ev->eng = (struct ember_engine){ .pc = &ev->pc, .ops = &ember_virtual_ops, .ops_self = &ev->vt,
+					 .track = track, .defer = defer, .sink = ev };
+	ev->next_base = 1ull << 40;
+	return ev;
+}
+
+static void *start_static(const struct sim_env *env)
+{
+	return start(env, false);
+}
+
+static void *start_adaptive(const struct sim_env *env)
+{
+	return start(env, true);
+}
+
+static struct ember_alloc *alloc_of(struct ember_variant *ev, uint64_t id)
+{
+	return id < ev->nid ? ev->by_id[id] : NULL;
+}
+
+static uint64_t v_alloc(void *v, uint64_t id, uint64_t size, unsigned flags, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	if (!sim_grow_to(&ev->by_id, &ev->nid, id, sizeof *ev->by_id))
+		return 0;
+	uint64_t base = ev->next_base;
+	ev->next_base += ((size + (2ull << 20) - 1) & ~((2ull << 20) - 1)) + (2ull << 20);
+	bool converted = flags & SIM_ALLOC_CONVERTED;
+	struct ember_alloc *a = ember_table_insert(&ev->table, base, size, 0,
+						   converted ? EMBER_ALLOC_CONVERTED : EMBER_ALLOC_MANAGED);
+	ev->by_id[id] = a;
+	if (!a)
+		return 0;
+	/* the advice of the whole allocation, on the allocating thread (DESIGN.md: 127 ms per 4 GiB) */
+	uint64_t advise = (uint64_t)(ev->p->advise_ms_per_gib * 1e6 * ((double)size / (1ull << 30)) +
+				     ev->p->advise_call_us * 1e3);
+	uint64_t free_at = now + advise;
+	if (converted) {
+		/* populated on the GPU at once while it fits: never-touched pages move no bytes, only calls */
+		poll(ev, free_at);
+		double rate = ev->vt.promote_bytes_per_ns;
+		ev->vt.promote_bytes_per_ns = 1e9;
+		ember_engine_split(&ev->eng, a, &(struct ember_at){ 0 }, EMBER_ORDER_SYNC);
+		ev->vt.promote_bytes_per_ns = rate;
+		free_at = ev->vt.now > free_at ? ev->vt.now : free_at;
+	}
+	return free_at - now;
+}
+
+static void v_free(void *v, uint64_t id, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	struct ember_alloc *a = alloc_of(ev, id);
+	if (!a)
+		return;
+	ev->by_id[id] = NULL;
+	/* cuMemFree waits for the allocation's moves in flight */
+	uint64_t t = now;
+	for (struct ember_op *op = ev->in_flight; op; op = op->next)
+		if (op->move.alloc == a && op->t_end > t)
+			t = op->t_end;
+	poll(ev, t);
+	ember_alloc_put(&ev->table, ember_table_remove(&ev->table, a->base));
+	if (t > ev->host_busy_until)
+		ev->host_busy_until = t;
+}
+
+static void v_plain(void *v, int64_t bytes, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	ember_table_lock(&ev->table);
+	ember_budget_other(acc0(ev), bytes);
+	ember_table_unlock(&ev->table);
+}
+
+/* The regions [r0, r1) of a that range r covers. */
+static bool regions_of(const struct ember_alloc *a, const struct sim_range *r, uint32_t *r0, uint32_t *r1)
+{
+	if (!a || !a->nregions || r->offset >= a->size)
+		return false;
+	uint64_t end = r->offset + (r->bytes ? r->bytes : 1);
+	end = end > a->size ? a->size : end;
+	*r0 = (uint32_t)(r->offset >> EMBER_REGION_SHIFT);
+	*r1 = (uint32_t)(((end - 1) >> EMBER_REGION_SHIFT) + 1);
+	return true;
+}
+
+enum { MAX_REFS = 64 };
+
+/* The distinct allocations a launch references, as the scan lists them. */
+static unsigned referenced(struct ember_variant *ev, const struct sim_launch *l, struct ember_alloc **out)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < l->n; i++) {
+		struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
+		bool seen = !a;
+		for (unsigned k = 0; k < n && !seen; k++)
+			seen = out[k] == a;
+		if (!seen && n < MAX_REFS)
+			out[n++] = a;
+	}
+	return n;
+}
+
+static void pass_if_due(struct ember_variant *ev, uint64_t now, bool wanted)
+{
+	if (!ev->adaptive || (!wanted && now - ev->last_pass < ev->pc.params.interval_ns))
+		return;
+	ev->last_pass = now;
+	ember_engine_reclaim(&ev->eng, 0, &(struct ember_at){ 0 });
+}
+
+static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	if (ev->host_busy_until > now)
+		now = ev->host_busy_until;
+	poll(ev, now);
+	struct ember_alloc *refs[MAX_REFS];
+	unsigned n = referenced(ev, l, refs);
+	ev->vt.launch_ready_at = 0;
+	if (ev->adaptive) {
+		ember_table_lock(&ev->table);
+		for (unsigned i = 0; i < l->n; i++) {
+			uint32_t r0, r1;
+			struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
+			if (regions_of(a, &l->ranges[i], &r0, &r1))
+				ember_policy_demand(&ev->pc, a, r0, r1, LAUNCH_DEMAND, now);
+		}
+		ember_table_unlock(&ev->table);
+		size_t waiting = ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 });
+		pass_if_due(ev, now, waiting > 0);
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			if (!refs[i]->referenced) {
+				refs[i]->referenced = true;
+				ember_engine_split(&ev->eng, refs[i], &(struct ember_at){ 0 }, EMBER_ORDER_STREAM);
+			}
+	}
+	uint64_t start = ev->vt.launch_ready_at > now ? ev->vt.launch_ready_at : now;
+	poll(ev, start); /* what it waited for is resident when it runs */
+	return start;
+}
+
+static enum sim_tier v_tier(void *v, uint64_t id, uint64_t block)
+{
+	struct ember_alloc *a = alloc_of(v, id);
+	if (!a || block >= a->nregions)
+		return SIM_TIER_MAPPED;
+	uint8_t s = a->regions[block].state;
+	return s == EMBER_REGION_RESIDENT || s == EMBER_REGION_DEMOTING ? SIM_TIER_DEVICE : SIM_TIER_MAPPED;
+}
+
+static double v_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uint64_t touched, enum sim_pattern pat,
+		       bool write, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	return sim_read_cost(ev->p, v_tier(v, id, block), bytes, touched, pat);
+}
+
+static void v_after(void *v, const struct sim_launch *l, uint64_t end)
+{
+	struct ember_variant *ev = v;
+	bool done = poll(ev, end) > 0;
+	pass_if_due(ev, end, done);
+}
+
+static void v_advance(void *v, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	bool done = poll(ev, now) > 0;
+	pass_if_due(ev, ev->vt.now, done);
+}
+
+static void v_counts(void *v, struct sim_counts *out)
+{
+	struct ember_variant *ev = v;
+	const struct ember_device_account *acc = acc0(ev);
+	*out = (struct sim_counts){ .bytes_promoted = acc->bytes_promoted,
+				    .bytes_demoted = acc->bytes_demoted,
+				    .migrations = ev->migrations };
+}
+
+static void v_finish(void *v)
+{
+	struct ember_variant *ev = v;
+	poll(ev, UINT64_MAX / 2); /* let everything land, then forget it */
+	for (uint64_t i = 0; i < ev->nid; i++)
+		if (ev->by_id[i])
+			ember_alloc_put(&ev->table, ember_table_remove(&ev->table, ev->by_id[i]->base));
+	ember_table_reset(&ev->table);
+	free(ev->by_id);
+	free(ev);
+}
+
+#define EMBER_VARIANT(var, nm, starter)                                                                \
+	const struct sim_variant var = {                                                               \
+		.name = nm, .start = starter, .alloc = v_alloc, .free = v_free, .before_launch = v_before, \
+		.access = v_access, .after_launch = v_after, .advance = v_advance, .counts = v_counts,    \
+		.finish = v_finish, .plain = v_plain, .tier_of = v_tier,                                  \
+	}
+
+EMBER_VARIANT(sim_variant_static, "static", start_static);
+EMBER_VARIANT(sim_variant_adaptive, "adaptive", start_adaptive);

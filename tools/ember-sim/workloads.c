@@ -1,0 +1,193 @@
+/* The built-in workloads. Each is a few allocations and a loop of launches
+ * whose ranges say which bytes each kernel reads and how densely. */
+#include <stdio.h>
+#include <string.h>
+
+#include "workloads.h"
+
+void sim_wl_defaults(struct sim_wl_opts *o)
+{
+	*o = (struct sim_wl_opts){
+		.working_set = 24ull << 30, .seed = 1, .drift_pct = 5, .tokens = 8, .layers = 32,
+		.stride = 16 << 10, .reads = 16,
+	};
+}
+
+static unsigned passes(const struct sim_wl_opts *o, unsigned dflt) { return o->passes ? o->passes : dflt; }
+
+static struct sim_range rng(uint64_t id, uint64_t off, uint64_t bytes, enum sim_pattern p, uint64_t touched)
+{
+	return (struct sim_range){ .alloc_id = id, .offset = off, .bytes = bytes, .pattern = p, .touched = touched };
+}
+
+/* One allocation read whole by every launch. */
+static int one_alloc(const struct sim_wl_opts *o, struct sim_events *e, unsigned n, enum sim_pattern p, uint64_t touched)
+{
+	int rc = sim_events_alloc(e, 0, o->working_set);
+	struct sim_range r = rng(0, 0, o->working_set, p, touched);
+	for (unsigned i = 0; i < n && !rc; i++)
+		rc = sim_events_launch(e, 0, 1, &r, 0);
+	return rc ? rc : sim_events_free(e, 0);
+}
+
+static int reread(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	return one_alloc(o, e, passes(o, 8), SIM_STREAM, o->working_set);
+}
+
+static int strided(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	uint64_t elems = o->working_set / o->stride;
+	return one_alloc(o, e, passes(o, 8), SIM_STRIDED, elems * SIM_STRIDED_ELEM);
+}
+
+static int random_wl(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	uint64_t blocks = (o->working_set + SIM_BLOCK - 1) / SIM_BLOCK;
+	uint64_t touched = blocks * o->reads * SIM_RANDOM_ELEM;
+	if (touched > o->working_set)
+		touched = o->working_set;
+	return one_alloc(o, e, passes(o, 32), SIM_RANDOM, touched);
+}
+
+/* A window of half the allocation that slides drift% of itself per launch,
+ * wrapping around: the hot set moves slowly. */
+static int window(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	uint64_t ws = o->working_set, win = ws / 2 / SIM_BLOCK * SIM_BLOCK;
+	if (!win)
+		win = ws;
+	uint64_t step = (uint64_t)((double)win * o->drift_pct / 100.0);
+	int rc = sim_events_alloc(e, 0, ws);
+	uint64_t at = 0;
+	for (unsigned i = 0; i < passes(o, 32) && !rc; i++) {
+		struct sim_range r[2];
+		unsigned n = 1;
+		if (at + win <= ws) {
+			r[0] = rng(0, at, win, SIM_STREAM, win);
+		} else {
+			r[0] = rng(0, at, ws - at, SIM_STREAM, ws - at);
+			r[1] = rng(0, 0, win - (ws - at), SIM_STREAM, win - (ws - at));
+			n = 2;
+		}
+		rc = sim_events_launch(e, 0, n, r, 0);
+		at = (at + step) % ws;
+	}
+	return rc ? rc : sim_events_free(e, 0);
+}
+
+/* Hot set A (first half) for half the launches, then B (second half). */
+static int phase(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	uint64_t half = o->working_set / 2;
+	unsigned n = passes(o, 16);
+	int rc = sim_events_alloc(e, 0, o->working_set);
+	for (unsigned i = 0; i < n && !rc; i++) {
+		struct sim_range r = rng(0, i < n / 2 ? 0 : half, i < n / 2 ? half : o->working_set - half, SIM_STREAM, 0);
+		r.touched = r.bytes;
+		rc = sim_events_launch(e, 0, 1, &r, 0);
+	}
+	return rc ? rc : sim_events_free(e, 0);
+}
+
+/* Token generation: per token every layer's weights once, in order, plus a
+ * small activation buffer read and written by each layer. */
+static int decode(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	unsigned L = o->layers;
+	uint64_t act = o->working_set / 256 < (64ull << 20) ? o->working_set / 256 : 64ull << 20;
+	uint64_t layer = (o->working_set - act) / L;
+	int rc = 0;
+	for (unsigned i = 0; i < L && !rc; i++)
+		rc = sim_events_alloc(e, i, layer);
+	rc = rc ? rc : sim_events_alloc(e, L, act);
+	for (unsigned t = 0; t < o->tokens && !rc; t++)
+		for (unsigned i = 0; i < L && !rc; i++) {
+			struct sim_range r[2] = { rng(i, 0, layer, SIM_STREAM, layer), rng(L, 0, act, SIM_STREAM, act) };
+			r[1].write = true;
+			rc = sim_events_launch(e, 0, 2, r, 0);
+		}
+	for (unsigned i = 0; i <= L && !rc; i++)
+		rc = sim_events_free(e, i);
+	return rc;
+}
+
+/* Star schema: 16 fact-table columns (90% of the set) and 4 dimension
+ * tables. Each query scans a few columns and probes some dimensions. */
+static int scan(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	enum { COLS = 16, DIMS = 4 };
+	static const unsigned char cols[4][6] = { { 0, 1, 2, 99 }, { 3, 4, 5, 6, 99 }, { 0, 7, 8, 99 }, { 1, 9, 10, 11, 12, 99 } };
+	static const unsigned char dims[4] = { 0x1, 0x3, 0xc, 0xe };
+	uint64_t col = o->working_set * 9 / 10 / COLS, dim = o->working_set / 10 / DIMS;
+	int rc = 0;
+	for (unsigned i = 0; i < COLS + DIMS && !rc; i++)
+		rc = sim_events_alloc(e, i, i < COLS ? col : dim);
+	for (unsigned q = 0; q < passes(o, 13) && !rc; q++) {
+		struct sim_range r[COLS + DIMS];
+		unsigned n = 0, shape = q % 4;
+		for (unsigned c = 0; cols[shape][c] != 99; c++)
+			r[n++] = rng(cols[shape][c], 0, col, SIM_STREAM, col);
+		for (unsigned d = 0; d < DIMS; d++) /* hash probes: scattered reads, ~1/8 of the table */
+			if (dims[shape] >> d & 1)
+				r[n++] = rng(COLS + d, 0, dim, SIM_RANDOM, dim / 8);
+		rc = sim_events_launch(e, 0, n, r, 0);
+	}
+	for (unsigned i = 0; i < COLS + DIMS && !rc; i++)
+		rc = sim_events_free(e, i);
+	return rc;
+}
+
+/* Needleman-Wunsch-style anti-diagonal sweep: each launch touches ~1 KiB in
+ * every 2 MiB region of two big arrays, and names the whole arrays because
+ * the kernel gets only base pointers. */
+static int wavefront(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	uint64_t half = o->working_set / 2;
+	uint64_t touched = (half + SIM_BLOCK - 1) / SIM_BLOCK * 1024;
+	int rc = sim_events_alloc(e, 0, half);
+	rc = rc ? rc : sim_events_alloc(e, 1, o->working_set - half);
+	for (unsigned i = 0; i < passes(o, 64) && !rc; i++) {
+		struct sim_range r[2] = { rng(0, 0, half, SIM_SPARSE, touched),
+					  rng(1, 0, o->working_set - half, SIM_SPARSE, touched) };
+		r[1].write = true;
+		rc = sim_events_launch(e, 0, 2, r, 0);
+	}
+	rc = rc ? rc : sim_events_free(e, 0);
+	return rc ? rc : sim_events_free(e, 1);
+}
+
+static const struct {
+	const char *name;
+	int (*build)(const struct sim_wl_opts *, struct sim_events *);
+} table[] = {
+	{ "reread", reread }, { "strided", strided }, { "random", random_wl }, { "window", window },
+	{ "phase", phase }, { "decode", decode }, { "scan", scan }, { "wavefront", wavefront },
+};
+
+const char *sim_workload_names(void)
+{
+	return "reread, strided, random, window, phase, decode, scan, wavefront";
+}
+
+int sim_workload_build(const char *name, const struct sim_wl_opts *o, struct sim_events *e, char *err, size_t errlen)
+{
+	if (o->working_set < SIM_BLOCK * 4) {
+		snprintf(err, errlen, "--working-set: at least 8M (four 2 MiB blocks)");
+		return -1;
+	}
+	if (o->layers == 0 || (uint64_t)o->layers * SIM_BLOCK > o->working_set) {
+		snprintf(err, errlen, "--layers: expected 1 .. working set / 2M");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (!strcmp(table[i].name, name)) {
+			if (table[i].build(o, e)) {
+				snprintf(err, errlen, "out of memory building workload %s", name);
+				return -1;
+			}
+			return 0;
+		}
+	snprintf(err, errlen, "unknown workload '%s' (expected one of: %s)", name, sim_workload_names());
+	return -1;
+}
