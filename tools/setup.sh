@@ -13,6 +13,7 @@ ember_install_deps() {
   pkg-config --exists criterion 2>/dev/null || need+=(libcriterion-dev)
   pkg-config --exists libelf 2>/dev/null || need+=(libelf-dev)
   pkg-config --exists ncurses 2>/dev/null || need+=(libncurses-dev)
+  pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
   if [ ${#need[@]} -gt 0 ]; then
     echo "ember: installing ${need[*]}"
     local sudo=""

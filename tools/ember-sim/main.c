@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gzfile.h"
 #include "report.h"
 #include "trace.h"
 #include "workloads.h"
@@ -201,7 +202,7 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 
 static int do_trace(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs)
 {
-	FILE *f = fopen(o->trace, "r");
+	FILE *f = sim_open_maybe_gz(o->trace);
 	if (!f)
 		bad("--trace: cannot open %s: %s", o->trace, strerror(errno));
 	struct sim_events ev = { 0 };

@@ -58,6 +58,15 @@ int sim_events_mark(struct sim_events *e)
 	return 0;
 }
 
+int sim_events_end(struct sim_events *e)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	ev->kind = SIM_EV_END;
+	return 0;
+}
+
 int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns)
 {
 	struct sim_range *copy = malloc((n ? n : 1) * sizeof *copy);
@@ -132,11 +141,16 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			uint64_t gap = ev->t > last_t ? ev->t - last_t : 0;
 			/* a long gap: at most cap_ns of the host's own work, then it waited for the GPU */
 			host = gap <= cap_ns ? host + gap : (host + cap_ns > now ? host + cap_ns : now);
+			/* after its work, the process lived on as long as it did when recorded: Ember's timers ran */
+			if (ev->kind == SIM_EV_END)
+				host = (host > now ? host : now) + gap;
 			last_t = ev->t;
 			if (host > now && ev->kind == SIM_EV_LAUNCH)
 				now = host;
 		}
 		switch (ev->kind) {
+		case SIM_EV_END:
+			break;
 		case SIM_EV_MARK:
 			mark = now;
 			marked = true;

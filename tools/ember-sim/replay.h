@@ -6,7 +6,7 @@
 
 #include "variant.h"
 
-enum sim_ev_kind { SIM_EV_ALLOC, SIM_EV_FREE, SIM_EV_LAUNCH, SIM_EV_PLAIN, SIM_EV_MARK };
+enum sim_ev_kind { SIM_EV_ALLOC, SIM_EV_FREE, SIM_EV_LAUNCH, SIM_EV_PLAIN, SIM_EV_MARK, SIM_EV_END };
 
 struct sim_event {
 	enum sim_ev_kind kind;
@@ -27,6 +27,8 @@ int sim_events_free(struct sim_events *e, uint64_t id);
 int sim_events_plain(struct sim_events *e, int64_t bytes);
 /* A mark: the program flushed (ember_flush) before a phase it times; the replay times from the last one. */
 int sim_events_mark(struct sim_events *e);
+/* The end of the recorded run: timers run until then (a trace's E line). */
+int sim_events_end(struct sim_events *e);
 /* Copies the ranges. */
 int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns);
 void sim_events_clear(struct sim_events *e);

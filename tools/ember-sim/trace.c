@@ -170,6 +170,9 @@ static int parse_line(char *s, struct sim_events *e, struct sim_trace_info *info
 		if (!field(&s, &t) || !at_end(s))
 			return 0;
 		info->ended = true;
+		if (sim_events_end(e))
+			return -1;
+		e->ev[e->n - 1].t = t;
 		return 1;
 	}
 	return 0;

@@ -221,12 +221,34 @@ static unsigned referenced(struct ember_variant *ev, const struct sim_launch *l,
 	return n;
 }
 
+static void pass_at(struct ember_variant *ev, uint64_t t)
+{
+	poll(ev, t);
+	ev->last_pass = t;
+	ember_engine_reclaim(&ev->eng, 0, &(struct ember_at){ 0 });
+}
+
+/*
+ * The worker's passes up to now: one each interval, as its timer would run
+ * them while the program computes or the host works, and one at once when
+ * asked (a launch found no room, or a move completed).
+ */
+static void passes_until(struct ember_variant *ev, uint64_t now)
+{
+	uint64_t interval = ev->pc.params.interval_ns ? ev->pc.params.interval_ns : 1;
+	while (ev->adaptive && ev->last_pass + interval <= now) {
+		uint64_t t = ev->last_pass + interval;
+		pass_at(ev, t > ev->vt.now ? t : ev->vt.now); /* virtual time is never rewound */
+	}
+}
+
+/* Catch up on the timer's passes, complete what has landed by now, and pass again if asked. */
 static void pass_if_due(struct ember_variant *ev, uint64_t now, bool wanted)
 {
-	if (!ev->adaptive || (!wanted && now - ev->last_pass < ev->pc.params.interval_ns))
-		return;
-	ev->last_pass = now;
-	ember_engine_reclaim(&ev->eng, 0, &(struct ember_at){ 0 });
+	passes_until(ev, now);
+	wanted |= poll(ev, now) > 0;
+	if (ev->adaptive && wanted)
+		pass_at(ev, ev->vt.now);
 }
 
 static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
@@ -234,7 +256,7 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 	struct ember_variant *ev = v;
 	if (ev->host_busy_until > now)
 		now = ev->host_busy_until;
-	poll(ev, now);
+	pass_if_due(ev, now, false);
 	struct ember_alloc *refs[MAX_REFS];
 	unsigned n = referenced(ev, l, refs);
 	ev->vt.launch_ready_at = 0;
@@ -248,7 +270,8 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 		}
 		ember_table_unlock(&ev->table);
 		size_t waiting = ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 });
-		pass_if_due(ev, now, waiting > 0);
+		if (waiting)
+			pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
 	} else {
 		for (unsigned i = 0; i < n; i++)
 			if (!refs[i]->referenced) {
@@ -279,16 +302,12 @@ static double v_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uin
 
 static void v_after(void *v, const struct sim_launch *l, uint64_t end)
 {
-	struct ember_variant *ev = v;
-	bool done = poll(ev, end) > 0;
-	pass_if_due(ev, end, done);
+	pass_if_due(v, end, false);
 }
 
 static void v_advance(void *v, uint64_t now)
 {
-	struct ember_variant *ev = v;
-	bool done = poll(ev, now) > 0;
-	pass_if_due(ev, ev->vt.now, done);
+	pass_if_due(v, now, false);
 }
 
 static void v_counts(void *v, struct sim_counts *out)
