@@ -39,8 +39,8 @@ Test(trace, good)
 	cr_expect_eq(info.budget, 4294967296ull, "device 0's D line wins");
 	cr_expect(info.ended);
 	cr_expect_eq(info.working_set, 1048576 + 8388608);
-	/* A A P L P F: M, H, D and E add no events */
-	cr_assert_eq(e.n, 6);
+	/* A A P L P F E: M, H and D add no events; E ends the replay's timers */
+	cr_assert_eq(e.n, 7);
 	cr_expect_eq(e.ev[0].kind, SIM_EV_ALLOC);
 	cr_expect_eq(e.ev[1].size, 8388608);
 	cr_expect_eq(e.ev[2].plain, 1048576);
@@ -55,6 +55,9 @@ Test(trace, good)
 	cr_expect_eq(l->ranges[1].pattern, SIM_STREAM);
 	cr_expect_eq(e.ev[4].plain, -1048576);
 	cr_expect_eq(e.ev[5].kind, SIM_EV_FREE);
+	cr_expect_eq(e.ev[6].kind, SIM_EV_END);
+	cr_expect_eq(e.ev[3].t, 20, "events keep their recorded times");
+	cr_expect_eq(e.ev[1].flags, SIM_ALLOC_CONVERTED, "kind c is a converted allocation");
 	sim_events_clear(&e);
 }
 
@@ -80,8 +83,9 @@ Test(trace, malformed_lines_skipped_and_counted)
 	cr_expect_eq(info.skipped, 8);
 	cr_expect_eq(info.first_bad, 3);
 	cr_expect_eq(info.budget, 0, "the bad D line was not applied");
-	cr_assert_eq(e.n, 2);
+	cr_assert_eq(e.n, 3);
 	cr_expect_eq(e.ev[1].kind, SIM_EV_LAUNCH);
+	cr_expect_eq(e.ev[2].kind, SIM_EV_END);
 	sim_events_clear(&e);
 }
 

@@ -17,7 +17,11 @@ static void *mapped_start(const struct sim_env *env)
 	return m;
 }
 
-static uint64_t mapped_alloc(void *v, uint64_t id, uint64_t size, unsigned flags, uint64_t now) { return 0; }
+/* Ember-mapped advises each allocation once, whole, on the allocating thread. */
+static uint64_t mapped_alloc(void *v, uint64_t id, uint64_t size, unsigned flags, uint64_t now)
+{
+	return (uint64_t)sim_advise_cost(((struct mapped *)v)->p, size, 1);
+}
 static void mapped_free(void *v, uint64_t id, uint64_t now) {}
 static uint64_t mapped_before(void *v, const struct sim_launch *l, uint64_t now) { return now; }
 

@@ -145,9 +145,9 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			if (ev->kind == SIM_EV_END)
 				host = (host > now ? host : now) + gap;
 			last_t = ev->t;
-			if (host > now && ev->kind == SIM_EV_LAUNCH)
-				now = host;
 		}
+		if (host > now && ev->kind == SIM_EV_LAUNCH)
+			now = host; /* a launch is issued once the host has got there (allocations advise on the host) */
 		switch (ev->kind) {
 		case SIM_EV_END:
 			break;

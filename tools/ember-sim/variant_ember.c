@@ -151,8 +151,7 @@ static uint64_t v_alloc(void *v, uint64_t id, uint64_t size, unsigned flags, uin
 	if (!a)
 		return 0;
 	/* the advice of the whole allocation, on the allocating thread (DESIGN.md: 127 ms per 4 GiB) */
-	uint64_t advise = (uint64_t)(ev->p->advise_ms_per_gib * 1e6 * ((double)size / (1ull << 30)) +
-				     ev->p->advise_call_us * 1e3);
+	uint64_t advise = (uint64_t)sim_advise_cost(ev->p, size, 1);
 	uint64_t free_at = now + advise;
 	if (converted) {
 		/* populated on the GPU at once while it fits: never-touched pages move no bytes, only calls */
@@ -233,11 +232,23 @@ static void pass_at(struct ember_variant *ev, uint64_t t)
  * them while the program computes or the host works, and one at once when
  * asked (a launch found no room, or a move completed).
  */
+/*
+ * A stretch with no event (one long kernel, the host at work) gets at most
+ * this many of the timer's passes, spread over it: a pass over a 1 TiB table
+ * visits half a million regions, and with no new demand the passes of a
+ * long stretch repeat each other.
+ */
+enum { PASSES_PER_STRETCH = 64 };
+
 static void passes_until(struct ember_variant *ev, uint64_t now)
 {
 	uint64_t interval = ev->pc.params.interval_ns ? ev->pc.params.interval_ns : 1;
-	while (ev->adaptive && ev->last_pass + interval <= now) {
-		uint64_t t = ev->last_pass + interval;
+	if (!ev->adaptive || ev->last_pass + interval > now)
+		return;
+	uint64_t step = (now - ev->last_pass) / PASSES_PER_STRETCH;
+	step = step > interval ? step : interval;
+	while (ev->last_pass + step <= now) {
+		uint64_t t = ev->last_pass + step;
 		pass_at(ev, t > ev->vt.now ? t : ev->vt.now); /* virtual time is never rewound */
 	}
 }
