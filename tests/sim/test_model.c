@@ -77,3 +77,58 @@ Test(model, profile_keys, .init = setup)
 	cr_expect_eq(sim_profile_set(&p, "launch_us", "0", err, sizeof err), -1);
 	cr_expect(strstr(err, "launch_us") && strstr(err, "positive number"), "%s", err);
 }
+
+#include "counters.h"
+
+Test(counters, a_region_read_past_the_threshold_notifies_once_with_its_subregions)
+{
+	struct sim_counters c;
+	cr_assert_eq(sim_counters_init(&c, 4, 256), 0);
+	uint64_t va = 7ull << 21;
+	sim_counters_access(&c, va, 255 * 32, 100); /* 255 sectors: one short */
+	cr_expect_eq(c.nout, 0);
+	sim_counters_access(&c, va + (3 << 16), 32, 200); /* the 256th, in the fourth 64 KiB */
+	cr_assert_eq(c.nout, 1);
+	const struct ember_ac_record *r = &c.out[0];
+	cr_expect_eq(r->magic, EMBER_AC_MAGIC);
+	cr_expect_eq(r->size, sizeof *r);
+	cr_expect_eq(r->va, va);
+	cr_expect_eq(r->count, 256);
+	cr_expect_eq(r->subregion_mask, 0x1u | 0x8u, "255 sectors lie in the first 64 KiB, the last in the fourth");
+	cr_expect_eq(r->timestamp_ns, 200);
+	sim_counters_access(&c, va, 32, 300);
+	cr_expect_eq(c.nout, 1, "the counter started again from zero");
+	sim_counters_free(&c);
+}
+
+Test(counters, more_regions_than_counters_lose_counts)
+{
+	struct sim_counters c;
+	cr_assert_eq(sim_counters_init(&c, 4, 256), 0);
+	/* a sparse sweep: 32 sectors in each of 8 regions, eight times over: never 256 in one counter */
+	for (int pass = 0; pass < 8; pass++)
+		for (uint64_t reg = 0; reg < 8; reg++)
+			sim_counters_access(&c, reg << 21, 1024, (uint64_t)pass);
+	cr_expect_eq(c.nout, 0, "least-recently-used counters are taken before any reaches the threshold");
+	cr_expect_gt(c.lost, 0);
+	sim_counters_free(&c);
+	/* with a counter for each region the same sweep notifies for every region */
+	cr_assert_eq(sim_counters_init(&c, 8, 256), 0);
+	for (int pass = 0; pass < 8; pass++)
+		for (uint64_t reg = 0; reg < 8; reg++)
+			sim_counters_access(&c, reg << 21, 1024, (uint64_t)pass);
+	cr_expect_eq(c.nout, 8);
+	sim_counters_free(&c);
+}
+
+Test(counters, a_read_across_regions_is_counted_in_each)
+{
+	struct sim_counters c;
+	cr_assert_eq(sim_counters_init(&c, 0, 0), 0, "0 gives the defaults");
+	cr_expect_eq(c.n, 256);
+	sim_counters_access(&c, 1ull << 21, 4ull << 21, 5); /* four whole regions */
+	cr_expect_eq(c.nout, 4);
+	cr_expect_eq(c.out[3].va, 4ull << 21);
+	cr_expect_eq(c.out[3].subregion_mask, 0xffffffffu);
+	sim_counters_free(&c);
+}

@@ -28,7 +28,7 @@ struct sim_launch {
 /* An allocation made as plain device memory and converted to managed (EMBER_MANAGE_ALL). */
 #define SIM_ALLOC_CONVERTED 1u
 
-struct sim_counts { uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations; };
+struct sim_counts { uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations, notifications; };
 
 struct sim_env {
 	const struct sim_profile *profile;

@@ -6,10 +6,16 @@
  * plays on a driver: it gives allocations addresses, turns a launch's
  * ranges into demand as the launch scan does, runs the worker's periodic
  * pass, and completes moves when their virtual time comes.
+ *
+ * Demand comes from the launch scan (the ranges each launch references),
+ * from the access-counter model (--param counters=1: notifications for
+ * mapped regions actually read past the threshold, as the driver patch
+ * would deliver them), or both; --param scan=0 leaves the counters alone.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "engine.h"
 #include "variant.h"
 
@@ -31,6 +37,10 @@ struct ember_variant {
 	uint64_t last_pass;
 	uint64_t host_busy_until; /* advice and synchronous population hold the issuing thread */
 	uint64_t migrations;
+	bool scan;                    /* launches' ranges are demand */
+	bool counting;                /* the access-counter model runs */
+	struct sim_counters counters;
+	uint64_t notifications;
 };
 
 static struct ember_device_account *acc0(struct ember_variant *ev)
@@ -119,6 +129,10 @@ static void *start(const struct sim_env *env, bool adaptive)
 	ev->eng = (struct ember_engine){ .pc = &ev->pc, .ops = &ember_virtual_ops, .ops_self = &ev->vt,
 					 .track = track, .defer = defer, .sink = ev };
 	ev->next_base = 1ull << 40;
+	ev->scan = param(env, "scan", 1) != 0;
+	ev->counting = param(env, "counters", 0) != 0 &&
+		       sim_counters_init(&ev->counters, (unsigned)param(env, "counter_count", 256),
+					 (uint32_t)param(env, "counter_threshold", 256)) == 0;
 	return ev;
 }
 
@@ -273,7 +287,7 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 	ev->vt.launch_ready_at = 0;
 	if (ev->adaptive) {
 		ember_table_lock(&ev->table);
-		for (unsigned i = 0; i < l->n; i++) {
+		for (unsigned i = 0; ev->scan && i < l->n; i++) {
 			uint32_t r0, r1;
 			struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
 			if (regions_of(a, &l->ranges[i], &r0, &r1))
@@ -308,11 +322,35 @@ static double v_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uin
 		       bool write, uint64_t now)
 {
 	struct ember_variant *ev = v;
-	return sim_read_cost(ev->p, v_tier(v, id, block), bytes, touched, pat);
+	enum sim_tier tier = v_tier(v, id, block);
+	struct ember_alloc *a = alloc_of(ev, id);
+	if (ev->counting && tier == SIM_TIER_MAPPED && a && touched)
+		sim_counters_access(&ev->counters, a->base + (block << EMBER_REGION_SHIFT), touched, now);
+	return sim_read_cost(ev->p, tier, bytes, touched, pat);
+}
+
+/* The notifications a launch raised become demand once it has run, as the event queue delivers them. */
+static void take_notifications(struct ember_variant *ev)
+{
+	if (!ev->counting || !ev->counters.nout)
+		return;
+	ember_table_lock(&ev->table);
+	for (size_t i = 0; i < ev->counters.nout; i++) {
+		const struct ember_ac_record *r = &ev->counters.out[i];
+		struct ember_alloc *a = ember_table_find(&ev->table, r->va);
+		if (a && a->kind != EMBER_ALLOC_PLAIN) {
+			uint32_t reg = (uint32_t)((r->va - a->base) >> EMBER_REGION_SHIFT);
+			ember_policy_demand(&ev->pc, a, reg, reg + 1, LAUNCH_DEMAND, r->timestamp_ns);
+		}
+	}
+	ev->notifications += ev->counters.nout;
+	ev->counters.nout = 0;
+	ember_table_unlock(&ev->table);
 }
 
 static void v_after(void *v, const struct sim_launch *l, uint64_t end)
 {
+	take_notifications(v);
 	pass_if_due(v, end, false);
 }
 
@@ -327,7 +365,8 @@ static void v_counts(void *v, struct sim_counts *out)
 	const struct ember_device_account *acc = acc0(ev);
 	*out = (struct sim_counts){ .bytes_promoted = acc->bytes_promoted,
 				    .bytes_demoted = acc->bytes_demoted,
-				    .migrations = ev->migrations };
+				    .migrations = ev->migrations,
+				    .notifications = ev->notifications };
 }
 
 static void v_finish(void *v)
@@ -338,6 +377,8 @@ static void v_finish(void *v)
 		if (ev->by_id[i])
 			ember_alloc_put(&ev->table, ember_table_remove(&ev->table, ev->by_id[i]->base));
 	ember_table_reset(&ev->table);
+	if (ev->counting)
+		sim_counters_free(&ev->counters);
 	free(ev->by_id);
 	free(ev);
 }
