@@ -46,7 +46,8 @@ if prog is None:
         cells = [c.strip() for c in line.split("|")]
         if len(cells) > 3 and cells[-3].startswith("tg"):
             tps = float(cells[-2].split()[0])
-            prog = {"tokens_per_second": tps}
+            tokens = int(cells[-3][2:])
+            prog = {"bench": "llama-cpp", "tokens": tokens, "tokens_per_second": tps, "seconds": tokens / tps}
 rec["program"] = prog
 if prog and "seconds" in prog:
     rec["measured_seconds"] = prog["seconds"]
@@ -73,7 +74,9 @@ for workload in "$@"; do
       reread) measure reread "$v" -- "$EMBER_BUILD/bin/ember-uvm-bench" reread $((24 * G)) 20 1 ;;
       llama-cpp)
         [ -x "${EMBER_LLAMA_BENCH:-}" ] && [ -s "${EMBER_GGUF:-}" ] || { echo "llama-cpp: no llama-bench or model: not run" >&2; continue; }
-        GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 measure llama-cpp "$v" -- "$EMBER_LLAMA_BENCH" -m "$EMBER_GGUF" -p 0 -n 8 -r 1 -ngl 99 ;;
+        # no warm-up, one repetition: the timed run is the trace's only generation, from its first launch
+        GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 measure llama-cpp "$v" -- "$EMBER_LLAMA_BENCH" -m "$EMBER_GGUF" -p 0 -n 8 -r 1 \
+          --no-warmup -ngl 99 ;;
       *) echo "validate.sh: unknown workload $workload" >&2; exit 2 ;;
     esac
   done
