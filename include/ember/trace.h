@@ -19,6 +19,9 @@
  *   M <t> <id> <first> <count> <P|D> <ok> <ns>           a move completed: regions [first, first+count),
  *                                                        P promotion or D demotion, ok 1/0, driver time ns
  *   H <t> <id> <offset> <bytes>                          the application's own advice or prefetch
+ *   W <t> <t_end>                                        the host waited for the GPU from t to t_end: a
+ *                                                        synchronisation, a blocking copy, or a launch
+ *                                                        that found the launch queue full (over 50 us)
  *   X <t>                                                the application called ember_flush(): programs
  *                                                        that time a phase flush first, so a replay can
  *                                                        time from the last X to the end as they did

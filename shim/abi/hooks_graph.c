@@ -167,13 +167,13 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CU
 EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
 	launched(hGraphExec, hStream, false);
-	return EMBER_REAL(cuGraphLaunch)(hGraphExec, hStream);
+	EMBER_TRACE_TIMED(EMBER_REAL(cuGraphLaunch)(hGraphExec, hStream));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
 	launched(hGraphExec, hStream, true);
-	return EMBER_REAL(cuGraphLaunch_ptsz)(hGraphExec, hStream);
+	EMBER_TRACE_TIMED(EMBER_REAL(cuGraphLaunch_ptsz)(hGraphExec, hStream));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)

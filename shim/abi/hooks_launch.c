@@ -33,30 +33,31 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 	(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, \
 	 kernelParams, extra)
 
+/* While a trace is recorded, a launch that blocked (a full launch queue) is timed as a wait for the GPU. */
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernel LAUNCH_ARGS
 {
 	observe(f, kernelParams, extra, hStream, false);
-	return EMBER_REAL(cuLaunchKernel) LAUNCH_CALL;
+	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernel) LAUNCH_CALL);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernel_ptsz LAUNCH_ARGS
 {
 	observe(f, kernelParams, extra, hStream, true);
-	return EMBER_REAL(cuLaunchKernel_ptsz) LAUNCH_CALL;
+	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernel_ptsz) LAUNCH_CALL);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
 					       void **extra)
 {
 	observe(f, kernelParams, extra, config ? config->hStream : NULL, false);
-	return EMBER_REAL(cuLaunchKernelEx)(config, f, kernelParams, extra);
+	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernelEx)(config, f, kernelParams, extra));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
 						    void **kernelParams, void **extra)
 {
 	observe(f, kernelParams, extra, config ? config->hStream : NULL, true);
-	return EMBER_REAL(cuLaunchKernelEx_ptsz)(config, f, kernelParams, extra);
+	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernelEx_ptsz)(config, f, kernelParams, extra));
 }
 
 #define COOP_ARGS                                                                          \

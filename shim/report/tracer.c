@@ -143,6 +143,15 @@ void ember_trace_hint(const struct ember_alloc *a, uint64_t offset, uint64_t byt
 		line("H %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, since_start(), a->id, offset, bytes);
 }
 
+/* Waits shorter than this are the driver's own overhead, not the GPU's work. */
+#define WAIT_WORTH_NOTING_NS (50 * 1000)
+
+void ember_trace_wait(uint64_t from, uint64_t to)
+{
+	if (ember_tracing && to > from + WAIT_WORTH_NOTING_NS && from >= t0)
+		line("W %" PRIu64 " %" PRIu64, from - t0, to - t0);
+}
+
 void ember_trace_flush(void)
 {
 	if (ember_tracing)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "moves.h"
+#include "ops_driver.h"
 
 struct ember_scan;
 
@@ -23,7 +24,20 @@ void ember_trace_free(const struct ember_alloc *a);
 void ember_trace_launch(const struct ember_scan *s, const void *stream, bool per_thread);
 void ember_trace_move(const struct ember_move *m, bool ok, uint64_t ns);
 void ember_trace_hint(const struct ember_alloc *a, uint64_t offset, uint64_t bytes);
-void ember_trace_flush(void); /* the application called ember_flush() */
+/* The host waited for the GPU from `from` to `to` (monotonic ns: a synchronisation, a full launch queue); kept when long. */
+void ember_trace_wait(uint64_t from, uint64_t to);
+void ember_trace_flush(void);
+
+/* `return call;` for a hook that may block on the GPU: timed, as a wait, while a trace is recorded. */
+#define EMBER_TRACE_TIMED(call)                                        \
+	do {                                                           \
+		if (!ember_tracing)                                    \
+			return call;                                   \
+		uint64_t ember_t0_ = ember_driver_now();               \
+		CUresult ember_r_ = call;                              \
+		ember_trace_wait(ember_t0_, ember_driver_now());       \
+		return ember_r_;                                       \
+	} while (0) /* the application called ember_flush() */
 void ember_trace_end(void); /* at exit: the end line, and the rest of the buffer */
 
 #endif

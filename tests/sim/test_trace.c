@@ -120,3 +120,26 @@ Test(trace, unknown_header_is_an_error)
 	cr_expect(strstr(err, "empty"), "%s", err);
 	sim_events_clear(&e);
 }
+
+Test(trace, waits_are_read_and_mark_the_trace)
+{
+	static const char text[] =
+		"ember-trace 1\n"
+		"A 10 0 0 1048576 m\n"
+		"L 20 5 1 0:0:4096\n"
+		"W 30 900030\n"        /* the host waited 900 us */
+		"W 40 30\n"            /* ends before it starts: malformed */
+		"L 900040 5 1 0:0:4096\n"
+		"E 900100\n";
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_assert_eq(read_str(text, &e, &info, err), 0, "%s", err);
+	cr_expect_eq(info.skipped, 1);
+	cr_expect(e.waits_recorded);
+	cr_assert_eq(e.n, 5);
+	cr_expect_eq(e.ev[2].kind, SIM_EV_WAIT);
+	cr_expect_eq(e.ev[2].t, 30);
+	cr_expect_eq(e.ev[2].until, 900030);
+	sim_events_clear(&e);
+}

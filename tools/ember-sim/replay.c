@@ -58,6 +58,16 @@ int sim_events_mark(struct sim_events *e)
 	return 0;
 }
 
+int sim_events_wait(struct sim_events *e, uint64_t t, uint64_t until)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	*ev = (struct sim_event){ .kind = SIM_EV_WAIT, .t = t, .until = until };
+	e->waits_recorded = true;
+	return 0;
+}
+
 int sim_events_end(struct sim_events *e)
 {
 	struct sim_event *ev = push(e);
@@ -139,8 +149,10 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 		const struct sim_event *ev = &e->ev[i];
 		if (ev->t) { /* the host's pace, from the recorded run */
 			uint64_t gap = ev->t > last_t ? ev->t - last_t : 0;
-			/* a long gap: at most cap_ns of the host's own work, then it waited for the GPU */
-			host = gap <= cap_ns ? host + gap : (host + cap_ns > now ? host + cap_ns : now);
+			if (e->waits_recorded)
+				host += gap;
+			else /* a long gap: at most cap_ns of the host's own work, then it waited for the GPU */
+				host = gap <= cap_ns ? host + gap : (host + cap_ns > now ? host + cap_ns : now);
 			/* after its work, the process lived on as long as it did when recorded: Ember's timers ran */
 			if (ev->kind == SIM_EV_END)
 				host = (host > now ? host : now) + gap;
@@ -150,6 +162,10 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			now = host; /* a launch is issued once the host has got there (allocations advise on the host) */
 		switch (ev->kind) {
 		case SIM_EV_END:
+			break;
+		case SIM_EV_WAIT: /* the host waits for its GPU, however long the recorded one took */
+			host = host > now ? host : now;
+			last_t = ev->until > last_t ? ev->until : last_t;
 			break;
 		case SIM_EV_MARK:
 			mark = now;

@@ -6,11 +6,12 @@
 
 #include "variant.h"
 
-enum sim_ev_kind { SIM_EV_ALLOC, SIM_EV_FREE, SIM_EV_LAUNCH, SIM_EV_PLAIN, SIM_EV_MARK, SIM_EV_END };
+enum sim_ev_kind { SIM_EV_ALLOC, SIM_EV_FREE, SIM_EV_LAUNCH, SIM_EV_PLAIN, SIM_EV_MARK, SIM_EV_END, SIM_EV_WAIT };
 
 struct sim_event {
 	enum sim_ev_kind kind;
 	uint64_t t;                 /* when the recorded run issued it (ns), 0 for built-in workloads */
+	uint64_t until;             /* wait: when the recorded host stopped waiting */
 	uint64_t id, size;          /* alloc, free */
 	unsigned flags;             /* alloc: SIM_ALLOC_* */
 	int64_t plain;              /* plain device memory: + allocated, - freed */
@@ -20,6 +21,7 @@ struct sim_event {
 struct sim_events {
 	struct sim_event *ev;
 	size_t n, cap;
+	bool waits_recorded; /* the trace says where its host waited for the GPU (W lines) */
 };
 
 int sim_events_alloc(struct sim_events *e, uint64_t id, uint64_t size);
@@ -29,6 +31,8 @@ int sim_events_plain(struct sim_events *e, int64_t bytes);
 int sim_events_mark(struct sim_events *e);
 /* The end of the recorded run: timers run until then (a trace's E line). */
 int sim_events_end(struct sim_events *e);
+/* The recorded host waited for the GPU from t to until. */
+int sim_events_wait(struct sim_events *e, uint64_t t, uint64_t until);
 /* Copies the ranges. */
 int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns);
 void sim_events_clear(struct sim_events *e);
@@ -41,13 +45,14 @@ struct sim_result {
 };
 
 /*
- * Replays every event against the variant. Events with recorded times (a
- * trace) keep the host's own pace: a gap between two launches up to
- * host_gap_cap_us (a --param, default 1000) is host work and is replayed;
- * a longer one was the host waiting for the GPU (a synchronisation), so the
- * replay waits for its own GPU there instead.
+ * Replays every event against the variant; -1 if it cannot start. Events
+ * with recorded times (a trace) keep the host's own pace. Where the trace
+ * records the host's waits for the GPU (W lines), every other gap is host
+ * work and is replayed, and at a wait the replay waits for its own GPU
+ * instead. In a trace without them, a gap up to host_gap_cap_us (a --param,
+ * default 200) is host work, and a longer one is taken for a wait after at
+ * most that much host work.
  */
-/* Replays every event against the variant; -1 if it cannot start. */
 int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out);
 
 #endif

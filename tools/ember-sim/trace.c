@@ -159,6 +159,10 @@ static int parse_line(char *s, struct sim_events *e, struct sim_trace_info *info
 		if (!field(&s, &t) || !field(&s, &id) || !field(&s, &a) || !field(&s, &b) || !at_end(s))
 			return 0;
 		return 1;
+	case 'W': /* the host waited for the GPU */
+		if (!field(&s, &t) || !field(&s, &a) || !at_end(s) || a < t)
+			return 0;
+		return sim_events_wait(e, t, a) ? -1 : 1;
 	case 'X': /* the program flushed: it times what follows */
 		if (!field(&s, &t) || !at_end(s))
 			return 0;
