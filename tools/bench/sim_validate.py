@@ -3,7 +3,7 @@
     python3 sim_validate.py EMBER_SIM RESULTS_DIR OUT.jsonl
 
 RESULTS_DIR holds measured.jsonl (tools/bench/validate.sh, on the GPU) and
-the traces it recorded (<workload>-<variant>.trace.gz). Each measured run is
+the traces it recorded (<workload>-<variant>.trace.gz, beside it or in traces/). Each measured run is
 replayed under its own variant with the default (H200) profile; the
 simulated time is the phase the program timed (from its ember_flush to the
 end, else from its first launch). One record per workload and variant goes
@@ -37,7 +37,9 @@ def main():
     rows = []
     for line in open(os.path.join(results, "measured.jsonl")):
         m = json.loads(line)
-        trace = os.path.join(results, f"{m['workload']}-{m['variant']}.trace.gz")
+        name = f"{m['workload']}-{m['variant']}.trace.gz"
+        trace = next((p for p in (os.path.join(results, name), os.path.join(results, "traces", name))
+                      if os.path.exists(p)), "")
         if m.get("exit") != 0 or "measured_seconds" not in m or not os.path.exists(trace):
             rows.append({"workload": m["workload"], "variant": m["variant"], "gpu": gpu,
                          "note": "not replayed: the measured run failed or left no trace"})
