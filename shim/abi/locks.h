@@ -14,7 +14,7 @@
 extern pthread_mutex_t ember_lock_worker;   /* mech/worker.c: the migration queue */
 extern pthread_mutex_t ember_lock_uvm;      /* signal/uvm_events.c: the UVM event queue and its counts */
 /*                     ember_shim_table.lock   policy/regions.h: the region table and the accounts */
-extern pthread_mutex_t ember_lock_layouts;  /* signal/launch_scan.c: kernel parameter layouts and history */
+extern pthread_mutex_t ember_lock_layouts;  /* signal/kernels.c: kernel parameter layouts and what launches taught */
 extern pthread_mutex_t ember_lock_graphs;   /* abi/hooks_graph.c: scans kept for graph launches */
 extern pthread_mutex_t ember_lock_physical; /* mech/physical.c: cuMemCreate handles */
 extern pthread_mutex_t ember_lock_streams;  /* mech/streams.c: private streams */

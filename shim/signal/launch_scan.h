@@ -55,26 +55,6 @@ void ember_scan_release(struct ember_scan *s);
 void ember_scan_unbind(struct ember_scan *s);
 void ember_scan_rebind(struct ember_scan *s);
 
-/*
- * Launch order: remember that argument param of f points at elements of
- * elem_size bytes (a launch of f covered a whole allocation exactly), so
- * later launches of f with interior pointers are credited the right range.
- */
-void ember_scan_learn(CUfunction f, unsigned param, unsigned elem_size);
-
-/*
- * Launch order, per stream: the ranges the arguments of f (bit per argument
- * in which) covered at this launch on the stream with this key, for the
- * next launch there to compare. ember_scan_previous_ranges fills out[] and
- * returns a bit per argument it knew. Each argument keeps the last range
- * of its last few streams, so that streams running the same kernel over
- * different data do not mistake each other's ranges for a slide.
- */
-enum { EMBER_SCAN_STREAMS = 4 };
-void ember_scan_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
-				uint32_t which);
-uint32_t ember_scan_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out);
-
 /* The key of a launch's stream: the handle, or the thread for a per-thread default stream. */
 uint64_t ember_scan_stream_key(CUstream stream, bool per_thread);
 

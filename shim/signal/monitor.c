@@ -1,4 +1,5 @@
 /* The access monitor's launch-scan source, and the one way demand enters the policy. */
+#include "kernels.h"
 #include "monitor.h"
 #include "policy.h"
 #include "state.h"
@@ -99,7 +100,7 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 	uint64_t extent[EMBER_SCAN_MAX_PTRS];
 	unsigned learned[EMBER_SCAN_MAX_PTRS];
 	/* departures first: a region that another pointer of this launch covers is referenced again below */
-	s->prev_known = s->nptrs ? ember_scan_previous_ranges(s->f, s->stream_key, s->prev) : 0;
+	s->prev_known = s->nptrs ? ember_kernel_previous_ranges(s->f, s->stream_key, s->prev) : 0;
 	for (unsigned i = 0; i < s->nptrs; i++) {
 		extent[i] = ember_monitor_extent(s, i, &learned[i]);
 		note_departures(s, i, extent[i]);
@@ -117,8 +118,8 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 void ember_monitor_learn(const struct ember_scan *s)
 {
 	if (s->newly_ranged)
-		ember_scan_remember_ranges(s->f, s->stream_key, s->range, s->newly_ranged);
+		ember_kernel_remember_ranges(s->f, s->stream_key, s->range, s->newly_ranged);
 	for (unsigned param = 0; s->newly_learned >> param; param++)
 		if (s->newly_learned & (1u << param))
-			ember_scan_learn(s->f, param, s->elem_size[param]);
+			ember_kernel_learn(s->f, param, s->elem_size[param]);
 }

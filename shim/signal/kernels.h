@@ -1,0 +1,42 @@
+/*
+ * The kernel table (kernels.c): per kernel handle, the parameter layout
+ * the driver reports, and what launches have taught about the kernel.
+ * The launch scan reads layouts; the access monitor reads and writes what
+ * was learned (launch order).
+ */
+#ifndef EMBER_KERNELS_H
+#define EMBER_KERNELS_H
+
+#include <cuda.h>
+#include <stdint.h>
+
+#include "launch_scan.h"
+
+/*
+ * f's parameters, described by the driver on first sight: up to max
+ * offsets and sizes copied out, with the element size learned for each
+ * pointer argument (EMBER_SCAN_LEARNED of them). Returns how many.
+ */
+unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size);
+
+/*
+ * Launch order: remember that argument param of f points at elements of
+ * elem_size bytes (a launch of f covered a whole allocation exactly), so
+ * later launches of f with interior pointers are credited the right range.
+ */
+void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size);
+
+/*
+ * Launch order, per stream: the ranges the arguments of f (bit per argument
+ * in which) covered at this launch on the stream with this key, for the
+ * next launch there to compare. ember_kernel_previous_ranges fills out[] and
+ * returns a bit per argument it knew. Each argument keeps the last range
+ * of its last few streams, so that streams running the same kernel over
+ * different data do not mistake each other's ranges for a slide.
+ */
+enum { EMBER_KERNEL_STREAMS = 4 };
+void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
+				  uint32_t which);
+uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out);
+
+#endif
