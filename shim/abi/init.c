@@ -38,6 +38,8 @@ __attribute__((constructor)) static void ember_init(void)
 	ember_log_init(ember_cfg.log_level, ember_cfg.log_file);
 	ember_locks_at_fork(after_fork_child);
 	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF;
+	if (ember_config_secure_execution())
+		ember_info("secure execution: every EMBER_* variable and LD_LIBRARY_PATH are ignored; running with the defaults");
 	if (rc != 0) {
 		ember_error("%s; Ember is passing every call straight to the driver", err);
 		return;

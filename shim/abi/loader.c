@@ -110,13 +110,14 @@ static bool try_dir(const char *dir, size_t len, const struct stat *self, struct
 	return try_candidate(path, self, t, false);
 }
 
+/* The folders of a path list (config.h: one syntax), absolute ones only: a relative one is the caller's cwd. */
 static bool try_path_list(const char *list, const struct stat *self, struct tried *t)
 {
 	for (const char *p = list; p && *p;) {
-		size_t n = strcspn(p, ":;");
-		if (try_dir(p, n, self, t))
+		size_t n = ember_path_list_next(&p);
+		if (n && *p == '/' && try_dir(p, n, self, t))
 			return true;
-		p += n + (p[n] != 0);
+		p += n;
 	}
 	return false;
 }
@@ -167,7 +168,8 @@ static void open_driver_locked(void)
 	if (!ok && *search) {
 		ok = try_path_list(search, self, &t);
 	} else if (!ok) {
-		ok = try_path_list(getenv("LD_LIBRARY_PATH"), self, &t) || try_ld_conf_dirs(self, &t);
+		ok = (!ember_config_secure_execution() && try_path_list(getenv("LD_LIBRARY_PATH"), self, &t)) ||
+		     try_ld_conf_dirs(self, &t);
 		for (size_t i = 0; !ok && i < sizeof standard_dirs / sizeof standard_dirs[0]; i++)
 			ok = try_dir(standard_dirs[i], strlen(standard_dirs[i]), self, &t);
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 #include "config.h"
 
@@ -62,6 +63,35 @@ int ember_parse_UINT(const char *s, unsigned *out)
 }
 
 /*
+ * The one number grammar of every EMBER_* value: digits, optionally a point
+ * and more digits. No sign, exponent, hexadecimal, infinity or spaces, all
+ * of which strtod would take ("0x10" is 16 to it, "1e3" is 1000).
+ */
+static bool decimal(const char *s, double *out, const char **end)
+{
+	const char *p = s;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)p[1]))
+			return false;
+		for (p++; isdigit((unsigned char)*p);)
+			p++;
+	}
+	char buf[64];
+	if ((size_t)(p - s) >= sizeof buf)
+		return false;
+	memcpy(buf, s, (size_t)(p - s));
+	buf[p - s] = 0;
+	errno = 0;
+	*out = strtod(buf, NULL);
+	*end = p;
+	return errno == 0;
+}
+
+/*
  * "16G", "512M", "1.5T", "4096", "50%": binary units, case-insensitive,
  * optional "iB"/"B". The empty string is a size left unset.
  */
@@ -69,12 +99,9 @@ int ember_parse_SIZE(const char *s, struct ember_size *out)
 {
 	if (!*s)
 		return *out = (struct ember_size){ 0 }, 0;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	char *end;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	double v;
+	const char *end;
+	if (!decimal(s, &v, &end))
 		return -1;
 	if (*end == '%') {
 		if (end[1] || v <= 0 || v > 100)
@@ -111,14 +138,27 @@ int ember_parse_PATH(const char *s, const char **out)
 	return 0;
 }
 
-/* Empty, or absolute folders separated by ':'. */
+size_t ember_path_list_next(const char **p)
+{
+	while (**p && strchr(EMBER_PATH_LIST_SEPARATORS, **p))
+		++*p;
+	return strcspn(*p, EMBER_PATH_LIST_SEPARATORS);
+}
+
+/* Empty, or absolute folders: every element the loader will split out (ember_path_list_next). */
 int ember_parse_PATH_LIST(const char *s, const char **out)
 {
-	for (const char *p = s; *p;) {
+	/* an empty element means the current folder to ld.so: not accepted either */
+	for (const char *p = s; *p; p++)
+		if (strchr(EMBER_PATH_LIST_SEPARATORS, *p) && (p == s || strchr(EMBER_PATH_LIST_SEPARATORS, p[1]) || !p[1]))
+			return -1;
+	for (const char *p = s;;) {
+		size_t n = ember_path_list_next(&p);
+		if (!n)
+			break;
 		if (*p != '/')
 			return -1;
-		p += strcspn(p, ":");
-		p += *p == ':';
+		p += n;
 	}
 	*out = s;
 	return 0;
@@ -153,12 +193,9 @@ int ember_parse_PERCENT(const char *s, unsigned *out)
 /* A number of at least 1: "2", "1.5". */
 int ember_parse_RATIO(const char *s, double *out)
 {
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	char *end;
-	double v = strtod(s, &end);
-	if (errno || *end || !(v >= 1.0) || v > 1e9)
+	double v;
+	const char *end;
+	if (!decimal(s, &v, &end) || *end || !(v >= 1.0) || v > 1e9)
 		return -1;
 	*out = v;
 	return 0;
@@ -180,6 +217,34 @@ uint64_t ember_size_resolve(struct ember_size s, uint64_t total)
 	return s.bytes;
 }
 
+/*
+ * A value as the log shows it: printable ASCII kept, anything else escaped
+ * (a newline cannot forge a second log line), and cut short so that the
+ * accepted form after it always fits.
+ */
+static const char *shown(const char *v, char *buf, size_t size)
+{
+	enum { MAX_SHOWN = 80 };
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)v; *p && n + 8 < size; p++) {
+		if ((const char *)p - v >= MAX_SHOWN) {
+			n += (size_t)snprintf(buf + n, size - n, "...");
+			break;
+		}
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			buf[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+bool ember_config_secure_execution(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
 /* Keep the first error only: one line, naming the first bad variable. */
 static void reject(int *rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void reject(int *rc, char *err, size_t errlen, const char *fmt, ...)
@@ -196,6 +261,14 @@ static void reject(int *rc, char *err, size_t errlen, const char *fmt, ...)
 int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 {
 	int rc = 0;
+	char seen[128];
+	/*
+	 * Under secure execution (setuid, setgid, file capabilities) the
+	 * environment is the caller's, not the program's owner's: Ember reads
+	 * none of it and runs with its defaults, as ld.so ignores
+	 * LD_LIBRARY_PATH there.
+	 */
+	bool secure = ember_config_secure_execution();
 	/*
 	 * Defaults come from the same strings the documentation shows (a unit
 	 * test checks that each parses); a bad value keeps the default.
@@ -203,9 +276,10 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 #define LOAD_ONE(kind, var, dst, def, accepted)                                             \
 	do {                                                                               \
 		ember_parse_##kind(def, dst);                                              \
-		const char *v_ = getenv(var);                                              \
+		const char *v_ = secure ? NULL : getenv(var);                              \
 		if (v_ && ember_parse_##kind(v_, dst) != 0) {                              \
-			reject(&rc, err, errlen, "%s=%s is not valid: expected %s", var, v_, accepted); \
+			reject(&rc, err, errlen, "%s=%s is not valid: expected %s", var,   \
+			       shown(v_, seen, sizeof seen), accepted);                    \
 			ember_parse_##kind(def, dst);                                      \
 		}                                                                          \
 	} while (0);
@@ -221,6 +295,31 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 #undef EMBER_VAR_PER_GPU
 #undef LOAD_ONE
 	/* Relations between variables, and ranges the parsers do not know. */
+	extern char **environ;
+	for (char **e = secure ? NULL : environ; e && *e; e++) {
+		/* a GPU the table has no room for would be silently ignored */
+		unsigned g;
+		int used = 0;
+		if (sscanf(*e, "EMBER_BUDGET_%u=%n", &g, &used) == 1 && used && g >= EMBER_CONFIG_MAX_GPUS)
+			reject(&rc, err, errlen, "EMBER_BUDGET_%u is not valid: expected a GPU ordinal from 0 to %d",
+			       g, EMBER_CONFIG_MAX_GPUS - 1);
+	}
+	/* a budget of no bytes ("0", "0.5") would silently mean the default, the whole free GPU */
+	struct ember_size budgets[1 + EMBER_CONFIG_MAX_GPUS];
+	budgets[0] = cfg->budget;
+	for (unsigned g = 0; g < EMBER_CONFIG_MAX_GPUS; g++)
+		budgets[1 + g] = cfg->budget_of[g];
+	for (unsigned i = 0; i <= EMBER_CONFIG_MAX_GPUS && !secure; i++) {
+		char var[64];
+		if (i == 0)
+			snprintf(var, sizeof var, "EMBER_BUDGET");
+		else
+			snprintf(var, sizeof var, "EMBER_BUDGET_%u", i - 1);
+		const char *v = getenv(var);
+		if (v && *v && !ember_size_is_set(budgets[i]) && ember_parse_SIZE(v, &budgets[i]) == 0)
+			reject(&rc, err, errlen, "%s=%s is not valid: expected a size of at least 1 byte, such as 16G, or a share such as 50%%",
+			       var, shown(v, seen, sizeof seen));
+	}
 	if (cfg->low_watermark > cfg->high_watermark)
 		reject(&rc, err, errlen, "EMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",
 		       cfg->low_watermark, cfg->high_watermark);
@@ -235,7 +334,7 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 			reject(&rc, err, errlen, "%s=0 is not valid: expected a whole number from 1 up", at_least_one[i].name);
 	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20))
 		reject(&rc, err, errlen, "EMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",
-		       getenv("EMBER_SPAN") ? getenv("EMBER_SPAN") : "");
+		       shown(!secure && getenv("EMBER_SPAN") ? getenv("EMBER_SPAN") : "", seen, sizeof seen));
 	return rc;
 }
 

@@ -77,6 +77,14 @@ int ember_parse_UINT(const char *s, unsigned *out);
 int ember_parse_SIZE(const char *s, struct ember_size *out);
 int ember_parse_PATH(const char *s, const char **out);
 int ember_parse_PATH_LIST(const char *s, const char **out);
+
+/* A path list splits at ':' and ';', as ld.so splits LD_LIBRARY_PATH: the one syntax of every list. */
+#define EMBER_PATH_LIST_SEPARATORS ":;"
+/* Skip separators at *p, and return the length of the element there (0: the list is done). */
+size_t ember_path_list_next(const char **p);
+
+/* Whether this process runs under secure execution (AT_SECURE): then no EMBER_* variable is read. */
+bool ember_config_secure_execution(void);
 int ember_parse_LOG_LEVEL(const char *s, enum ember_log_level *out);
 int ember_parse_PERCENT(const char *s, unsigned *out);
 int ember_parse_RATIO(const char *s, double *out);

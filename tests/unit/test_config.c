@@ -110,3 +110,87 @@ Test(config, a_bad_value_names_the_variable_and_the_form)
 	cr_expect_str_eq(err, "EMBER_LOG=loud is not valid: expected off, error, warn, info or debug");
 	cr_expect_eq(cfg.log_level, EMBER_LOG_WARN, "the default stands in for the bad value");
 }
+
+/* ---- hardening: each of these was accepted before, and must not be ---- */
+
+Test(config, numbers_have_one_grammar_no_hex_exponent_or_sign)
+{
+	static const char *const bad_sizes[] = { "0x10", "0x10G", "1e3", "1E3M", "+5G", "inf", "nan", " 5G", "5.G",
+						 ".5G" };
+	struct ember_size s;
+	for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++)
+		cr_expect_neq(ember_parse_SIZE(bad_sizes[i], &s), 0, "size '%s' was accepted", bad_sizes[i]);
+	static const char *const bad_ratios[] = { "1e3", "0x2", "+2", "2.", "inf", "2 " };
+	double r;
+	for (size_t i = 0; i < sizeof bad_ratios / sizeof bad_ratios[0]; i++)
+		cr_expect_neq(ember_parse_RATIO(bad_ratios[i], &r), 0, "ratio '%s' was accepted", bad_ratios[i]);
+	cr_assert_eq(ember_parse_RATIO("1.5", &r), 0);
+	cr_expect_eq(r, 1.5);
+	cr_assert_eq(ember_parse_SIZE("0.5G", &s), 0);
+	cr_expect_eq(s.bytes, 1ull << 29);
+}
+
+static int load_with(const char *var, const char *value, char *err, size_t errlen)
+{
+	setenv(var, value, 1);
+	struct ember_config cfg;
+	return ember_config_load(&cfg, err, errlen);
+}
+
+Test(config, a_budget_of_no_bytes_is_rejected)
+{
+	char err[256] = "";
+	cr_expect_eq(load_with("EMBER_BUDGET", "0", err, sizeof err), -1, "0 would mean the whole free GPU");
+	cr_expect_str_eq(err, "EMBER_BUDGET=0 is not valid: expected a size of at least 1 byte, such as 16G, or a share such as 50%");
+	cr_expect_eq(load_with("EMBER_BUDGET", "0.5", err, sizeof err), -1, "half a byte");
+	unsetenv("EMBER_BUDGET");
+	cr_expect_eq(load_with("EMBER_BUDGET_3", "0", err, sizeof err), -1);
+	cr_expect_str_eq(err, "EMBER_BUDGET_3=0 is not valid: expected a size of at least 1 byte, such as 16G, or a share such as 50%");
+}
+
+Test(config, a_budget_for_a_gpu_beyond_the_table_is_rejected)
+{
+	char err[256] = "";
+	cr_expect_eq(load_with("EMBER_BUDGET_16", "8G", err, sizeof err), -1, "it was silently ignored");
+	cr_expect_str_eq(err, "EMBER_BUDGET_16 is not valid: expected a GPU ordinal from 0 to 15");
+	unsetenv("EMBER_BUDGET_16");
+	cr_expect_eq(load_with("EMBER_BUDGET_15", "8G", err, sizeof err), 0, "%s", err);
+}
+
+Test(config, a_logged_value_is_escaped_and_bounded)
+{
+	char err[512] = "";
+	cr_assert_eq(load_with("EMBER_LOG", "loud\nember[1] error: forged", err, sizeof err), -1);
+	cr_expect_null(strchr(err, '\n'), "a newline in a value forged a second log line: %s", err);
+	cr_expect_str_eq(err, "EMBER_LOG=loud\\x0aember[1] error: forged is not valid: expected off, error, warn, info or debug");
+	char huge[5001];
+	memset(huge, 'x', sizeof huge - 1);
+	huge[sizeof huge - 1] = 0;
+	cr_assert_eq(load_with("EMBER_LOG", huge, err, sizeof err), -1);
+	cr_expect_lt(strlen(err), 200, "a 5,000-character value is cut short");
+	cr_expect_not_null(strstr(err, "...") , "%s", err);
+	cr_expect_not_null(strstr(err, "expected off, error, warn, info or debug"), "the accepted form survives: %s", err);
+}
+
+Test(config, path_lists_have_one_syntax_with_the_loader)
+{
+	const char *p;
+	/* the loader splits at ';' as ld.so does: '/x;.' hid a relative folder from the check */
+	cr_expect_neq(ember_parse_PATH_LIST("/x;.", &p), 0);
+	cr_expect_neq(ember_parse_PATH_LIST("/x;", &p), 0, "an empty element is the current folder to ld.so");
+	cr_expect_neq(ember_parse_PATH_LIST("/x::/y", &p), 0);
+	cr_expect_neq(ember_parse_PATH_LIST(":/x", &p), 0);
+	cr_expect_eq(ember_parse_PATH_LIST("/x;/y:/z", &p), 0);
+	const char *list = "/a;/bb:/ccc";
+	size_t n;
+	const char *at = list;
+	cr_assert_eq(n = ember_path_list_next(&at), 2);
+	cr_expect_eq(strncmp(at, "/a", n), 0);
+	at += n;
+	cr_assert_eq(n = ember_path_list_next(&at), 3);
+	cr_expect_eq(strncmp(at, "/bb", n), 0);
+	at += n;
+	cr_assert_eq(n = ember_path_list_next(&at), 4);
+	at += n;
+	cr_expect_eq(ember_path_list_next(&at), 0);
+}
