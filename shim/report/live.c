@@ -27,9 +27,10 @@ void ember_live_map(const struct ember_alloc *a, char *out)
 	out[groups] = 0;
 }
 
+/* The live file's path, or the template of its replacement: mkstemp makes that name unpredictable. */
 static void live_path(char *out, size_t len, bool temporary)
 {
-	snprintf(out, len, "/dev/shm/ember-%d.live%s", (int)getpid(), temporary ? ".tmp" : "");
+	snprintf(out, len, "/dev/shm/ember-%d.live%s", (int)getpid(), temporary ? ".XXXXXX" : "");
 }
 
 void ember_live_publish(void)
@@ -39,9 +40,16 @@ void ember_live_publish(void)
 	char path[64], tmp[64];
 	live_path(path, sizeof path, false);
 	live_path(tmp, sizeof tmp, true);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
+	/* a new file of our own (O_EXCL, 0600) under a name no one can plant a link at in advance */
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		return;
+	}
 	fprintf(f, "ember-live 1\npid %d\nmode %s\n", (int)getpid(), ember_mode_name(ember_cfg.mode));
 	ember_table_lock(EMBER_TABLE);
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
@@ -63,10 +71,13 @@ void ember_live_publish(void)
 			a->kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed", map);
 	}
 	ember_table_unlock(EMBER_TABLE);
-	if (fclose(f) == 0)
-		rename(tmp, path);
-	else
-		unlink(tmp);
+	bool failed = fflush(f) != 0 || ferror(f);
+	if (fclose(f) == 0 && !failed && rename(tmp, path) == 0)
+		return;
+	unlink(tmp);
+	static bool said;
+	if (ember_first_time(&said))
+		ember_warn("EMBER_LIVE: cannot write %s; ember-top will not see this process", path);
 }
 
 void ember_live_remove(void)

@@ -18,7 +18,8 @@ void ember_log_init(enum ember_log_level level, const char *path)
 {
 	log_level = level;
 	if (path && *path) {
-		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		/* private, and never through a link someone planted at the path */
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd >= 0)
 			log_fd = fd;
 		else
@@ -44,6 +45,14 @@ void ember_log(enum ember_log_level level, const char *fmt, ...)
 	if (n > (int)sizeof line - 2)
 		n = (int)sizeof line - 2;
 	line[n++] = '\n';
-	ssize_t unused = write(log_fd, line, (size_t)n);
+	if (write(log_fd, line, (size_t)n) == n || log_fd == STDERR_FILENO)
+		return;
+	/* the log file failed (a full disk, /dev/full): say so once on stderr, and log there from now on */
+	int failed = log_fd;
+	log_fd = STDERR_FILENO;
+	close(failed);
+	static const char said[] = "ember: writing EMBER_LOG_FILE failed; logging to stderr from now on\n";
+	ssize_t unused = write(STDERR_FILENO, said, sizeof said - 1);
+	unused = write(STDERR_FILENO, line, (size_t)n);
 	(void)unused;
 }

@@ -150,5 +150,7 @@ void ember_stats_at_exit(void)
 		return;
 	}
 	ember_stats_write(f);
-	fclose(f);
+	bool failed = fflush(f) != 0 || ferror(f);
+	if (fclose(f) != 0 || failed)
+		ember_warn("writing EMBER_STATS file %s failed: the report is incomplete", path);
 }

@@ -3,6 +3,7 @@
  * the budget holds, bytes stay intact, allocations of every shape work,
  * frees during promotion are safe and the application's hints win.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,12 @@ Test(placement, the_live_file_shows_the_region_map)
 	cr_expect_not_null(strstr(buf, "device 0 budget 67108864"), "%s", buf);
 	/* 50 regions: 28 resident under the 57.6 MiB watermark, then mapped */
 	cr_expect_not_null(strstr(buf, " managed ############################......................\n"), "%s", buf);
+	struct stat st;
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "the live file holds allocation addresses: private to its owner");
+	char tmp[80];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	cr_expect_neq(access(tmp, F_OK), 0, "no predictable temporary name is used");
 	unlink(path);
 }
 
@@ -518,9 +525,9 @@ Test(placement, output_files_are_never_written_through_a_planted_link)
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, "keep", 4), 4);
 	close(fd);
-	const char *links[] = { "/tmp/ember-link-trace", "/tmp/ember-link-stats" };
-	const char *vars[] = { "EMBER_TRACE", "EMBER_STATS" };
-	for (int i = 0; i < 2; i++) {
+	const char *links[] = { "/tmp/ember-link-trace", "/tmp/ember-link-stats", "/tmp/ember-link-log" };
+	const char *vars[] = { "EMBER_TRACE", "EMBER_STATS", "EMBER_LOG_FILE" };
+	for (int i = 0; i < 3; i++) {
 		unlink(links[i]);
 		cr_assert_eq(symlink(target, links[i]), 0);
 		setenv(vars[i], links[i], 1);
@@ -529,7 +536,70 @@ Test(placement, output_files_are_never_written_through_a_planted_link)
 	char buf[64];
 	cr_expect_eq(read_file(target, buf, sizeof buf), 4);
 	cr_expect_str_eq(buf, "keep", "the link's target is untouched");
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++) {
 		unlink(links[i]);
+		unsetenv(vars[i]);
+	}
 	unlink(target);
+}
+
+/* The child's stderr, into a file the test reads. */
+static char child_err[64];
+
+static void stderr_to_file(void)
+{
+	int fd = open(child_err, O_WRONLY | O_TRUNC);
+	cr_assert_geq(fd, 0);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
+static void read_and_free_20_mib_stderr_captured(void)
+{
+	stderr_to_file();
+	read_and_free_20_mib();
+}
+
+static unsigned lines_with(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+Test(placement, write_errors_are_reported_with_one_line)
+{
+	snprintf(child_err, sizeof child_err, "/tmp/ember-stderr-XXXXXX");
+	int fd = mkstemp(child_err);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("EMBER_STATS", "/dev/full", 1);
+	setenv("EMBER_LOG_FILE", "/dev/full", 1);
+	setenv("EMBER_LOG", "info", 1);
+	run_in_child(read_and_free_20_mib_stderr_captured);
+	char buf[8192];
+	read_file(child_err, buf, sizeof buf);
+	unlink(child_err);
+	unsetenv("EMBER_LOG_FILE");
+	unsetenv("EMBER_STATS");
+	cr_expect_eq(lines_with(buf, "writing EMBER_LOG_FILE failed"), 1, "%s", buf);
+	cr_expect_eq(lines_with(buf, "writing EMBER_STATS file /dev/full failed"), 1, "%s", buf);
+}
+
+Test(placement, files_are_private)
+{
+	char path[] = "/tmp/ember-log-mode-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	unlink(path); /* Ember creates it */
+	setenv("EMBER_LOG_FILE", path, 1);
+	setenv("EMBER_LOG", "info", 1);
+	run_in_child(read_and_free_20_mib);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	unlink(path);
+	unsetenv("EMBER_LOG_FILE");
+	cr_expect_eq(st.st_mode & 0777, 0600, "the log names addresses and paths: private to its owner");
 }
