@@ -170,3 +170,15 @@ uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct 
 	pthread_mutex_unlock(&layout_lock);
 	return found;
 }
+
+void ember_kernels_forget(void)
+{
+	pthread_mutex_lock(&layout_lock);
+	for (unsigned i = 0; i < LAYOUT_BUCKETS; i++) {
+		free(layouts[i].offset);
+		free(layouts[i].size);
+		free(layouts[i].history);
+		layouts[i] = (struct layout){ 0 };
+	}
+	pthread_mutex_unlock(&layout_lock);
+}

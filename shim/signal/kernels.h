@@ -39,4 +39,7 @@ void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struc
 				  uint32_t which);
 uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out);
 
+/* Forget every kernel (a module or library was unloaded, and its handles may come back for others). */
+void ember_kernels_forget(void);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -602,4 +603,53 @@ Test(placement, files_are_private)
 	unlink(path);
 	unsetenv("EMBER_LOG_FILE");
 	cr_expect_eq(st.st_mode & 0777, 0600, "the log names addresses and paths: private to its owner");
+}
+
+static void does_nothing(const struct ember_sim_launch *launch, void **params)
+{
+}
+
+/*
+ * A module is unloaded and another loaded, and the driver hands the new
+ * kernel the old kernel's handle. Before cuModuleUnload was hooked, the
+ * scan read the new kernel's arguments with the old kernel's cached
+ * layout, past the end of its argument array (SIGSEGV).
+ */
+Test(placement, a_kernel_handle_reused_after_an_unload_is_scanned_with_its_own_layout)
+{
+	start_static();
+	CUdeviceptr p = managed(4 * MiB); /* something placed, so that launches are scanned */
+	static const size_t wide[8] = { 8, 8, 8, 8, 8, 8, 8, 8 }, narrow[1] = { 8 };
+	int (*reg)(const char *, ember_sim_kernel_fn, const size_t *, unsigned) = SYM(sim, ember_sim_register_kernel);
+	cr_assert_eq(reg("ember_test_wide8", does_nothing, wide, 8), 0);
+	cr_assert_eq(reg("ember_test_narrow1", does_nothing, narrow, 1), 0);
+
+	CUmodule m1, m2;
+	CUfunction f1, f2 = NULL;
+	CU_OK(SYM(shim, cuModuleLoadData)(&m1, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&f1, m1, "ember_test_wide8"));
+	uint64_t args8[8] = { p, p, p, p, p, p, p, p };
+	void *params8[8];
+	for (int i = 0; i < 8; i++)
+		params8[i] = &args8[i];
+	CU_OK(SYM(shim, cuLaunchKernel)(f1, 1, 1, 1, 1, 1, 1, 0, NULL, params8, NULL));
+	CU_OK(SYM(shim, cuModuleUnload)(m1));
+	for (int tries = 0; tries < 64 && f2 != f1; tries++) {
+		CU_OK(SYM(shim, cuModuleLoadData)(&m2, "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&f2, m2, "ember_test_narrow1"));
+		if (f2 != f1)
+			CU_OK(SYM(shim, cuModuleUnload)(m2));
+	}
+	if (f2 != f1)
+		cr_skip_test("the simulated driver never reused the handle");
+	/* the one-argument array ends where an unreadable page begins */
+	long page = sysconf(_SC_PAGESIZE);
+	char *two = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(two, MAP_FAILED);
+	cr_assert_eq(mprotect(two + page, (size_t)page, PROT_NONE), 0);
+	void **params1 = (void **)(two + page - sizeof(void *));
+	params1[0] = &args8[0];
+	CU_OK(SYM(shim, cuLaunchKernel)(f2, 1, 1, 1, 1, 1, 1, 0, NULL, params1, NULL));
+	CU_OK(SYM(shim, cuModuleUnload)(m2));
+	munmap(two, 2 * (size_t)page);
 }
