@@ -3,8 +3,9 @@
  * one may take only those listed after it. fork() takes them all in this
  * order and releases them in both processes, so a child never inherits a
  * lock some other thread of the parent held. No lock is held while calling
- * the driver, except the layout lock around cuFuncGetParamInfo and the
- * loader lock around dlopen, which is why the loader comes last.
+ * the driver (the driver's own fork handlers run before these and take its
+ * locks first), except the loader lock around dlopen, which is why the
+ * loader comes last.
  */
 #ifndef EMBER_LOCKS_H
 #define EMBER_LOCKS_H
@@ -14,7 +15,7 @@
 extern pthread_mutex_t ember_lock_worker;   /* mech/worker.c: the migration queue */
 extern pthread_mutex_t ember_lock_uvm;      /* signal/uvm_events.c: the UVM event queue and its counts */
 /*                     ember_shim_table.lock   policy/regions.h: the region table and the accounts */
-extern pthread_mutex_t ember_lock_layouts;  /* signal/kernels.c: kernel parameter layouts and what launches taught */
+extern pthread_mutex_t ember_lock_layouts;  /* signal/kernels.c: kernel layouts and what launches taught */
 extern pthread_mutex_t ember_lock_graphs;   /* abi/hooks_graph.c: scans kept for graph launches */
 extern pthread_mutex_t ember_lock_physical; /* mech/physical.c: cuMemCreate handles */
 extern pthread_mutex_t ember_lock_streams;  /* mech/streams.c: private streams */

@@ -4,8 +4,7 @@
  * reads arguments with) and what launches have taught about the kernel
  * (launch order, read by the access monitor): the element size of each
  * pointer argument and the range each argument covered on its latest
- * streams. One lock guards it; the driver is asked for a layout under it,
- * once per kernel (locks.h).
+ * streams. One lock guards it, never held while the driver is asked.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -45,15 +44,18 @@ static unsigned bucket_of(CUfunction f)
 	return (unsigned)(h >> 52) % LAYOUT_BUCKETS;
 }
 
-/* Ask the driver for every parameter's offset and size, until it says there are no more. */
-static void describe(struct layout *l, CUfunction f)
+/*
+ * Ask the driver for every parameter's offset and size, until it says there
+ * are no more, into a new record (no lock held: the driver's own locks must
+ * never wait behind ours, fork()'s handlers take them in the other order).
+ */
+static struct layout describe(CUfunction f)
 {
 	size_t cap = 16;
-	l->f = f;
-	l->n = 0;
-	l->offset = malloc(cap * sizeof *l->offset);
-	l->size = malloc(cap * sizeof *l->size);
-	for (unsigned i = 0; l->offset && l->size && i < MAX_PARAMS; i++) {
+	struct layout l = { .f = f };
+	l.offset = malloc(cap * sizeof *l.offset);
+	l.size = malloc(cap * sizeof *l.size);
+	for (unsigned i = 0; l.offset && l.size && i < MAX_PARAMS; i++) {
 		size_t off, sz;
 		CUresult r = EMBER_REAL(cuFuncGetParamInfo)(f, i, &off, &sz);
 		if (r != CUDA_SUCCESS) /* a CUkernel handle answers through its own call */
@@ -62,17 +64,18 @@ static void describe(struct layout *l, CUfunction f)
 			break;
 		if (i == cap) {
 			cap *= 2;
-			uint32_t *o = realloc(l->offset, cap * sizeof *o), *s = o ? realloc(l->size, cap * sizeof *s) : NULL;
+			uint32_t *o = realloc(l.offset, cap * sizeof *o), *sz2 = o ? realloc(l.size, cap * sizeof *sz2) : NULL;
 			if (o)
-				l->offset = o;
-			if (!o || !s)
+				l.offset = o;
+			if (!o || !sz2)
 				break;
-			l->size = s;
+			l.size = sz2;
 		}
-		l->offset[i] = (uint32_t)off;
-		l->size[i] = (uint32_t)sz;
-		l->n = i + 1;
+		l.offset[i] = (uint32_t)off;
+		l.size[i] = (uint32_t)sz;
+		l.n = i + 1;
 	}
+	return l;
 }
 
 /* The slot of f, or the empty slot it would take; NULL when the table is full (lock held). */
@@ -92,10 +95,21 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 {
 	pthread_mutex_lock(&layout_lock);
 	struct layout *l = slot_of(f);
+	if (l && !l->f) {
+		/* first sight: describe it unlocked, then keep it unless another thread was quicker */
+		pthread_mutex_unlock(&layout_lock);
+		struct layout fresh = describe(f);
+		pthread_mutex_lock(&layout_lock);
+		l = slot_of(f);
+		if (l && !l->f) {
+			*l = fresh;
+		} else {
+			free(fresh.offset);
+			free(fresh.size);
+		}
+	}
 	unsigned n = 0;
 	if (l) {
-		if (!l->f)
-			describe(l, f);
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
 		memcpy(size, l->size, n * sizeof *size);
