@@ -23,8 +23,16 @@ ember_install_deps() {
   fi
 }
 
+# EMBER_SANITIZE=address,undefined builds everything with those sanitizers (CI runs the suite so too).
 ember_build() {
-  cmake -S "$EMBER_ROOT" -B "$EMBER_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  local flags=()
+  if [ -n "${EMBER_SANITIZE:-}" ]; then
+    local f="-fsanitize=$EMBER_SANITIZE -fno-omit-frame-pointer -fno-sanitize-recover=all"
+    flags=(-DCMAKE_C_FLAGS="$f" -DCMAKE_CXX_FLAGS="$f" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=$EMBER_SANITIZE"
+           -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=$EMBER_SANITIZE")
+  fi
+  echo "ember: building in $EMBER_BUILD${EMBER_SANITIZE:+ with -fsanitize=$EMBER_SANITIZE}"
+  cmake -S "$EMBER_ROOT" -B "$EMBER_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flags[@]}" >/dev/null
   cmake --build "$EMBER_BUILD" -j "$(nproc)" >/dev/null
 }
 
