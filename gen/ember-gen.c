@@ -80,6 +80,14 @@ static void strvec_push(struct strvec *v, const char *s, size_t n)
 	v->len++;
 }
 
+static void strvec_free(struct strvec *v)
+{
+	for (size_t i = 0; i < v->len; i++)
+		free(v->items[i]);
+	free(v->items);
+	*v = (struct strvec){ 0 };
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -411,5 +419,6 @@ int main(int argc, char **argv)
 	write_versions(out);
 	printf("ember-gen: %zu exports, %zu hooked, %zu versioned entry points\n", exports.len,
 	       hooks.len, nrows);
+	strvec_free(&typedefs);
 	return 0;
 }

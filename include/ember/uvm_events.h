@@ -89,11 +89,13 @@ int ember_uvm_parse(const void *record, size_t entry_size, struct ember_uvm_even
  * the count records from the start of a zeroed buffer decode, and the slot
  * after them is still empty. Returns 0 while count is below min_records
  * (too few to tell: EMBER_UVM_ENTRY_PROOF while records keep coming) or
- * when no size fits.
+ * when no size fits. Nothing past buffer_bytes is read: a size whose
+ * records and empty slot would not fit there does not fit.
  */
 #define EMBER_UVM_ENTRY_MIN 40
 #define EMBER_UVM_ENTRY_PROOF 8
-size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size, uint32_t min_records);
+size_t ember_uvm_entry_size(const void *buffer, size_t buffer_bytes, uint32_t count, size_t max_size,
+			    uint32_t min_records);
 
 #ifdef __cplusplus
 }

@@ -162,7 +162,7 @@ static bool know_entry_size(uint32_t put, uint32_t min_records)
 {
 	if (entry_size)
 		return true;
-	entry_size = ember_uvm_entry_size(queue, put, MAX_ENTRY, min_records);
+	entry_size = ember_uvm_entry_size(queue, (size_t)QUEUE_ENTRIES * MAX_ENTRY, put, MAX_ENTRY, min_records);
 	if (entry_size) {
 		ember_info("UVM tools event queue: the driver writes %zu-byte entries (from its first %u records)",
 			   entry_size, put);

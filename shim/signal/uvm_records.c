@@ -90,12 +90,15 @@ static bool empty_slot(const unsigned char *p, size_t size)
 	return true;
 }
 
-EMBER_PUBLIC size_t ember_uvm_entry_size(const void *buffer, uint32_t count, size_t max_size, uint32_t min_records)
+EMBER_PUBLIC size_t ember_uvm_entry_size(const void *buffer, size_t buffer_bytes, uint32_t count, size_t max_size,
+					 uint32_t min_records)
 {
 	const unsigned char *q = buffer;
 	if (!q || count == 0 || count < min_records)
 		return 0;
 	for (size_t size = EMBER_UVM_ENTRY_MIN; size <= max_size; size += 8) {
+		if (((size_t)count + 1) * size > buffer_bytes)
+			break; /* its records and the empty slot after them lie past the buffer */
 		bool fits = empty_slot(q + (size_t)count * size, size);
 		struct ember_uvm_event e;
 		for (uint32_t i = 0; fits && i < count; i++)

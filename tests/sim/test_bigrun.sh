@@ -9,5 +9,8 @@ ms=$(( (t1 - t0) / 1000000 ))
 echo "$out"
 echo "1 TiB reread, all variants: ${ms} ms"
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 5 ] || fail "expected 5 result lines"
-[ "$ms" -lt 60000 ] || fail "took ${ms} ms (limit 60000)"
+# the limit is the issue's, for an ordinary build; a sanitizer build runs several times slower
+limit=60000
+ldd "$SIM" 2>/dev/null | grep -q -e libasan -e libtsan && limit=600000
+[ "$ms" -lt "$limit" ] || fail "took ${ms} ms (limit $limit)"
 echo PASS

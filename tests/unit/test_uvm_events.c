@@ -134,9 +134,12 @@ Test(uvm_events, random_bytes_never_crash_the_reader)
  * and a processor mask in the fields Ember does not read, so that a wrong
  * size lands on bytes that look like data.
  */
+/* The bytes of a queue made for count records. */
+#define QUEUE_BYTES(count) ((size_t)((count) + 1) * 256 + 256)
+
 static unsigned char *driver_queue(size_t size, uint32_t count)
 {
-	unsigned char *q = calloc((size_t)(count + 1) * 256 + 256, 1);
+	unsigned char *q = calloc(QUEUE_BYTES(count), 1);
 	for (uint32_t i = 0; i < count; i++) {
 		unsigned char *r = q + (size_t)i * size;
 		if (i % 2) {
@@ -159,20 +162,32 @@ Test(uvm_events, the_entry_size_is_found_from_the_first_records)
 {
 	for (size_t size = 72; size <= 128; size += 8) {
 		unsigned char *q = driver_queue(size, 20);
-		cr_expect_eq(ember_uvm_entry_size(q, 20, 256, EMBER_UVM_ENTRY_PROOF), size, "entries of %zu bytes", size);
-		cr_expect_eq(ember_uvm_entry_size(q, EMBER_UVM_ENTRY_PROOF - 1, 256, EMBER_UVM_ENTRY_PROOF), 0, "too few records to tell");
+		cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(20), 20, 256, EMBER_UVM_ENTRY_PROOF), size, "entries of %zu bytes", size);
+		cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(20), EMBER_UVM_ENTRY_PROOF - 1, 256, EMBER_UVM_ENTRY_PROOF), 0, "too few records to tell");
 		/* at exit, the few records a short run left: the smallest size that fits them */
 		for (uint32_t few = 1; few < EMBER_UVM_ENTRY_PROOF; few++) {
 			unsigned char *short_run = driver_queue(size, few);
-			cr_expect_eq(ember_uvm_entry_size(short_run, few, 256, 1), size, "%u records of %zu bytes", few, size);
+			cr_expect_eq(ember_uvm_entry_size(short_run, QUEUE_BYTES(few), few, 256, 1), size, "%u records of %zu bytes", few, size);
 			free(short_run);
 		}
 		free(q);
 	}
 	unsigned char *q = driver_queue(72, 20);
-	cr_expect_eq(ember_uvm_entry_size(q, 20, 64, EMBER_UVM_ENTRY_PROOF), 0, "no size up to the limit fits");
+	cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(20), 20, 64, EMBER_UVM_ENTRY_PROOF), 0, "no size up to the limit fits");
 	memset(q + 5 * 72, 0xab, 72); /* one record the driver never wrote */
-	cr_expect_eq(ember_uvm_entry_size(q, 20, 256, EMBER_UVM_ENTRY_PROOF), 0, "a garbled record decodes at no size");
-	cr_expect_eq(ember_uvm_entry_size(NULL, 20, 256, EMBER_UVM_ENTRY_PROOF), 0);
+	cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(20), 20, 256, EMBER_UVM_ENTRY_PROOF), 0, "a garbled record decodes at no size");
+	cr_expect_eq(ember_uvm_entry_size(NULL, 0, 20, 256, EMBER_UVM_ENTRY_PROOF), 0);
+	free(q);
+}
+
+Test(uvm_events, the_entry_size_detection_reads_nothing_past_the_buffer)
+{
+	/* found by fuzz_uvm_records: a buffer that ends with its records left no room for the empty slot read after them */
+	unsigned char *q = driver_queue(72, 2);
+	unsigned char *exact = malloc(2 * 72);
+	memcpy(exact, q, 2 * 72);
+	cr_expect_eq(ember_uvm_entry_size(exact, 2 * 72, 2, 256, 1), 0, "the slot after the records is not there to check");
+	cr_expect_eq(ember_uvm_entry_size(q, 3 * 72, 2, 256, 1), 72);
+	free(exact);
 	free(q);
 }
