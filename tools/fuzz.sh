@@ -17,7 +17,8 @@ failed=0 passed=0
 for t in config uvm_records trace; do
   work=$(mktemp -d)
   echo "fuzz: $t for ${seconds}s"
-  if "$build/bin/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
+  # an input that takes over 10 s is a hang, and fails the run like a crash
+  if "$build/bin/fuzz_$t" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
        -artifact_prefix="$build/crashes/$t-" "$work" "$root/tests/fuzz/corpus/$t" >"$build/fuzz-$t.log" 2>&1; then
     passed=$((passed + 1))
     grep -E "stat::number_of_executed_units|cov:" "$build/fuzz-$t.log" | tail -2 | sed "s/^/fuzz: $t: /"

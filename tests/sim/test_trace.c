@@ -143,3 +143,23 @@ Test(trace, waits_are_read_and_mark_the_trace)
 	cr_expect_eq(e.ev[2].until, 900030);
 	sim_events_clear(&e);
 }
+
+Test(trace, ranges_are_kept_inside_their_allocations)
+{
+	/* found by fuzz_trace: a range of 2^64 bytes had the replay walk blocks that do not exist */
+	static const char text[] =
+		"ember-trace 1\n"
+		"A 10 0 0 4194304 m\n"
+		"L 20 5 3 0:1048576:18446744073709551615 7:0:4096 0:8388608:4096\n"
+		"E 30\n";
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_assert_eq(read_str(text, &e, &info, err), 0, "%s", err);
+	cr_assert_eq(e.n, 3);
+	const struct sim_launch *l = &e.ev[1].launch;
+	cr_assert_eq(l->n, 1, "the range of an allocation never made, and one past the end, are dropped");
+	cr_expect_eq(l->ranges[0].offset, 1048576);
+	cr_expect_eq(l->ranges[0].bytes, 3145728, "cut at the allocation's end");
+	sim_events_clear(&e);
+}

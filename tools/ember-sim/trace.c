@@ -94,6 +94,26 @@ static unsigned union_of_ranges(struct sim_range *rs, unsigned n)
 	return w + 1;
 }
 
+/*
+ * Keep each range inside the live allocation it names: a range past its
+ * allocation (a bad trace: the fuzzer made one of 2^64 bytes) would have
+ * the replay walk blocks that do not exist. Ranges of allocations not live
+ * are dropped. Returns how many remain.
+ */
+static unsigned within_allocations(struct sim_range *rs, unsigned n, const struct live *lv)
+{
+	unsigned w = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t size = rs[i].alloc_id < lv->n ? lv->size[rs[i].alloc_id] : 0;
+		if (rs[i].offset >= size)
+			continue;
+		if (rs[i].bytes > size - rs[i].offset)
+			rs[i].bytes = rs[i].touched = size - rs[i].offset;
+		rs[w++] = rs[i];
+	}
+	return w;
+}
+
 /* 1: applied, 0: malformed, -1: out of memory. */
 static int parse_line(char *s, struct sim_events *e, struct sim_trace_info *info, struct live *lv, struct sim_range *rs)
 {
@@ -144,6 +164,7 @@ static int parse_line(char *s, struct sim_events *e, struct sim_trace_info *info
 		}
 		if (!at_end(s))
 			return 0;
+		n = within_allocations(rs, (unsigned)n, lv);
 		n = union_of_ranges(rs, (unsigned)n);
 		if (sim_events_launch(e, stream, (unsigned)n, rs, 0))
 			return -1;
