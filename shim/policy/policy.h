@@ -50,6 +50,9 @@ struct ember_policy_params {
 	uint64_t score_decay_ns;    /* score halves every 1 s */
 };
 
+/* Demand one launch reference adds to each region it covers: one counter notification's worth. */
+#define EMBER_LAUNCH_DEMAND 256
+
 /* Everything the policy reads and writes, passed explicitly. */
 struct ember_policy_ctx {
 	struct ember_policy_params params;

@@ -10,8 +10,6 @@
 
 #include "launch_scan.h"
 
-/* Demand one launch reference adds to each region it covers: one counter notification's worth. */
-#define EMBER_LAUNCH_DEMAND 256
 
 /*
  * The byte range a pointer of a launch covers, [addr, addr + *len):

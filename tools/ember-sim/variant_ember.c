@@ -19,8 +19,6 @@
 #include "engine.h"
 #include "variant.h"
 
-/* What a launch reference adds to each region it covers (shim/signal/monitor.h). */
-#define LAUNCH_DEMAND 256
 #define MS 1000000ull
 
 struct ember_variant {
@@ -35,7 +33,7 @@ struct ember_variant {
 	struct ember_alloc **by_id; /* the allocation behind each id, or NULL */
 	uint64_t nid, next_base;
 	uint64_t last_pass;
-	uint64_t host_busy_until; /* advice and synchronous population hold the issuing thread */
+	uint64_t host_busy_until; /* a free waits for its allocation's moves, on the freeing thread */
 	uint64_t migrations;
 	bool scan;                    /* launches' ranges are demand */
 	bool counting;                /* the access-counter model runs */
@@ -291,7 +289,7 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 			uint32_t r0, r1;
 			struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
 			if (regions_of(a, &l->ranges[i], &r0, &r1))
-				ember_policy_demand(&ev->pc, a, r0, r1, LAUNCH_DEMAND, now);
+				ember_policy_demand(&ev->pc, a, r0, r1, EMBER_LAUNCH_DEMAND, now);
 		}
 		ember_table_unlock(&ev->table);
 		size_t waiting = ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 });
@@ -340,7 +338,7 @@ static void take_notifications(struct ember_variant *ev)
 		struct ember_alloc *a = ember_table_find(&ev->table, r->va);
 		if (a && a->kind != EMBER_ALLOC_PLAIN) {
 			uint32_t reg = (uint32_t)((r->va - a->base) >> EMBER_REGION_SHIFT);
-			ember_policy_demand(&ev->pc, a, reg, reg + 1, LAUNCH_DEMAND, r->timestamp_ns);
+			ember_policy_demand(&ev->pc, a, reg, reg + 1, EMBER_LAUNCH_DEMAND, r->timestamp_ns);
 		}
 	}
 	ev->notifications += ev->counters.nout;
