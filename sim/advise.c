@@ -102,6 +102,7 @@ static CUresult advice_location(CUmem_advise advice, CUmemLocation loc, int *out
 SIM_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
 					   CUmemLocation location)
 {
+	SIM_INJECT("cuMemAdvise_v2");
 	SIM_REQUIRE_INIT();
 	if (!advice_known(advice))
 		return CUDA_ERROR_INVALID_VALUE;

@@ -111,6 +111,14 @@ EMBER_SIM_API uint64_t ember_sim_bytes_migrated(int dir);
  */
 EMBER_SIM_API void ember_sim_fail_prefetches(int to, unsigned count, CUresult result);
 
+/*
+ * Any entry point on demand: after `skip` more calls succeed, the next
+ * `count` calls of `name` (its exported name, such as "cuStreamCreate")
+ * fail with `result`. A count of 0 ends it. Covered: cuMemAdvise_v2,
+ * cuStreamCreate, cuEventCreate, cuModuleLoadData.
+ */
+EMBER_SIM_API void ember_sim_fail_call(const char *name, unsigned skip, unsigned count, CUresult result);
+
 /* ---- cuGetExportTable ---- */
 
 /* The one export table id the simulated driver knows: 16 bytes. */

@@ -37,6 +37,7 @@ static bool recorded_at(const struct sim_event *e, uint64_t *t)
 
 SIM_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
+	SIM_INJECT("cuEventCreate");
 	struct sim_ctx *ctx;
 	CUresult r = sim_current_ctx(&ctx);
 	if (r != CUDA_SUCCESS)

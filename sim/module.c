@@ -256,6 +256,7 @@ static CUresult publish(CUmodule *module, struct sim_module *m)
 
 SIM_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
+	SIM_INJECT("cuModuleLoadData");
 	struct sim_ctx *ctx;
 	struct sim_module *m;
 	CUresult r = sim_current_ctx(&ctx);

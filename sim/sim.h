@@ -48,6 +48,15 @@ extern struct sim_globals sim_globals;
 
 /* Loads the configuration, once. */
 void sim_setup(void);
+
+/* The error a test asked this call of `name` to fail with (inject.c), or CUDA_SUCCESS. */
+CUresult sim_injected(const char *name);
+#define SIM_INJECT(name)                                        \
+	do {                                                    \
+		CUresult injected_ = sim_injected(name);        \
+		if (injected_ != CUDA_SUCCESS)                  \
+			return injected_;                       \
+	} while (0)
 /* True once cuInit has succeeded. */
 bool sim_initialized(void);
 

@@ -121,6 +121,7 @@ static CUresult create(CUstream *phStream, unsigned flags, int priority)
 
 SIM_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
+	SIM_INJECT("cuStreamCreate");
 	return create(phStream, Flags, SIM_PRIORITY_LEAST);
 }
 

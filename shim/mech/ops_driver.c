@@ -62,6 +62,10 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
 		return r;
 	if (!end || EMBER_REAL(cuEventRecord)(end, s) != CUDA_SUCCESS) {
 		/* no event to watch: wait here (the worker, or a launch that would wait anyway) */
+		static bool said;
+		if (ember_first_time(&said))
+			ember_warn("cannot create or record events: each migration is waited for where it is issued, "
+				   "and its time is not measured");
 		EMBER_REAL(cuStreamSynchronize)(s);
 		if (end)
 			EMBER_REAL(cuEventDestroy_v2)(end);

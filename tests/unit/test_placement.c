@@ -653,3 +653,95 @@ Test(placement, a_kernel_handle_reused_after_an_unload_is_scanned_with_its_own_l
 	CU_OK(SYM(shim, cuModuleUnload)(m2));
 	munmap(two, 2 * (size_t)page);
 }
+
+/* ---- driver errors in the middle of Ember's work: the program's results stand, one line says what Ember gave up ---- */
+
+static const char *fault_call;
+static CUresult fault_result;
+static unsigned fault_count;
+
+/* Managed data written, read by a launch (Ember places it) and checked, with one driver call failing. */
+static void work_under_a_fault(void)
+{
+	stderr_to_file();
+	start_static();
+	if (!strcmp(fault_call, "cuMemPrefetchAsync_v2")) /* promotions toward the GPU */
+		SYM(sim, ember_sim_fail_prefetches)(EMBER_SIM_TO_DEVICE, fault_count, fault_result);
+	else
+		SYM(sim, ember_sim_fail_call)(fault_call, 0, fault_count, fault_result);
+	size_t bytes = 20 * MiB + 333;
+	CUdeviceptr p = managed(bytes);
+	unsigned char *h = (unsigned char *)p;
+	for (size_t i = 0; i < bytes; i++)
+		h[i] = (unsigned char)(i * 2654435761u >> 13);
+	launch_read(p, bytes);
+	flush();
+	for (size_t i = 0; i < bytes; i++)
+		if (h[i] != (unsigned char)(i * 2654435761u >> 13))
+			exit(3); /* a byte changed */
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+}
+
+/* Run work_under_a_fault in a child; its stderr (Ember's log) in buf. */
+static void run_fault(const char *call, unsigned count, CUresult result, char *buf, size_t len)
+{
+	fault_call = call;
+	fault_count = count;
+	fault_result = result;
+	snprintf(child_err, sizeof child_err, "/tmp/ember-fault-XXXXXX");
+	int fd = mkstemp(child_err);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("EMBER_LOG", "warn", 1);
+	run_in_child(work_under_a_fault); /* exits 0 only with every byte intact */
+	read_file(child_err, buf, len);
+	unlink(child_err);
+}
+
+static unsigned ember_lines(const char *log)
+{
+	return lines_with(log, "ember[");
+}
+
+Test(placement, advice_that_fails_leaves_the_allocation_to_the_driver)
+{
+	char log[8192];
+	run_fault("cuMemAdvise_v2", 1, CUDA_ERROR_INVALID_VALUE, log, sizeof log);
+	cr_expect_eq(ember_lines(log), 1, "%s", log);
+	cr_expect_not_null(strstr(log, "the driver places it"), "%s", log);
+}
+
+Test(placement, no_private_stream_leaves_the_data_mapped)
+{
+	char log[8192];
+	run_fault("cuStreamCreate", 100, CUDA_ERROR_OUT_OF_MEMORY, log, sizeof log);
+	cr_expect_eq(ember_lines(log), 1, "%s", log);
+	cr_expect_not_null(strstr(log, "promotion of"), "%s", log);
+	cr_expect_not_null(strstr(log, "stay mapped"), "%s", log);
+}
+
+Test(placement, no_events_make_migrations_wait_where_they_are_issued)
+{
+	char log[8192];
+	run_fault("cuEventCreate", 100, CUDA_ERROR_OUT_OF_MEMORY, log, sizeof log);
+	cr_expect_eq(ember_lines(log), 1, "%s", log);
+	cr_expect_not_null(strstr(log, "cannot create or record events"), "%s", log);
+}
+
+Test(placement, a_prefetch_out_of_memory_leaves_the_data_mapped)
+{
+	char log[8192];
+	run_fault("cuMemPrefetchAsync_v2", 1, CUDA_ERROR_OUT_OF_MEMORY, log, sizeof log);
+	cr_expect_eq(ember_lines(log), 1, "%s", log);
+	cr_expect_not_null(strstr(log, "promotion of"), "%s", log);
+}
+
+Test(placement, a_module_that_fails_to_load_fails_the_same_through_ember)
+{
+	start_static();
+	SYM(sim, ember_sim_fail_call)("cuModuleLoadData", 0, 1, CUDA_ERROR_INVALID_IMAGE);
+	CUmodule m;
+	cr_expect_eq(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"), CUDA_ERROR_INVALID_IMAGE, "the driver's own result");
+	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleUnload)(m));
+}
