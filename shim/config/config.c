@@ -18,6 +18,7 @@
 EMBER_KIND(BOOL)
 EMBER_KIND(UINT)
 EMBER_KIND(SIZE)
+EMBER_KIND(BUDGET)
 EMBER_KIND(PATH)
 EMBER_KIND(PATH_LIST)
 EMBER_KIND(LOG_LEVEL)
@@ -130,6 +131,11 @@ int ember_parse_SIZE(const char *s, struct ember_size *out)
 	return 0;
 }
 
+int ember_parse_BUDGET(const char *s, struct ember_size *out)
+{
+	return ember_parse_SIZE(s, out) != 0 || (*s && !ember_size_is_set(*out)) ? -1 : 0;
+}
+
 int ember_parse_PATH(const char *s, const char **out)
 {
 	if (*s && *s != '/')
@@ -145,20 +151,20 @@ size_t ember_path_list_next(const char **p)
 	return strcspn(*p, EMBER_PATH_LIST_SEPARATORS);
 }
 
-/* Empty, or absolute folders: every element the loader will split out (ember_path_list_next). */
+/*
+ * Empty, or absolute folders: every element the loader will split out
+ * (ember_path_list_next). An empty element is the current folder to ld.so,
+ * so it is refused like a relative one.
+ */
 int ember_parse_PATH_LIST(const char *s, const char **out)
 {
-	/* an empty element means the current folder to ld.so: not accepted either */
-	for (const char *p = s; *p; p++)
-		if (strchr(EMBER_PATH_LIST_SEPARATORS, *p) && (p == s || strchr(EMBER_PATH_LIST_SEPARATORS, p[1]) || !p[1]))
-			return -1;
-	for (const char *p = s;;) {
-		size_t n = ember_path_list_next(&p);
-		if (!n)
-			break;
-		if (*p != '/')
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, EMBER_PATH_LIST_SEPARATORS);
+		if (n == 0 || *p != '/')
 			return -1;
 		p += n;
+		if (*p && !*++p)
+			return -1; /* a separator last: an empty element after it */
 	}
 	*out = s;
 	return 0;
@@ -303,22 +309,6 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 		if (sscanf(*e, "EMBER_BUDGET_%u=%n", &g, &used) == 1 && used && g >= EMBER_CONFIG_MAX_GPUS)
 			reject(&rc, err, errlen, "EMBER_BUDGET_%u is not valid: expected a GPU ordinal from 0 to %d",
 			       g, EMBER_CONFIG_MAX_GPUS - 1);
-	}
-	/* a budget of no bytes ("0", "0.5") would silently mean the default, the whole free GPU */
-	struct ember_size budgets[1 + EMBER_CONFIG_MAX_GPUS];
-	budgets[0] = cfg->budget;
-	for (unsigned g = 0; g < EMBER_CONFIG_MAX_GPUS; g++)
-		budgets[1 + g] = cfg->budget_of[g];
-	for (unsigned i = 0; i <= EMBER_CONFIG_MAX_GPUS && !secure; i++) {
-		char var[64];
-		if (i == 0)
-			snprintf(var, sizeof var, "EMBER_BUDGET");
-		else
-			snprintf(var, sizeof var, "EMBER_BUDGET_%u", i - 1);
-		const char *v = getenv(var);
-		if (v && *v && !ember_size_is_set(budgets[i]) && ember_parse_SIZE(v, &budgets[i]) == 0)
-			reject(&rc, err, errlen, "%s=%s is not valid: expected a size of at least 1 byte, such as 16G, or a share such as 50%%",
-			       var, shown(v, seen, sizeof seen));
 	}
 	if (cfg->low_watermark > cfg->high_watermark)
 		reject(&rc, err, errlen, "EMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",

@@ -42,6 +42,7 @@ static inline bool ember_size_is_set(struct ember_size s)
 #define EMBER_CTYPE_MODE enum ember_mode
 #define EMBER_CTYPE_UINT unsigned
 #define EMBER_CTYPE_SIZE struct ember_size
+#define EMBER_CTYPE_BUDGET struct ember_size
 #define EMBER_CTYPE_PATH const char *
 #define EMBER_CTYPE_PATH_LIST const char *
 #define EMBER_CTYPE_LOG_LEVEL enum ember_log_level
@@ -75,6 +76,8 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen);
 int ember_parse_BOOL(const char *s, bool *out);
 int ember_parse_UINT(const char *s, unsigned *out);
 int ember_parse_SIZE(const char *s, struct ember_size *out);
+/* A size that, when given, is at least one byte: "0" or "0.5" would mean no budget, and so the whole GPU. */
+int ember_parse_BUDGET(const char *s, struct ember_size *out);
 int ember_parse_PATH(const char *s, const char **out);
 int ember_parse_PATH_LIST(const char *s, const char **out);
 

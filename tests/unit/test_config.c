@@ -141,11 +141,11 @@ Test(config, a_budget_of_no_bytes_is_rejected)
 {
 	char err[256] = "";
 	cr_expect_eq(load_with("EMBER_BUDGET", "0", err, sizeof err), -1, "0 would mean the whole free GPU");
-	cr_expect_str_eq(err, "EMBER_BUDGET=0 is not valid: expected a size of at least 1 byte, such as 16G, or a share such as 50%");
+	cr_expect_str_eq(err, "EMBER_BUDGET=0 is not valid: expected a size such as 16G, or a share of GPU memory such as 50%, and more than 0");
 	cr_expect_eq(load_with("EMBER_BUDGET", "0.5", err, sizeof err), -1, "half a byte");
 	unsetenv("EMBER_BUDGET");
 	cr_expect_eq(load_with("EMBER_BUDGET_3", "0", err, sizeof err), -1);
-	cr_expect_str_eq(err, "EMBER_BUDGET_3=0 is not valid: expected a size of at least 1 byte, such as 16G, or a share such as 50%");
+	cr_expect_str_eq(err, "EMBER_BUDGET_3=0 is not valid: expected a size such as 16G, or a share such as 50%, and more than 0");
 }
 
 Test(config, a_budget_for_a_gpu_beyond_the_table_is_rejected)
