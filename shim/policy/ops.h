@@ -59,15 +59,18 @@ struct ember_ops {
 	uint64_t (*now)(void *self);
 };
 
-/* The virtual-time backend: one copy engine, calibrated rates, a clock its owner advances. */
+/*
+ * The virtual-time backend: one copy engine, calibrated rates, a clock its
+ * owner advances. Advice costs the allocating thread, not the copy engine,
+ * and by size: its owner charges it (ember-sim's profile), so advising here
+ * is free.
+ */
 struct ember_virtual {
 	uint64_t now;
 	double promote_bytes_per_ns, demote_bytes_per_ns;
 	uint64_t call_ns;           /* the cost of one prefetch call */
-	uint64_t advise_ns;         /* the cost of advising one allocation */
 	uint64_t busy_until;        /* the copy engine runs moves one after another */
 	uint64_t launch_ready_at;   /* a launch that waited (STREAM) starts no earlier */
-	uint64_t advise_ns_total;   /* time the issuing thread spent advising */
 	unsigned fail_promotions, fail_demotions; /* the next n of each fail (tests) */
 };
 

@@ -3,8 +3,6 @@
 
 static int advise_mapped(void *self, const struct ember_alloc *a)
 {
-	struct ember_virtual *v = self;
-	v->advise_ns_total += v->advise_ns;
 	return 0;
 }
 

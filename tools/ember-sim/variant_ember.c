@@ -122,7 +122,6 @@ static void *start(const struct sim_env *env, bool adaptive)
 		.promote_bytes_per_ns = env->profile->promote_gbps,
 		.demote_bytes_per_ns = env->profile->demote_gbps,
 		.call_ns = (uint64_t)(env->profile->promote_call_us * 1e3),
-		.advise_ns = 0,
 	};
 	ev->eng = (struct ember_engine){ .pc = &ev->pc, .ops = &ember_virtual_ops, .ops_self = &ev->vt,
 					 .track = track, .defer = defer, .sink = ev };
