@@ -22,6 +22,9 @@ void *must_dlsym(void *handle, const char *name);
  * simulated driver's built-in kernels loaded. Returns the module. */
 CUmodule start_context(void *shim);
 
+/* Launch the simulated driver's ember_reread_sum f through the shim over [p, p + bytes), once: a launch Ember scans. */
+void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes);
+
 /* Make an empty file from a mkstemp template (rewritten in place) and point var at it. */
 void temp_file_env(const char *var, char *path_template);
 

@@ -35,16 +35,6 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
 }
 
-static void launch_read(CUdeviceptr p, size_t bytes)
-{
-	static float sum;
-	size_t n = bytes / sizeof(float);
-	unsigned passes = 1;
-	float *out = &sum;
-	void *params[] = { &p, &n, &passes, &out };
-	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-}
-
 /* Run child() in a process of its own; its exit status, or -signal, within 30 s. */
 static int in_child(void (*child)(void))
 {
@@ -67,7 +57,7 @@ static void *launcher(void *arg)
 	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
 	CUdeviceptr p = (CUdeviceptr)arg;
 	while (!stop)
-		launch_read(p, 40 * MiB);
+		launch_reread(shim, reread, p, 40 * MiB);
 	return NULL;
 }
 
@@ -124,7 +114,7 @@ static void exit_with_moves_in_flight(void)
 	CUdeviceptr p;
 	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 40 * MiB, CU_MEM_ATTACH_GLOBAL));
 	for (int i = 0; i < 20; i++)
-		launch_read(p, 40 * MiB);
+		launch_reread(shim, reread, p, 40 * MiB);
 	exit(0); /* no synchronisation, no free: the worker is stopped at exit with moves on their way */
 }
 
@@ -148,7 +138,7 @@ static void signals_during_migrations(void)
 	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 40 * MiB, CU_MEM_ATTACH_GLOBAL));
 	memset((void *)p, 3, 40 * MiB);
 	for (int i = 0; i < 200; i++) {
-		launch_read(p, 40 * MiB);
+		launch_reread(shim, reread, p, 40 * MiB);
 		kill(getpid(), SIGUSR1);
 	}
 	CU_OK(SYM(shim, cuCtxSynchronize)());

@@ -46,17 +46,6 @@ static CUdeviceptr managed(size_t bytes)
 	return p;
 }
 
-/* A kernel that reads [p, p + bytes): the launch Ember scans. */
-static void launch_read(CUdeviceptr p, size_t bytes)
-{
-	static float sum;
-	size_t n = bytes / sizeof(float);
-	unsigned passes = 1;
-	float *out = &sum;
-	void *params[] = { &p, &n, &passes, &out };
-	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-}
-
 static void flush(void)
 {
 	CU_OK(SYM(shim, cuCtxSynchronize)());
@@ -98,7 +87,7 @@ Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
 	start_static();
 	CUdeviceptr p = managed(200 * MiB); /* more than the budget */
 	memset((void *)p, 0x5a, 200 * MiB);
-	launch_read(p, 200 * MiB);
+	launch_reread(shim, reread, p, 200 * MiB);
 	flush();
 	uint64_t high = budget / 100 * 90;
 	cr_expect_gt(resident(), high - 2 * MiB, "the prefix fills the budget to the watermark");
@@ -110,7 +99,7 @@ Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
 		cr_assert_eq(((unsigned char *)p)[i], 0x5a, "byte %zu changed", i);
 	/* a second launch moves nothing more */
 	uint64_t moved = SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE);
-	launch_read(p, 200 * MiB);
+	launch_reread(shim, reread, p, 200 * MiB);
 	flush();
 	cr_expect_eq(SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE), moved);
 }
@@ -121,7 +110,7 @@ Test(placement, the_budget_holds_across_many_allocations)
 	CUdeviceptr p[12];
 	for (int i = 0; i < 12; i++) {
 		p[i] = managed((size_t)(i + 1) * 3 * MiB + 12345);
-		launch_read(p[i], 4096);
+		launch_reread(shim, reread, p[i], 4096);
 		expect_within_budget();
 	}
 	flush();
@@ -141,7 +130,7 @@ Test(placement, bytes_survive_promotion_and_eviction)
 	for (size_t i = 0; i < bytes; i++)
 		h[i] = (unsigned char)(i * 2654435761u >> 13);
 	for (int round = 0; round < 3; round++) {
-		launch_read(p, bytes);
+		launch_reread(shim, reread, p, bytes);
 		cr_expect_geq(SYM(shim, ember_promote)((void *)p, bytes), 0);
 		flush();
 		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0);
@@ -165,7 +154,7 @@ Test(placement, allocation_edge_cases)
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		p = managed(sizes[i]);
 		memset((void *)p, (int)i + 1, sizes[i]);
-		launch_read(p, sizes[i]);
+		launch_reread(shim, reread, p, sizes[i]);
 		flush();
 		expect_within_budget();
 		cr_expect_eq(((unsigned char *)p)[sizes[i] - 1], (unsigned char)(i + 1));
@@ -185,7 +174,7 @@ Test(placement, ten_thousand_small_allocations)
 		((unsigned char *)p[i])[0] = (unsigned char)i;
 	}
 	for (int i = 0; i < N; i += 97)
-		launch_read(p[i], 512);
+		launch_reread(shim, reread, p[i], 512);
 	flush();
 	expect_within_budget();
 	for (int i = 0; i < N; i++) {
@@ -201,7 +190,7 @@ Test(placement, free_during_a_promotion_is_safe)
 	start_static();
 	for (int i = 0; i < 20; i++) {
 		CUdeviceptr p = managed(48 * MiB);
-		launch_read(p, 48 * MiB); /* starts the promotion: about 1 ms of virtual time */
+		launch_reread(shim, reread, p, 48 * MiB); /* starts the promotion: about 1 ms of virtual time */
 		CU_OK(SYM(shim, cuMemFree_v2)(p));
 	}
 	flush();
@@ -209,7 +198,7 @@ Test(placement, free_during_a_promotion_is_safe)
 	expect_within_budget();
 	/* the table forgot them: new allocations get the whole budget again */
 	CUdeviceptr q = managed(48 * MiB);
-	launch_read(q, 4096);
+	launch_reread(shim, reread, q, 4096);
 	flush();
 	cr_expect_eq(resident(), 48 * MiB);
 }
@@ -221,7 +210,7 @@ Test(placement, application_hints_win)
 	/* the application keeps the second half on the host, its own way */
 	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
 	CU_OK(SYM(shim, cuMemAdvise_v2)(p + 16 * MiB, 16 * MiB, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
-	launch_read(p, 32 * MiB);
+	launch_reread(shim, reread, p, 32 * MiB);
 	flush();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 20 * MiB)), EMBER_SIM_HOST,
@@ -243,7 +232,7 @@ Test(placement, mapped_mode_never_promotes)
 {
 	start("mapped", "64M");
 	CUdeviceptr p = managed(16 * MiB);
-	launch_read(p, 16 * MiB);
+	launch_reread(shim, reread, p, 16 * MiB);
 	flush();
 	cr_expect_eq(resident(), 0);
 	cr_expect_eq(SYM(shim, ember_promote)((void *)p, MiB), -1);
@@ -270,7 +259,7 @@ Test(placement, get_info_reports_the_budget)
 	cr_expect_eq(total_b, budget);
 	cr_expect_eq(free_b, budget);
 	CUdeviceptr p = managed(8 * MiB);
-	launch_read(p, 8 * MiB);
+	launch_reread(shim, reread, p, 8 * MiB);
 	flush();
 	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
 	cr_expect_eq(free_b, budget - 8 * MiB);
@@ -333,7 +322,7 @@ Test(placement, the_live_file_shows_the_region_map)
 	setenv("EMBER_LIVE", "1", 1);
 	start_static();
 	CUdeviceptr p = managed(100 * MiB); /* more than the budget: a resident prefix, a mapped tail */
-	launch_read(p, 100 * MiB);
+	launch_reread(shim, reread, p, 100 * MiB);
 	flush();
 	char path[64];
 	snprintf(path, sizeof path, "/dev/shm/ember-%d.live", (int)getpid());
@@ -438,7 +427,7 @@ static void read_20_mib(void)
 {
 	start_static();
 	CUdeviceptr p = managed(20 * MiB);
-	launch_read(p, 20 * MiB);
+	launch_reread(shim, reread, p, 20 * MiB);
 	flush();
 }
 
@@ -494,7 +483,7 @@ static void read_and_free_20_mib(void)
 {
 	start_static();
 	CUdeviceptr p = managed(20 * MiB);
-	launch_read(p, 20 * MiB);
+	launch_reread(shim, reread, p, 20 * MiB);
 	flush();
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
@@ -674,7 +663,7 @@ static void work_under_a_fault(void)
 	unsigned char *h = (unsigned char *)p;
 	for (size_t i = 0; i < bytes; i++)
 		h[i] = (unsigned char)(i * 2654435761u >> 13);
-	launch_read(p, bytes);
+	launch_reread(shim, reread, p, bytes);
 	flush();
 	for (size_t i = 0; i < bytes; i++)
 		if (h[i] != (unsigned char)(i * 2654435761u >> 13))
