@@ -49,6 +49,18 @@ static void scan_bytes(struct ember_scan *s, const unsigned char *p, size_t byte
 	}
 }
 
+/*
+ * Whether a 4-byte argument can be an element count. A negative int is not,
+ * and neither is the bit pattern of a float between 5e-10 and 2e9 (a scale
+ * of 1.0f reads as 1065353216): llama.cpp passes such scales beside its
+ * weights, and taken as counts they credited 4 GB to every launch. What
+ * this costs: an int count of 805M to 1.3G elements is not trusted either.
+ */
+static bool plausible_count32(uint32_t v)
+{
+	return v < 0x80000000u && (v < 0x30000000u || v >= 0x4f000000u);
+}
+
 /* A 4- or 8-byte argument: a pointer, or else a count that may tell how far a pointer reaches. */
 static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t bytes, unsigned param, uint64_t lo,
 			uint64_t hi)
@@ -57,8 +69,10 @@ static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t byt
 	memcpy(&v, p, bytes); /* little-endian: a 4-byte value fills the low half */
 	if (bytes == 8 && note(s, v, param, lo, hi))
 		return;
+	if (bytes == 4 && !plausible_count32((uint32_t)v))
+		return;
 	if (v > 0 && v < (1ull << 44) && s->nscalars < EMBER_SCAN_MAX_SCALARS)
-		s->scalars[s->nscalars++] = v;
+		s->scalars[s->nscalars++] = v; /* doubles are past 2^44 */
 }
 
 void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)

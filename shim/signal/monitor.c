@@ -4,6 +4,28 @@
 #include "policy.h"
 #include "state.h"
 
+/*
+ * 1b: a base pointer with two dimensions, rows and columns (or one, for a
+ * square): a kernel of a dynamic programme or a stencil passes the array and
+ * its width and indexes it row by row, so its one count is a row, not the
+ * extent. When two counts multiply to most of the allocation, at some
+ * element size, the kernel reads the whole allocation.
+ */
+static bool spans_as_rows_and_columns(const struct ember_scan *s, uint64_t size)
+{
+	static const unsigned sizes[] = { 8, 4, 2, 1 };
+	for (unsigned i = 0; i < s->nscalars; i++)
+		for (unsigned j = i; j < s->nscalars; j++) {
+			if (s->scalars[i] < 2 || s->scalars[j] < 2 || s->scalars[i] > size / s->scalars[j])
+				continue;
+			uint64_t cells = s->scalars[i] * s->scalars[j];
+			for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++)
+				if (cells <= size / sizes[e] && 2 * cells * sizes[e] >= size)
+					return true;
+		}
+	return false;
+}
+
 uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *learned)
 {
 	*learned = 0;
@@ -15,13 +37,16 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	/* 1: a base pointer with a count that spans the whole allocation, at any element size */
 	static const unsigned sizes[] = { 16, 8, 4, 2, 1 };
 	unsigned param = s->ptrs[i].param;
-	if (addr == a->base && limit == a->size)
+	if (addr == a->base && limit == a->size) {
 		for (unsigned k = 0; k < s->nscalars; k++)
 			for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++)
 				if (s->scalars[k] * sizes[e] == limit) {
 					*learned = sizes[e];
 					return limit;
 				}
+		if (spans_as_rows_and_columns(s, limit))
+			return limit;
+	}
 	/* 2: the element size an earlier launch of this kernel showed, else 4 bytes (float, int) */
 	unsigned elem = param < EMBER_SCAN_LEARNED && s->elem_size[param] ? s->elem_size[param] : 4;
 	uint64_t best = 0;

@@ -16,7 +16,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch2, touch_struct;
+static CUfunction touch, touch4, touch4b, touch2, touch_struct, scaled, rows;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -51,6 +51,21 @@ static void k_touch_struct(const struct ember_sim_launch *l, void **params)
 	SYM(sim, ember_sim_access)(v->p, v->n * sizeof(float), 0);
 }
 
+/* llama.cpp's shape: a weight, its element count, and a float scale (and a -1 for "no index"). */
+static void k_scaled(const struct ember_sim_launch *l, void **params)
+{
+	SYM(sim, ember_sim_access)(*(const float **)params[0], *(size_t *)params[1] * sizeof(float), 0);
+}
+
+/* A dynamic programme's shape: the array's base, its width and the row to work on; it reads one column down. */
+static void k_rows(const struct ember_sim_launch *l, void **params)
+{
+	const int *m = *(const int **)params[0];
+	int cols = *(int *)params[1], nrows = *(int *)params[2];
+	for (int r = 0; r < nrows; r++)
+		SYM(sim, ember_sim_access)(m + (size_t)r * cols + r % cols, sizeof(int), 0);
+}
+
 static void start(void)
 {
 	setenv("EMBER_MODE", "adaptive", 1);
@@ -60,17 +75,22 @@ static void start(void)
 	sim = load_sim();
 	shim = load_shim();
 	static const size_t one[] = { 8, 8 }, two[] = { 8, 8, 8 }, view[] = { sizeof(struct view) };
+	static const size_t scale[] = { 8, 8, 4, 4 }, dp[] = { 8, 4, 4, 4 };
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch2", k_touch2, two, 3), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch_struct", k_touch_struct, view, 1), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_scaled", k_scaled, scale, 4), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_rows", k_rows, dp, 4), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4b, mod, "t_touch4b"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch2, mod, "t_touch2"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch_struct, mod, "t_touch_struct"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&scaled, mod, "t_scaled"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&rows, mod, "t_rows"));
 }
 
 TestSuite(adaptive, .timeout = 60);
@@ -225,6 +245,18 @@ Test(adaptive, launch_scan_accuracy)
 	void *sparams[] = { &v };
 	launch(touch_struct, sparams);
 	score_scan("pointer inside a struct", s, 64 * MiB, 0.0, 1.0);
+	/* one big buffer of weights (llama.cpp's): a float scale and a -1 beside a weight are not counts */
+	CUdeviceptr big = managed(6144 * MiB), weight = big + 64 * MiB; /* room for 1.0f read as 4-byte elements */
+	size_t nw = 8 * MiB / sizeof(float);
+	float one_f = 1.0f;
+	int none = -1;
+	launch(scaled, (void *[]){ &weight, &nw, &one_f, &none });
+	score_scan("weight in one big buffer, beside a float scale", big, 6144 * MiB, 1.0, 1.0);
+	/* a base pointer, its width and a row count: the whole array, not one row */
+	CUdeviceptr dpm = managed(64 * MiB);
+	int cols = 4096, nrows = 64 * MiB / sizeof(int) / 4096, penalty = 10;
+	launch(rows, (void *[]){ &dpm, &cols, &nrows, &penalty });
+	score_scan("base pointer of a 2-D array, width and rows", dpm, 64 * MiB, 1.0, 1.0);
 }
 
 /*
