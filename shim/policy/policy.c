@@ -34,10 +34,22 @@ void ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uin
 		catch_up(reg, epoch);
 		reg->demand = reg->demand > UINT32_MAX - amount ? UINT32_MAX : reg->demand + amount;
 		reg->active_epoch = epoch;
-		if (!reg->last_ref)
+		/*
+		 * The reuse gap is the time between touches. References less
+		 * than an interval apart are one touch (a burst of launches over
+		 * one layer) and keep the gap the cycle showed, until the touch
+		 * has lasted an interval: then the region is in steady use, and
+		 * its gap is the time between references.
+		 */
+		if (!reg->last_ref) {
 			reg->gap = UINT64_MAX;
-		else if (now > reg->last_ref)
+			reg->touch_start = now;
+		} else if (now >= reg->last_ref + p->interval_ns) {
+			reg->gap = now - reg->touch_start;
+			reg->touch_start = now;
+		} else if (now - reg->touch_start >= p->interval_ns) {
 			reg->gap = now - reg->last_ref;
+		}
 		reg->last_ref = now;
 		reg->ref_demand = reg->demand;
 		reg->departed = 0;
@@ -96,7 +108,8 @@ struct slot {
 	float score;
 	uint64_t arrived;
 	uint32_t demand;
-	uint64_t reuse; /* resident: how long it has been silent; mapped: its reuse gap */
+	uint64_t last_ref; /* when it was last referenced */
+	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
 };
 
 /*
@@ -169,10 +182,10 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 			else if (reg->state == EMBER_REGION_RESIDENT)
 				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
 								   reg->departed, reg->protect_until, score_now(p, reg, now),
-								   reg->arrived_at, effective_demand(p, reg, epoch),
-								   now > reg->last_ref ? now - reg->last_ref : 0 });
+								   reg->arrived_at, effective_demand(p, reg, epoch), reg->last_ref, 0 });
 			else if (reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
-				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->gap });
+				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
+							       reg->gap });
 		}
 	}
 	return leaving;
@@ -233,7 +246,14 @@ static uint64_t promote_span(const struct ember_policy_params *p, struct ember_a
 	return used;
 }
 
-/* The cold resident region may give way to the hot mapped one. */
+/*
+ * The cold resident region may give way to the hot mapped one. Colder in
+ * time means last referenced heat_ratio reuse gaps of the hot region before
+ * the hot region's own last reference: the order of references, not the
+ * silence until now, so that data read in a cycle (every weight once per
+ * token) is never swapped within it, nor once the program stops launching
+ * and every region's silence grows alike.
+ */
 static bool replaceable(const struct ember_policy_params *p, const struct slot *cold, const struct slot *hot)
 {
 	if (cold->protected_)
@@ -242,8 +262,8 @@ static bool replaceable(const struct ember_policy_params *p, const struct slot *
 		return true;
 	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
 		return false;
-	/* silent for heat_ratio reuse gaps of the hot region: colder in time too */
-	return hot->reuse != UINT64_MAX && (double)cold->reuse > p->heat_ratio * (double)hot->reuse;
+	return hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
+	       (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap;
 }
 
 void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
@@ -379,7 +399,8 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 				continue;
 			catch_up(reg, epoch);
 			if (hot_now(p, reg, now))
-				slots_push(&hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->gap });
+				slots_push(&hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
+								reg->gap });
 		}
 	}
 	sort_slots(hot.v, hot.n, hottest_first);

@@ -47,7 +47,8 @@ struct ember_region {
 	uint32_t active_epoch; /* policy: the interval demand last arrived in */
 	uint64_t last_ref;     /* policy: when demand last arrived (ns) */
 	uint32_t ref_demand;   /* policy: demand just after that arrival, undecayed */
-	uint64_t gap;          /* policy: time between its last two references; UINT64_MAX until seen twice */
+	uint64_t gap;          /* policy: time between its last two touches; UINT64_MAX until touched twice */
+	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
 	float score;     /* policy: migration score, halved every score-decay period */
 	uint64_t score_at;      /* when score was last decayed */
 	uint64_t arrived_at;    /* when it last became resident */

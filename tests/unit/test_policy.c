@@ -163,6 +163,40 @@ Test(policy, uniform_hotness_causes_no_churn)
 	cr_expect_gt(moves_promoted, 24);
 }
 
+Test(policy, nothing_is_swapped_once_the_program_stops_launching)
+{
+	/* tokens of layers read in order, then silence: every region's silence grows alike */
+	struct ember_alloc *w = alloc_regions(1ull << 40, 48);
+	for (int token = 0; token < 10; token++)
+		for (uint32_t layer = 0; layer < 48; layer++) {
+			now += 100 * MS / 48;
+			demand(w, layer, layer + 1);
+			step();
+		}
+	uint64_t demoted = moves_demoted;
+	for (int i = 0; i < 200; i++) {
+		now += params.interval_ns;
+		step();
+	}
+	cr_expect_eq(moves_demoted, demoted, "regions were swapped after the last launch");
+}
+
+Test(policy, a_layer_read_in_a_burst_of_launches_keeps_its_token_cycle)
+{
+	/* each layer is read by 8 launches in a row, 1 ms apart; a token every 400 ms */
+	struct ember_alloc *w = alloc_regions(1ull << 40, 48);
+	for (int token = 0; token < 10; token++)
+		for (uint32_t layer = 0; layer < 48; layer++)
+			for (int launch = 0; launch < 8; launch++) {
+				now += 1 * MS;
+				demand(w, layer, layer + 1);
+				if (launch == 7)
+					step();
+			}
+	cr_expect_eq(moves_demoted, 0, "a layer read in a burst was swapped for one read as often");
+	cr_expect_gt(count_state(w, 0, 48, EMBER_REGION_RESIDENT), 24);
+}
+
 Test(policy, recovery_from_a_phase_shift)
 {
 	/* array A (40 regions, more than fits) is re-read, then only B (16 regions) */
@@ -211,7 +245,7 @@ static uint64_t thrash(bool protection)
 	struct ember_alloc *y = alloc_regions(2ull << 40, 20);
 	for (int i = 0; i < 200; i++) {
 		now += 10 * MS;
-		demand(i / 3 % 2 ? y : x, 0, 20); /* switch every 30 ms */
+		demand(i / 6 % 2 ? y : x, 0, 20); /* switch every 60 ms, long enough to show steady use */
 		step();
 	}
 	return moves_promoted + moves_demoted;
