@@ -4,7 +4,8 @@
  * A trace is text, one event per line, fields separated by one space, all
  * numbers decimal. Times are nanoseconds since the trace began (the shim's
  * monotonic clock). The first line is the header; a reader rejects a file
- * whose header it does not know, and skips (and counts) lines it cannot
+ * whose header it does not know (version 1 is read too: its L lines have
+ * no <kernel> and no <arg>), and skips (and counts) lines it cannot
  * parse rather than stopping, so a trace cut short by a crash still replays.
  *
  *   ember-trace 1
@@ -12,10 +13,16 @@
  *   A <t> <id> <dev> <size> <kind>                       allocation; kind: m managed, c converted
  *   P <t> <dev> <size>                                   plain device memory allocated (negative size: freed)
  *   F <t> <id>                                           allocation freed
- *   L <t> <stream> <n> <id>:<offset>:<bytes> ...         launch: the n ranges it references, one per pointer
+ *   L <t> <stream> <kernel> <n> <id>:<offset>:<bytes>[:<arg>] ...
+ *                                                        launch: the n ranges it references, one per pointer
  *                                                        as the scan saw them; they may overlap (a kernel
  *                                                        can pass one pointer in several arguments), and
- *                                                        what the launch reads is their union
+ *                                                        what the launch reads is their union. <kernel>
+ *                                                        numbers the kernel in order of first sight ('-':
+ *                                                        unknown); <arg>, the argument the pointer was,
+ *                                                        is there when launch order follows it (it was its
+ *                                                        argument's only pointer): a replay compares it
+ *                                                        with the same kernel's same argument on the stream
  *   M <t> <id> <first> <count> <P|D> <ok> <ns>           a move completed: regions [first, first+count),
  *                                                        P promotion or D demotion, ok 1/0, driver time ns
  *   H <t> <id> <offset> <bytes>                          the application's own advice or prefetch
@@ -35,6 +42,6 @@
 #define EMBER_TRACE_H
 
 #define EMBER_TRACE_MAGIC "ember-trace"
-#define EMBER_TRACE_VERSION 1
+#define EMBER_TRACE_VERSION 2
 
 #endif

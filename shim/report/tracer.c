@@ -124,10 +124,15 @@ void ember_trace_launch(const struct ember_scan *s, const void *stream, bool per
 		uint64_t extent = ember_monitor_extent(s, i, &learned);
 		n += (size_t)snprintf(text + n, sizeof text - n, " %" PRIu64 ":%" PRIu64 ":%" PRIu64, a->id,
 				      s->ptrs[i].addr - a->base, extent);
+		if (ember_monitor_follows(s, i) && n < sizeof text)
+			n += (size_t)snprintf(text + n, sizeof text - n, ":%u", s->ptrs[i].param);
 		written++;
 	}
-	line("L %" PRIu64 " %" PRIu64 " %u%s", since_start(), ember_scan_stream_key((CUstream)stream, per_thread),
-	     written, text);
+	char kernel[16] = "-";
+	if (s->kernel_number != UINT32_MAX)
+		snprintf(kernel, sizeof kernel, "%" PRIu32, s->kernel_number);
+	line("L %" PRIu64 " %" PRIu64 " %s %u%s", since_start(), ember_scan_stream_key((CUstream)stream, per_thread),
+	     kernel, written, text);
 }
 
 void ember_trace_move(const struct ember_move *m, bool ok, uint64_t ns)

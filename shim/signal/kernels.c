@@ -17,6 +17,7 @@
 /* A kernel's parameter layout, as cuFuncGetParamInfo reports it. */
 struct layout {
 	CUfunction f;
+	uint32_t number;    /* in order of first sight: a kernel's name in a trace */
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
@@ -27,7 +28,7 @@ struct layout {
 struct arg_history {
 	struct {
 		uint64_t key, used; /* used: a counter, to replace the stalest */
-		struct ember_scan_range range;
+		struct ember_range range;
 	} on[EMBER_KERNEL_STREAMS];
 };
 
@@ -91,8 +92,10 @@ static struct layout *slot_of(CUfunction f)
 }
 
 /* The cached layout of f, described on first sight, copied out with what was learned of it. */
-unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size)
+unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
+			     uint32_t *number)
 {
+	static uint32_t next_number;
 	pthread_mutex_lock(&layout_lock);
 	struct layout *l = slot_of(f);
 	if (l && !l->f) {
@@ -103,12 +106,14 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 		l = slot_of(f);
 		if (l && !l->f) {
 			*l = fresh;
+			l->number = next_number++;
 		} else {
 			free(fresh.offset);
 			free(fresh.size);
 		}
 	}
 	unsigned n = 0;
+	*number = l ? l->number : UINT32_MAX;
 	if (l) {
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
@@ -141,7 +146,7 @@ static struct arg_history *history_of(CUfunction f, unsigned param, bool make)
 	return l->history ? &l->history[param] : NULL;
 }
 
-void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
+void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_range *ranges,
 				uint32_t which)
 {
 	static uint64_t clock;
@@ -166,7 +171,7 @@ void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struc
 	pthread_mutex_unlock(&layout_lock);
 }
 
-uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out)
+uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_range *out)
 {
 	uint32_t found = 0;
 	pthread_mutex_lock(&layout_lock);

@@ -15,9 +15,11 @@
 /*
  * f's parameters, described by the driver on first sight: up to max
  * offsets and sizes copied out, with the element size learned for each
- * pointer argument (EMBER_SCAN_LEARNED of them). Returns how many.
+ * pointer argument (EMBER_SCAN_LEARNED of them) and f's number, in order
+ * of first sight (UINT32_MAX when the table is full). Returns how many.
  */
-unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size);
+unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
+			     uint32_t *number);
 
 /*
  * Launch order: remember that argument param of f points at elements of
@@ -35,9 +37,9 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size);
  * different data do not mistake each other's ranges for a slide.
  */
 enum { EMBER_KERNEL_STREAMS = 4 };
-void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_scan_range *ranges,
+void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_range *ranges,
 				  uint32_t which);
-uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_scan_range *out);
+uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_range *out);
 
 /* Forget every kernel (a module or library was unloaded, and its handles may come back for others). */
 void ember_kernels_forget(void);

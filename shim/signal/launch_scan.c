@@ -79,6 +79,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 {
 	out->n = out->nptrs = out->nscalars = 0;
 	out->f = f;
+	out->kernel_number = UINT32_MAX;
 	out->newly_learned = out->newly_ranged = 0;
 	memset(out->elem_size, 0, sizeof out->elem_size);
 	out->stream_key = 0;
@@ -90,7 +91,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	if (kernel_params) {
 		enum { MAX = 256 };
 		uint32_t offset[MAX], size[MAX];
-		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size);
+		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->kernel_number);
 		ember_table_lock(EMBER_TABLE);
 		for (unsigned i = 0; i < n; i++) {
 			if (!kernel_params[i])

@@ -12,14 +12,11 @@
 
 #include <cuda.h>
 
+#include "launch_order.h"
 #include "regions.h"
 
 enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32, EMBER_SCAN_LEARNED = 32 };
 
-/* The bytes [start, end) of allocation alloc_id that one argument of a launch covered. */
-struct ember_scan_range {
-	uint64_t alloc_id, start, end;
-};
 
 struct ember_scan {
 	struct ember_alloc *allocs[EMBER_SCAN_MAX_REFS]; /* distinct allocations, each holding a reference */
@@ -33,11 +30,12 @@ struct ember_scan {
 	uint64_t scalars[EMBER_SCAN_MAX_SCALARS]; /* 4- and 8-byte arguments that are not pointers */
 	unsigned nscalars;
 	CUfunction f;
+	uint32_t kernel_number; /* f's number in order of first sight (EMBER_TRACE), UINT32_MAX if unknown */
 	/* per argument: the element size earlier launches of f showed (0: unknown) */
 	uint8_t elem_size[EMBER_SCAN_LEARNED];
 	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
 	/* per argument: the range the previous launch of f on this stream covered, and this one's */
-	struct ember_scan_range prev[EMBER_SCAN_LEARNED], range[EMBER_SCAN_LEARNED];
+	struct ember_range prev[EMBER_SCAN_LEARNED], range[EMBER_SCAN_LEARNED];
 	uint32_t prev_known;   /* bit per argument: prev[] is set */
 	uint32_t newly_ranged; /* bit per argument: range[] to be kept */
 	uint64_t stream_key;   /* the launch's stream (per thread, for a per-thread default stream) */

@@ -1,5 +1,6 @@
 /* The access monitor's launch-scan source, and the one way demand enters the policy. */
 #include "kernels.h"
+#include "launch_order.h"
 #include "monitor.h"
 #include "policy.h"
 #include "state.h"
@@ -77,47 +78,26 @@ void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, 
 	ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
 }
 
-/* Whether pointer i is the only one its argument gave (a structure may hold several). */
-static bool sole_pointer_of_its_argument(const struct ember_scan *s, unsigned i)
+bool ember_monitor_follows(const struct ember_scan *s, unsigned i)
 {
 	for (unsigned j = 0; j < s->nptrs; j++)
 		if (j != i && s->ptrs[j].param == s->ptrs[i].param)
-			return false;
+			return false; /* a structure with several pointers: which moved is unknowable */
 	return s->ptrs[i].param < EMBER_SCAN_LEARNED;
 }
 
-/*
- * Launch order, per stream: the same argument of the same kernel, launched
- * on the same stream, in the same allocation, covering a range that overlaps at least half of what it
- * covered last time but has moved. The whole regions it left behind are
- * departed: a sliding window moved past them. A sweep in chunks overlaps
- * its previous chunk by a halo at most, and a kernel run once per layer
- * jumps between buffers: neither departs anything.
- */
+/* Launch order, per stream (launch_order.h): keep this launch's range, and depart what it slid past. */
 static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 {
-	if (!sole_pointer_of_its_argument(s, i) || !extent)
+	if (!ember_monitor_follows(s, i) || !extent)
 		return;
 	struct ember_alloc *a = s->ptrs[i].alloc;
 	unsigned param = s->ptrs[i].param;
-	struct ember_scan_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
+	struct ember_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
 	s->range[param] = now_r;
 	s->newly_ranged |= 1u << param;
-	const struct ember_scan_range *was = &s->prev[param];
-	if (!(s->prev_known & (1u << param)) || was->alloc_id != a->id || was->end <= was->start)
-		return;
-	uint64_t lo = was->start > now_r.start ? was->start : now_r.start;
-	uint64_t hi = was->end < now_r.end ? was->end : now_r.end;
-	if (hi <= lo || 2 * (hi - lo) < was->end - was->start)
-		return;
-	const uint64_t R = 1ull << EMBER_REGION_SHIFT;
-	/* whole regions of the old range outside the new one: behind it, and past its end */
-	uint64_t behind_end = now_r.start < was->end ? now_r.start : was->end;
-	if (behind_end > was->start && (behind_end / R) > (was->start + R - 1) / R)
-		ember_policy_depart(a, (uint32_t)((was->start + R - 1) / R), (uint32_t)(behind_end / R));
-	uint64_t past_start = now_r.end > was->start ? now_r.end : was->start;
-	if (was->end > past_start && was->end / R > (past_start + R - 1) / R)
-		ember_policy_depart(a, (uint32_t)((past_start + R - 1) / R), (uint32_t)(was->end / R));
+	if (s->prev_known & (1u << param))
+		ember_launch_order_slide(a, &s->prev[param], &now_r);
 }
 
 void ember_monitor_launch(struct ember_scan *s, uint64_t now)

@@ -17,7 +17,9 @@
  *    any (several pointers into one buffer split it);
  *  - within that, from the count arguments (kernel(x + offset, n) reads n
  *    elements from x + offset), element size unknown: a count times 16, 8,
- *    4, 2 or 1 bytes that spans a whole allocation from its base wins; else the largest
+ *    4, 2 or 1 bytes that spans a whole allocation from its base wins; so does
+ *    a base pointer with two counts (rows and columns) whose product, at some
+ *    element size, is at least half the allocation: the whole of it; else the largest
  *    count at 4 bytes (float, int) that fits; else the largest that fits at
  *    any size;
  *  - with no count that fits, to the limit: a base pointer alone is taken
@@ -29,6 +31,12 @@
  * range: both measured in test_adaptive.c.
  */
 uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned ptr_index, unsigned *learned_elem_size);
+
+/*
+ * Whether launch order follows pointer ptr_index (it is the only pointer
+ * its argument gave): its range is remembered, and a slide departs.
+ */
+bool ember_monitor_follows(const struct ember_scan *s, unsigned ptr_index);
 
 /* Turn a scanned launch into demand (table locked). Call ember_monitor_learn after unlocking. */
 void ember_monitor_launch(struct ember_scan *s, uint64_t now);

@@ -61,6 +61,34 @@ Test(trace, good)
 	sim_events_clear(&e);
 }
 
+Test(trace, version_2_names_the_kernel_and_the_arguments_launch_order_follows)
+{
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	static const char v2[] = "ember-trace 2\n"
+				 "A 10 0 0 67108864 m\n"
+				 "L 20 5 7 3 0:0:4194304:1 0:8388608:4194304 0:16777216:4194304:2\n"
+				 "L 21 5 - 1 0:0:4194304:1\n"
+				 "L 22 5 7 1 0:0:4194304:99\n"
+				 "L 23 5 1 0:0:4194304\n"
+				 "E 30\n";
+	cr_assert_eq(read_str(v2, &e, &info, err), 0, "%s", err);
+	cr_expect_eq(info.skipped, 2, "an argument past 63 and a line without its kernel are malformed");
+	cr_assert_eq(e.n, 4);
+	const struct sim_launch *l = &e.ev[1].launch;
+	cr_expect_eq(l->n, 3);
+	cr_expect_eq(l->kernel, 7);
+	cr_assert_eq(l->nfollow, 2, "only the ranges with an argument are followed");
+	cr_expect_eq(l->follow[0].arg, 1);
+	cr_expect_eq(l->follow[1].arg, 2);
+	cr_expect_eq(l->follow[1].offset, 16777216);
+	cr_expect_eq(l->follow[1].bytes, 4194304);
+	cr_expect_eq(e.ev[2].launch.nfollow, 0, "an unknown kernel ('-') is not followed");
+	cr_expect_eq(e.ev[2].launch.n, 1);
+	sim_events_clear(&e);
+}
+
 Test(trace, malformed_lines_skipped_and_counted)
 {
 	static const char text[] =
@@ -112,7 +140,8 @@ Test(trace, unknown_header_is_an_error)
 	struct sim_events e = { 0 };
 	struct sim_trace_info info;
 	char err[256];
-	cr_expect_eq(read_str("ember-trace 2\nE 1\n", &e, &info, err), -1);
+	cr_expect_eq(read_str("ember-trace 3\nE 1\n", &e, &info, err), -1);
+	cr_expect_eq(read_str("ember-trace 0\nE 1\n", &e, &info, err), -1);
 	cr_expect(strstr(err, "unknown trace header"), "%s", err);
 	cr_expect_eq(read_str("A 10 0 0 1 m\n", &e, &info, err), -1);
 	cr_expect_eq(read_str("ember-trace 1 extra\n", &e, &info, err), -1);

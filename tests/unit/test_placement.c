@@ -499,10 +499,10 @@ Test(placement, a_trace_records_budgets_allocations_launches_moves_and_frees)
 	cr_assert_eq(stat(path, &st), 0);
 	unlink(path);
 	cr_expect_eq(st.st_mode & 0777, 0600, "a trace holds addresses: private to its owner");
-	cr_expect_eq(strncmp(buf, "ember-trace 1\n", 14), 0, "%s", buf);
+	cr_expect_eq(strncmp(buf, "ember-trace 2\n", 14), 0, "%s", buf);
 	cr_expect_not_null(strstr(buf, "\nD 0 67108864 "), "the budget: %s", buf);
 	cr_expect_not_null(strstr(buf, " 0 0 20971520 m\n"), "the allocation: %s", buf);
-	cr_expect_not_null(strstr(buf, " 1 0:0:20971520\n"), "the launch and its range: %s", buf);
+	cr_expect_not_null(strstr(buf, " 1 0:0:20971520:0\n"), "the launch, its range and its argument: %s", buf);
 	cr_expect_not_null(strstr(buf, " 0 0 10 P 1 "), "the promotion, whole: %s", buf);
 	cr_expect_not_null(strstr(buf, "\nF "), "the free: %s", buf);
 	cr_expect_not_null(strstr(buf, "\nE "), "the end: %s", buf);

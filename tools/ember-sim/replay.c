@@ -93,11 +93,28 @@ int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const s
 	return 0;
 }
 
+int sim_events_follow(struct sim_events *e, uint64_t kernel, unsigned n, const struct sim_follow *f)
+{
+	if (!e->n || e->ev[e->n - 1].kind != SIM_EV_LAUNCH || !n)
+		return 0;
+	struct sim_follow *copy = malloc(n * sizeof *copy);
+	if (!copy)
+		return -1;
+	memcpy(copy, f, n * sizeof *copy);
+	struct sim_launch *l = &e->ev[e->n - 1].launch;
+	l->kernel = kernel;
+	l->nfollow = n;
+	l->follow = copy;
+	return 0;
+}
+
 void sim_events_clear(struct sim_events *e)
 {
 	for (size_t i = 0; i < e->n; i++)
-		if (e->ev[i].kind == SIM_EV_LAUNCH)
+		if (e->ev[i].kind == SIM_EV_LAUNCH) {
 			free((void *)e->ev[i].launch.ranges);
+			free((void *)e->ev[i].launch.follow);
+		}
 	free(e->ev);
 	memset(e, 0, sizeof *e);
 }

@@ -35,6 +35,8 @@ int sim_events_end(struct sim_events *e);
 int sim_events_wait(struct sim_events *e, uint64_t t, uint64_t until);
 /* Copies the ranges. */
 int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns);
+/* To the launch just added: kernel's n arguments that launch order follows (copied). */
+int sim_events_follow(struct sim_events *e, uint64_t kernel, unsigned n, const struct sim_follow *f);
 void sim_events_clear(struct sim_events *e);
 
 struct sim_result {

@@ -50,6 +50,17 @@ static bool sp(char **s)
 static bool field(char **s, uint64_t *out) { return sp(s) && num(s, out); }
 static bool at_end(const char *s) { return *s == 0; }
 
+/* An L line's kernel number, or '-' for a kernel the shim could not name (UINT64_MAX). */
+static bool kernel_field(char **s, uint64_t *out)
+{
+	if ((*s)[0] == ' ' && (*s)[1] == '-') {
+		*s += 2;
+		*out = UINT64_MAX;
+		return true;
+	}
+	return field(s, out);
+}
+
 struct live { uint64_t *size; uint64_t n, sum, peak; };
 
 static void live_set(struct live *lv, uint64_t id, uint64_t size)
@@ -115,7 +126,8 @@ static unsigned within_allocations(struct sim_range *rs, unsigned n, const struc
 }
 
 /* 1: applied, 0: malformed, -1: out of memory. */
-static int parse_line(char *s, struct sim_events *e, struct sim_trace_info *info, struct live *lv, struct sim_range *rs)
+static int parse_line(char *s, int version, struct sim_events *e, struct sim_trace_info *info, struct live *lv,
+		      struct sim_range *rs, struct sim_follow *follow)
 {
 	char kind = *s++;
 	uint64_t t, id, dev, size, a, b, c;
@@ -154,19 +166,31 @@ static int parse_line(char *s, struct sim_events *e, struct sim_trace_info *info
 		e->ev[e->n - 1].t = t;
 		return 1;
 	case 'L': {
-		uint64_t stream, n;
-		if (!field(&s, &t) || !field(&s, &stream) || !field(&s, &n) || n > MAX_RANGES)
+		uint64_t stream, n, kernel = UINT64_MAX, arg;
+		unsigned nfollow = 0;
+		if (!field(&s, &t) || !field(&s, &stream))
+			return 0;
+		if (version >= 2 && !kernel_field(&s, &kernel))
+			return 0;
+		if (!field(&s, &n) || n > MAX_RANGES)
 			return 0;
 		for (uint64_t i = 0; i < n; i++) {
 			if (!field(&s, &id) || *s++ != ':' || !num(&s, &a) || *s++ != ':' || !num(&s, &b) || id >= MAX_ID)
 				return 0;
+			if (version >= 2 && *s == ':') {
+				s++;
+				if (!num(&s, &arg) || arg >= 64)
+					return 0;
+				if (kernel != UINT64_MAX)
+					follow[nfollow++] = (struct sim_follow){ (unsigned)arg, id, a, b };
+			}
 			rs[i] = (struct sim_range){ .alloc_id = id, .offset = a, .bytes = b, .pattern = SIM_STREAM, .touched = b };
 		}
 		if (!at_end(s))
 			return 0;
 		n = within_allocations(rs, (unsigned)n, lv);
 		n = union_of_ranges(rs, (unsigned)n);
-		if (sim_events_launch(e, stream, (unsigned)n, rs, 0))
+		if (sim_events_launch(e, stream, (unsigned)n, rs, 0) || sim_events_follow(e, kernel, nfollow, follow))
 			return -1;
 		e->ev[e->n - 1].t = t;
 		return 1;
@@ -211,8 +235,11 @@ int sim_trace_read(FILE *f, const char *name, struct sim_events *e, struct sim_t
 	ssize_t len;
 	struct live lv = { 0 };
 	struct sim_range *rs = malloc(MAX_RANGES * sizeof *rs);
-	int rc = 0;
-	if (!rs) {
+	struct sim_follow *follow = malloc(MAX_RANGES * sizeof *follow);
+	int rc = 0, version = 0;
+	if (!rs || !follow) {
+		free(rs);
+		free(follow);
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
@@ -226,17 +253,18 @@ int sim_trace_read(FILE *f, const char *name, struct sim_events *e, struct sim_t
 			char magic[32];
 			int ver, used = 0;
 			if (sscanf(line, "%31s %d%n", magic, &ver, &used) != 2 || strcmp(magic, EMBER_TRACE_MAGIC) ||
-			    line[used] || ver != EMBER_TRACE_VERSION) {
-				snprintf(err, errlen, "%s: unknown trace header '%.60s' (expected '%s %d')", name, line,
-					 EMBER_TRACE_MAGIC, EMBER_TRACE_VERSION);
+			    line[used] || ver < 1 || ver > EMBER_TRACE_VERSION) {
+				snprintf(err, errlen, "%s: unknown trace header '%.60s' (expected '%s 1' to '%s %d')", name,
+					 line, EMBER_TRACE_MAGIC, EMBER_TRACE_MAGIC, EMBER_TRACE_VERSION);
 				rc = -1;
 				break;
 			}
+			version = ver;
 			continue;
 		}
 		if (!len || line[0] == '#')
 			continue;
-		int r = parse_line(line, e, info, &lv, rs);
+		int r = parse_line(line, version, e, info, &lv, rs, follow);
 		if (r < 0) {
 			snprintf(err, errlen, "%s: out of memory at line %llu", name, (unsigned long long)info->lines);
 			rc = -1;
@@ -254,6 +282,7 @@ int sim_trace_read(FILE *f, const char *name, struct sim_events *e, struct sim_t
 	info->working_set = lv.peak;
 	free(lv.size);
 	free(rs);
+	free(follow);
 	free(line);
 	return rc;
 }

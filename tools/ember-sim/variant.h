@@ -18,11 +18,20 @@ struct sim_range {
 	bool write;
 };
 
+/* A range one argument of a traced launch covered, for launch order (launch_order.h). */
+struct sim_follow {
+	unsigned arg;
+	uint64_t alloc_id, offset, bytes;
+};
+
 struct sim_launch {
 	uint64_t stream;
 	unsigned n;
 	const struct sim_range *ranges;
 	double compute_ns; /* work other than memory */
+	uint64_t kernel;   /* a trace's kernel number; meaningful only with nfollow > 0 */
+	unsigned nfollow;  /* ranges launch order follows (a trace of version 2), by argument */
+	const struct sim_follow *follow;
 };
 
 /* An allocation made as plain device memory and converted to managed (EMBER_MANAGE_ALL). */

@@ -17,6 +17,7 @@
 
 #include "counters.h"
 #include "engine.h"
+#include "launch_order.h"
 #include "variant.h"
 
 #define MS 1000000ull
@@ -39,6 +40,15 @@ struct ember_variant {
 	bool counting;                /* the access-counter model runs */
 	struct sim_counters counters;
 	uint64_t notifications;
+	struct followed *followed; /* launch order: the last range of each kernel's argument on each stream */
+	uint64_t nfollowed, followed_cap;
+};
+
+/* What the shim's kernel table keeps for launch order (kernels.c), keyed as a trace names it. */
+struct followed {
+	uint64_t kernel, stream;
+	unsigned arg;
+	struct ember_range range;
 };
 
 static struct ember_device_account *acc0(struct ember_variant *ev)
@@ -273,6 +283,39 @@ static void pass_if_due(struct ember_variant *ev, uint64_t now, bool wanted)
 		pass_at(ev, ev->vt.now);
 }
 
+/* The remembered range of a kernel's argument on a stream, made empty on first sight; NULL if out of memory. */
+static struct followed *followed_of(struct ember_variant *ev, uint64_t kernel, unsigned arg, uint64_t stream)
+{
+	for (size_t i = 0; i < ev->nfollowed; i++)
+		if (ev->followed[i].kernel == kernel && ev->followed[i].arg == arg && ev->followed[i].stream == stream)
+			return &ev->followed[i];
+	if (!sim_grow_to(&ev->followed, &ev->followed_cap, ev->nfollowed, sizeof *ev->followed))
+		return NULL;
+	struct followed *f = &ev->followed[ev->nfollowed++];
+	*f = (struct followed){ kernel, stream, arg, { UINT64_MAX, 0, 0 } };
+	return f;
+}
+
+/*
+ * Launch order, as the shim's access monitor runs it at a launch (table
+ * locked, before the launch's demand): each followed argument's range is
+ * compared with the one it covered at the kernel's previous launch on the
+ * stream, and what it slid past departs.
+ */
+static void slide(struct ember_variant *ev, const struct sim_launch *l)
+{
+	for (unsigned i = 0; i < l->nfollow; i++) {
+		const struct sim_follow *fo = &l->follow[i];
+		struct ember_alloc *a = alloc_of(ev, fo->alloc_id);
+		struct followed *f = followed_of(ev, l->kernel, fo->arg, l->stream);
+		if (!a || !f || !fo->bytes)
+			continue;
+		struct ember_range now_r = { a->id, fo->offset, fo->offset + fo->bytes };
+		ember_launch_order_slide(a, &f->range, &now_r);
+		f->range = now_r;
+	}
+}
+
 static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 {
 	struct ember_variant *ev = v;
@@ -284,6 +327,8 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 	ev->vt.launch_ready_at = 0;
 	if (ev->adaptive) {
 		ember_table_lock(&ev->table);
+		if (ev->scan)
+			slide(ev, l);
 		for (unsigned i = 0; ev->scan && i < l->n; i++) {
 			uint32_t r0, r1;
 			struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
@@ -377,6 +422,7 @@ static void v_finish(void *v)
 	if (ev->counting)
 		sim_counters_free(&ev->counters);
 	free(ev->by_id);
+	free(ev->followed);
 	free(ev);
 }
 
