@@ -8,7 +8,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 [ -d build-gpu ] && { rm -rf build; mv build-gpu build; }
-export EMBER_BUILD=$here/build EMBER_RESULTS=/tmp/validation
+export EMBER_PREBUILT=1 EMBER_BUILD=$here/build EMBER_RESULTS=/tmp/validation
 rm -rf "$EMBER_RESULTS"; mkdir -p "$EMBER_RESULTS"
 # llama-bench's CUDA libraries come with the GPU image's Python packages
 for lib in libcublas.so.13 libcudart.so.13 libnccl.so.2; do
