@@ -50,7 +50,8 @@ Test(secure, the_environment_is_ignored_under_secure_execution)
 	if (strncmp(secure, "secure 0", 8) == 0)
 		cr_skip_test("the build folder is mounted nosuid: the setgid bit has no effect");
 	cr_expect_not_null(strstr(secure, "secure 1 "), "%s", secure);
+	/* the system's driver may load (and cuInit succeed, on a GPU machine); the caller's never */
 	cr_expect_null(strstr(secure, EMBER_SIM_PATH), "EMBER_REAL_LIBCUDA was followed under secure execution: %s",
 		       secure);
-	cr_expect_null(strstr(secure, " cuInit 0 "), "a driver named by the caller was loaded: %s", secure);
+	cr_expect_null(strstr(secure, "libember-sim"), "a driver named by the caller was loaded: %s", secure);
 }
