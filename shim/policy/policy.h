@@ -25,10 +25,14 @@
  *
  * One addition, for the launch scan: a region is referenced in pulses (once
  * per launch), not in the steady stream of counter notifications the paper
- * had, so between two references its decayed demand says little. Replacement
- * therefore also requires the resident region to have been silent for
- * heat_ratio times the hot region's reuse gap: data read once per token, or
- * once per pass, is never swapped for data read at the same rate.
+ * had, so between two references its decayed demand says little.
+ * Replacement therefore also requires the resident region's last reference
+ * to come heat_ratio reuse gaps of the hot region before the hot region's
+ * own: data read once per token, or once per pass, is never swapped for
+ * data read at the same rate, and nothing is swapped once the program stops
+ * launching. A reuse gap runs from touch to touch, where references less
+ * than an interval apart are one touch (a burst of launches over one
+ * layer), until a touch lasts an interval (steady use).
  *
  * A second addition, from launch order: a region that a sliding range left
  * behind (ember_policy_depart) is cold at once. It goes first among the
