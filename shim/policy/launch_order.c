@@ -19,3 +19,30 @@ void ember_launch_order_slide(struct ember_alloc *a, const struct ember_range *w
 	if (was->end > past_start && was->end / R > (past_start + R - 1) / R)
 		ember_policy_depart(a, (uint32_t)((past_start + R - 1) / R), (uint32_t)(was->end / R));
 }
+
+bool ember_launch_history_find(const struct ember_launch_history *h, uint64_t key, struct ember_range *out)
+{
+	for (unsigned i = 0; i < EMBER_LAUNCH_STREAMS; i++)
+		if (h->on[i].used && h->on[i].key == key) {
+			*out = h->on[i].range;
+			return true;
+		}
+	return false;
+}
+
+void ember_launch_history_keep(struct ember_launch_history *h, uint64_t key, const struct ember_range *range,
+			       uint64_t clock)
+{
+	unsigned pick = 0;
+	for (unsigned i = 0; i < EMBER_LAUNCH_STREAMS; i++) {
+		if (h->on[i].used && h->on[i].key == key) {
+			pick = i;
+			break;
+		}
+		if (h->on[i].used < h->on[pick].used)
+			pick = i; /* the stalest, or an empty one */
+	}
+	h->on[pick].key = key;
+	h->on[pick].used = clock;
+	h->on[pick].range = *range;
+}

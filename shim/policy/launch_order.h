@@ -7,6 +7,7 @@
 #ifndef EMBER_LAUNCH_ORDER_H
 #define EMBER_LAUNCH_ORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "regions.h"
@@ -15,6 +16,26 @@
 struct ember_range {
 	uint64_t alloc_id, start, end;
 };
+
+/*
+ * What one argument of one kernel covered at its latest launch on each of
+ * its latest streams, so that streams running the same kernel over
+ * different data do not mistake each other's ranges for a slide.
+ */
+enum { EMBER_LAUNCH_STREAMS = 4 };
+struct ember_launch_history {
+	struct {
+		uint64_t key, used; /* used: a clock value, to replace the stalest (0: empty) */
+		struct ember_range range;
+	} on[EMBER_LAUNCH_STREAMS];
+};
+
+/* The range the argument covered last on the stream with this key: whether it is known. */
+bool ember_launch_history_find(const struct ember_launch_history *h, uint64_t key, struct ember_range *out);
+
+/* Keep range as the argument's latest on the stream, replacing that stream's or the stalest; clock > 0, rising. */
+void ember_launch_history_keep(struct ember_launch_history *h, uint64_t key, const struct ember_range *range,
+			       uint64_t clock);
 
 /*
  * The argument covered was at its previous launch on this stream and covers

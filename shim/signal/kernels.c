@@ -21,15 +21,7 @@ struct layout {
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
-	struct arg_history *history;           /* per pointer argument, made on first use */
-};
-
-/* What one argument covered at its latest launch on each of its latest streams. */
-struct arg_history {
-	struct {
-		uint64_t key, used; /* used: a counter, to replace the stalest */
-		struct ember_range range;
-	} on[EMBER_KERNEL_STREAMS];
+	struct ember_launch_history *history;  /* per pointer argument, made on first use */
 };
 
 enum { LAYOUT_BUCKETS = 4096, MAX_PARAMS = 4096 };
@@ -136,7 +128,7 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 }
 
 /* The slot of f's history of argument param for the stream with this key (layout lock held). */
-static struct arg_history *history_of(CUfunction f, unsigned param, bool make)
+static struct ember_launch_history *history_of(CUfunction f, unsigned param, bool make)
 {
 	struct layout *l = slot_of(f);
 	if (!l || l->f != f)
@@ -152,21 +144,9 @@ void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struc
 	static uint64_t clock;
 	pthread_mutex_lock(&layout_lock);
 	for (unsigned param = 0; param < EMBER_SCAN_LEARNED && which >> param; param++) {
-		struct arg_history *h = which & (1u << param) ? history_of(f, param, true) : NULL;
-		if (!h)
-			continue;
-		unsigned pick = 0;
-		for (unsigned i = 0; i < EMBER_KERNEL_STREAMS; i++) {
-			if (h->on[i].used && h->on[i].key == stream_key) {
-				pick = i;
-				break;
-			}
-			if (h->on[i].used < h->on[pick].used)
-				pick = i; /* the stalest, or an empty one */
-		}
-		h->on[pick].key = stream_key;
-		h->on[pick].used = ++clock;
-		h->on[pick].range = ranges[param];
+		struct ember_launch_history *h = which & (1u << param) ? history_of(f, param, true) : NULL;
+		if (h)
+			ember_launch_history_keep(h, stream_key, &ranges[param], ++clock);
 	}
 	pthread_mutex_unlock(&layout_lock);
 }
@@ -176,13 +156,9 @@ uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct 
 	uint32_t found = 0;
 	pthread_mutex_lock(&layout_lock);
 	for (unsigned param = 0; param < EMBER_SCAN_LEARNED; param++) {
-		struct arg_history *h = history_of(f, param, false);
-		for (unsigned i = 0; h && i < EMBER_KERNEL_STREAMS; i++)
-			if (h->on[i].used && h->on[i].key == stream_key) {
-				out[param] = h->on[i].range;
-				found |= 1u << param;
-				break;
-			}
+		struct ember_launch_history *h = history_of(f, param, false);
+		if (h && ember_launch_history_find(h, stream_key, &out[param]))
+			found |= 1u << param;
 		if (!h)
 			break; /* f has no history at all */
 	}

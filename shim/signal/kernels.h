@@ -33,10 +33,8 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size);
  * in which) covered at this launch on the stream with this key, for the
  * next launch there to compare. ember_kernel_previous_ranges fills out[] and
  * returns a bit per argument it knew. Each argument keeps the last range
- * of its last few streams, so that streams running the same kernel over
- * different data do not mistake each other's ranges for a slide.
+ * of its last few streams (struct ember_launch_history, launch_order.h).
  */
-enum { EMBER_KERNEL_STREAMS = 4 };
 void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_range *ranges,
 				  uint32_t which);
 uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_range *out);

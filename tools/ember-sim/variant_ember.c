@@ -40,15 +40,15 @@ struct ember_variant {
 	bool counting;                /* the access-counter model runs */
 	struct sim_counters counters;
 	uint64_t notifications;
-	struct followed *followed; /* launch order: the last range of each kernel's argument on each stream */
-	uint64_t nfollowed, followed_cap;
+	struct followed *followed; /* launch order: each kernel argument's latest ranges */
+	uint64_t nfollowed, followed_cap, follow_clock;
 };
 
 /* What the shim's kernel table keeps for launch order (kernels.c), keyed as a trace names it. */
 struct followed {
-	uint64_t kernel, stream;
+	uint64_t kernel;
 	unsigned arg;
-	struct ember_range range;
+	struct ember_launch_history history;
 };
 
 static struct ember_device_account *acc0(struct ember_variant *ev)
@@ -283,16 +283,16 @@ static void pass_if_due(struct ember_variant *ev, uint64_t now, bool wanted)
 		pass_at(ev, ev->vt.now);
 }
 
-/* The remembered range of a kernel's argument on a stream, made empty on first sight; NULL if out of memory. */
-static struct followed *followed_of(struct ember_variant *ev, uint64_t kernel, unsigned arg, uint64_t stream)
+/* The history of a kernel's argument, made empty on first sight; NULL if out of memory. */
+static struct followed *followed_of(struct ember_variant *ev, uint64_t kernel, unsigned arg)
 {
-	for (size_t i = 0; i < ev->nfollowed; i++)
-		if (ev->followed[i].kernel == kernel && ev->followed[i].arg == arg && ev->followed[i].stream == stream)
+	for (uint64_t i = 0; i < ev->nfollowed; i++)
+		if (ev->followed[i].kernel == kernel && ev->followed[i].arg == arg)
 			return &ev->followed[i];
 	if (!sim_grow_to(&ev->followed, &ev->followed_cap, ev->nfollowed, sizeof *ev->followed))
 		return NULL;
 	struct followed *f = &ev->followed[ev->nfollowed++];
-	*f = (struct followed){ kernel, stream, arg, { UINT64_MAX, 0, 0 } };
+	*f = (struct followed){ .kernel = kernel, .arg = arg };
 	return f;
 }
 
@@ -307,12 +307,13 @@ static void slide(struct ember_variant *ev, const struct sim_launch *l)
 	for (unsigned i = 0; i < l->nfollow; i++) {
 		const struct sim_follow *fo = &l->follow[i];
 		struct ember_alloc *a = alloc_of(ev, fo->alloc_id);
-		struct followed *f = followed_of(ev, l->kernel, fo->arg, l->stream);
+		struct followed *f = followed_of(ev, l->kernel, fo->arg);
 		if (!a || !f || !fo->bytes)
 			continue;
-		struct ember_range now_r = { a->id, fo->offset, fo->offset + fo->bytes };
-		ember_launch_order_slide(a, &f->range, &now_r);
-		f->range = now_r;
+		struct ember_range was, now_r = { a->id, fo->offset, fo->offset + fo->bytes };
+		if (ember_launch_history_find(&f->history, l->stream, &was))
+			ember_launch_order_slide(a, &was, &now_r);
+		ember_launch_history_keep(&f->history, l->stream, &now_r, ++ev->follow_clock);
 	}
 }
 
