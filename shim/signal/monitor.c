@@ -17,11 +17,12 @@ static bool spans_as_rows_and_columns(const struct ember_scan *s, uint64_t size)
 	static const unsigned sizes[] = { 8, 4, 2, 1 };
 	for (unsigned i = 0; i < s->nscalars; i++)
 		for (unsigned j = i; j < s->nscalars; j++) {
-			if (s->scalars[i] < 2 || s->scalars[j] < 2 || s->scalars[i] > size / s->scalars[j])
+			uint64_t cells; /* at most size, an allocation below 2^48: cells * 8 cannot overflow */
+			if (s->scalars[i] < 2 || s->scalars[j] < 2 ||
+			    __builtin_mul_overflow(s->scalars[i], s->scalars[j], &cells) || cells > size)
 				continue;
-			uint64_t cells = s->scalars[i] * s->scalars[j];
 			for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++)
-				if (cells <= size / sizes[e] && 2 * cells * sizes[e] >= size)
+				if (cells * sizes[e] <= size && 2 * cells * sizes[e] >= size)
 					return true;
 		}
 	return false;
