@@ -48,6 +48,22 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 				}
 		if (spans_as_rows_and_columns(s, limit))
 			return limit;
+		/*
+		 * 1c: this kernel never showed its element size, and even at 16
+		 * bytes an element its largest count covers under 1/64 of the
+		 * array: a frontier's length, a level, a seed, not an extent.
+		 * Nothing bounds what it reads, and a graph kernel reads all
+		 * over the array, so credit the whole allocation: an unread tail
+		 * credited costs a little budget, a read one missed costs a
+		 * collapse to the mapped tier's sparse rate. A larger count is
+		 * taken as a window (rule 2).
+		 */
+		uint64_t largest = 0;
+		for (unsigned k = 0; k < s->nscalars; k++)
+			if (s->scalars[k] > largest)
+				largest = s->scalars[k];
+		if ((param >= EMBER_SCAN_LEARNED || !s->elem_size[param]) && largest < limit / 64 / 16)
+			return limit;
 	}
 	/* 2: the element size an earlier launch of this kernel showed, else 4 bytes (float, int) */
 	unsigned elem = param < EMBER_SCAN_LEARNED && s->elem_size[param] ? s->elem_size[param] : 4;

@@ -16,7 +16,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch2, touch_struct, scaled, rows;
+static CUfunction touch, touch4, touch4b, touch2, touch_struct, scaled, rows, frontier;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -66,6 +66,15 @@ static void k_rows(const struct ember_sim_launch *l, void **params)
 		SYM(sim, ember_sim_access)(m + (size_t)r * cols + r % cols, sizeof(int), 0);
 }
 
+/* A graph kernel's shape: the edge array's base and the frontier's length; it reads edges all over the array. */
+static void k_frontier(const struct ember_sim_launch *l, void **params)
+{
+	const unsigned *edges = *(const unsigned **)params[0];
+	int length = *(int *)params[1];
+	for (int v = 0; v < length; v++) /* each frontier vertex's neighbours: a 2 MiB block apart */
+		SYM(sim, ember_sim_access)(edges + (size_t)v * (MiB / 2) + 7 * v, 64, 0);
+}
+
 static void start(void)
 {
 	setenv("EMBER_MODE", "adaptive", 1);
@@ -75,7 +84,7 @@ static void start(void)
 	sim = load_sim();
 	shim = load_shim();
 	static const size_t one[] = { 8, 8 }, two[] = { 8, 8, 8 }, view[] = { sizeof(struct view) };
-	static const size_t scale[] = { 8, 8, 4, 4 }, dp[] = { 8, 4, 4, 4 };
+	static const size_t scale[] = { 8, 8, 4, 4 }, dp[] = { 8, 4, 4, 4 }, graph[] = { 8, 4, 4 };
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
@@ -83,6 +92,7 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch_struct", k_touch_struct, view, 1), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_scaled", k_scaled, scale, 4), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_rows", k_rows, dp, 4), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_frontier", k_frontier, graph, 3), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -91,6 +101,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch_struct, mod, "t_touch_struct"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&scaled, mod, "t_scaled"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&rows, mod, "t_rows"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&frontier, mod, "t_frontier"));
 }
 
 TestSuite(adaptive, .timeout = 60);
@@ -257,6 +268,11 @@ Test(adaptive, launch_scan_accuracy)
 	int cols = 4096, nrows = 64 * MiB / sizeof(int) / 4096, penalty = 10;
 	launch(rows, (void *[]){ &dpm, &cols, &nrows, &penalty });
 	score_scan("base pointer of a 2-D array, width and rows", dpm, 64 * MiB, 1.0, 1.0);
+	/* a base pointer and a frontier's length, nothing that bounds the reads: the whole array */
+	CUdeviceptr edges = managed(64 * MiB);
+	int length = 32, level = 3;
+	launch(frontier, (void *[]){ &edges, &length, &level });
+	score_scan("base pointer of a graph's edges and a frontier's length", edges, 64 * MiB, 1.0, 1.0);
 }
 
 /*
