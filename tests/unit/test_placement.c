@@ -104,6 +104,31 @@ Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
 	cr_expect_eq(SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE), moved);
 }
 
+/*
+ * A promoted range prefers the GPU, so a host touch (the driver migrates
+ * the page to the host) is undone at its next GPU access instead of
+ * leaving it read remotely while the budget counts it resident; a demoted
+ * one prefers the host again.
+ */
+Test(placement, promoted_ranges_prefer_the_gpu_and_demoted_ones_the_host)
+{
+	start_static();
+	CUdeviceptr p = managed(200 * MiB);
+	launch_reread(shim, reread, p, 200 * MiB);
+	flush();
+	struct ember_sim_block_info head, tail;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &head), 0);
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 199 * MiB), &tail), 0);
+	cr_expect_eq(head.preferred, 0, "the promoted prefix prefers GPU 0");
+	cr_expect_eq(tail.preferred, EMBER_SIM_HOST, "the mapped tail prefers the host");
+	cr_expect(tail.accessed_by & 1u, "and GPU 0 still maps it");
+	cr_expect_gt(SYM(shim, ember_evict)((void *)p, 200 * MiB), 0);
+	flush();
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &head), 0);
+	cr_expect_eq(head.preferred, EMBER_SIM_HOST, "demoted, it prefers the host again");
+	cr_expect(head.accessed_by & 1u, "mapped by GPU 0 as before");
+}
+
 Test(placement, the_budget_holds_across_many_allocations)
 {
 	start_static();
