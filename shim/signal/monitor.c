@@ -36,14 +36,18 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	for (unsigned j = 0; j < s->nptrs; j++)
 		if (s->ptrs[j].alloc == a && s->ptrs[j].addr > addr && s->ptrs[j].addr - addr < limit)
 			limit = s->ptrs[j].addr - addr;
-	/* 1: a base pointer with a count that spans the whole allocation, at any element size */
-	static const unsigned sizes[] = { 16, 8, 4, 2, 1 };
+	/*
+	 * 1: a base pointer with a count that spans the whole allocation, at
+	 * any element size: scalars and vectors, or records up to 128 bytes
+	 * (k-means' 16-float points, a particle's position and velocity)
+	 */
+	static const unsigned sizes[] = { 16, 8, 4, 2, 1 }, records[] = { 128, 64, 32, 16, 8, 4, 2, 1 };
 	unsigned param = s->ptrs[i].param;
 	if (addr == a->base && limit == a->size) {
 		for (unsigned k = 0; k < s->nscalars; k++)
-			for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++)
-				if (s->scalars[k] * sizes[e] == limit) {
-					*learned = sizes[e];
+			for (unsigned e = 0; e < sizeof records / sizeof records[0]; e++)
+				if (s->scalars[k] * records[e] == limit) {
+					*learned = records[e];
 					return limit;
 				}
 		if (spans_as_rows_and_columns(s, limit))

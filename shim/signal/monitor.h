@@ -16,12 +16,15 @@
  *  - up to the next pointer into the same allocation in the same launch, if
  *    any (several pointers into one buffer split it);
  *  - within that, from the count arguments (kernel(x + offset, n) reads n
- *    elements from x + offset), element size unknown: a count times 16, 8,
- *    4, 2 or 1 bytes that spans a whole allocation from its base wins; so does
- *    a base pointer with two counts (rows and columns) whose product, at some
- *    element size, is at least half the allocation: the whole of it; else the largest
- *    count at 4 bytes (float, int) that fits; else the largest that fits at
- *    any size;
+ *    elements from x + offset), element size unknown: a count times 128,
+ *    64, 32, 16, 8, 4, 2 or 1 bytes that spans a whole allocation from its
+ *    base wins; so does a base pointer with two counts (rows and columns)
+ *    whose product, at some element size, is at least half the allocation:
+ *    the whole of it; so does a base pointer whose counts cover under 1/64
+ *    of it even at 16 bytes, in a kernel that never showed its element size
+ *    (a frontier's length beside a graph's edges); else the largest count
+ *    at 4 bytes (float, int) that fits; else the largest that fits at any
+ *    size;
  *  - with no count that fits, to the limit: a base pointer alone is taken
  *    to mean the whole allocation.
  * An element size learned from an earlier launch of the same kernel (one

@@ -16,7 +16,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch2, touch_struct, scaled, rows, frontier;
+static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -31,6 +31,13 @@ static void k_touch4(const struct ember_sim_launch *l, void **params)
 	const float *x = *(const float **)params[0];
 	size_t n = *(size_t *)params[1]; /* in 16-byte elements, as a float4 kernel counts */
 	SYM(sim, ember_sim_access)(x, n * 16, 0);
+}
+
+static void k_touch64(const struct ember_sim_launch *l, void **params)
+{
+	const float *x = *(const float **)params[0];
+	size_t n = *(size_t *)params[1]; /* points of 16 floats, as k-means counts them */
+	SYM(sim, ember_sim_access)(x, n * 64, 0);
 }
 
 static void k_touch2(const struct ember_sim_launch *l, void **params)
@@ -88,6 +95,7 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch64", k_touch64, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch2", k_touch2, two, 3), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch_struct", k_touch_struct, view, 1), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_scaled", k_scaled, scale, 4), 0);
@@ -97,6 +105,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4b, mod, "t_touch4b"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&touch64, mod, "t_touch64"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch2, mod, "t_touch2"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch_struct, mod, "t_touch_struct"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&scaled, mod, "t_scaled"));
@@ -250,6 +259,11 @@ Test(adaptive, launch_scan_accuracy)
 	CUdeviceptr r_at = r + 16 * MiB;
 	launch(touch4b, (void *[]){ &r_at, &n16 });
 	score_scan("interior pointer, 16-byte count, after a whole-array launch", r, 64 * MiB, 1.0, 1.0);
+	/* a base pointer and a count of 64-byte records (k-means' points): the whole array */
+	CUdeviceptr pts = managed(64 * MiB);
+	size_t npts = 64 * MiB / 64;
+	launch(touch64, (void *[]){ &pts, &npts });
+	score_scan("base pointer and a count of 64-byte points", pts, 64 * MiB, 1.0, 1.0);
 	/* a pointer inside a struct: no count beside it, so it reaches the allocation's end */
 	CUdeviceptr s = managed(64 * MiB);
 	struct view v = { (const float *)(s + 8 * MiB), 4 * MiB / sizeof(float) };
