@@ -75,13 +75,16 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
 }
 
 /*
- * A moved range prefers where it now lives. Under the host preference a
- * promoted page that the host touches (a program checking its answer, a
- * cudaMemcpy of a counter) goes back to host memory and stays there,
- * read remotely while the budget counts it resident: on the H200 a BFS
- * whose host copied its frontier's length each level ran 20x slower with
- * everything promoted. Preferring the GPU, the page comes back at its next
- * GPU access. Advice is not stream-ordered; a failed advice leaves the old
+ * A moved range prefers where it now lives. Under the host preference two
+ * things put a promoted page back in host memory, where the GPU reads it
+ * remotely while the budget counts it resident: the GPU's first touch of a
+ * page never touched before (DESIGN.md: it lands in host memory; outputs,
+ * counters and a BFS's level array are first written by kernels), and a
+ * host touch after the promotion (a program checking its answer). On the
+ * H200, BFS with everything promoted ran 20x slower than without Ember,
+ * its atomics going to host memory. Preferring the GPU, a first touch
+ * lands there and a page the host took comes back at its next GPU access.
+ * Advice is not stream-ordered; a failed advice leaves the old
  * preference, and the move goes ahead.
  */
 static void prefer(const struct ember_op *op, CUmemLocation loc)
