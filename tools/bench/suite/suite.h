@@ -1,0 +1,83 @@
+// ember-suite: the evaluation suite's shared harness. Each workload is an
+// ordinary CUDA program: its data in cudaMallocManaged memory with no hints,
+// filled on the host as a loader would, kernels that take plain pointers.
+// The harness times whole runs and prints one JSON record; run.sh adds the
+// variant, the statistics and the oracle bound.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define CHECK(call)                                                                            \
+	do {                                                                                   \
+		cudaError_t e_ = (call);                                                       \
+		if (e_ != cudaSuccess) {                                                       \
+			fprintf(stderr, "ember-suite: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+			        cudaGetErrorString(e_));                                       \
+			exit(1);                                                               \
+		}                                                                              \
+	} while (0)
+
+// What one run did, in the workload's own accounting.
+struct suite_result {
+	double read_bytes = 0;      // bytes its kernels read from managed memory
+	double written_bytes = 0;   // bytes they wrote to it
+	bool sparse = false;        // reads land in small pieces scattered over the data
+	bool verified = false;      // the answer was checked against an independent one
+	std::string note;           // what was checked, or why it failed
+};
+
+// A workload. make() allocates and fills about `bytes` of data (untimed);
+// run() is the timed algorithm and ends synchronised; check() verifies the
+// answer on the host (untimed); destroy() frees everything.
+struct suite_workload {
+	const char *name;
+	const char *what;
+	void *(*make)(size_t bytes);
+	void (*run)(void *state, suite_result *r);
+	void (*check)(void *state, suite_result *r);
+	void (*destroy)(void *state);
+};
+
+// Managed memory as the program asks for it, no hints; the harness knows
+// every allocation, so a resident run can move them all before it starts.
+void *suite_managed(size_t bytes);
+void suite_free(void *p);
+// Fill with all cores: element i of n gets fn(i).
+void suite_fill_u32(uint32_t *p, size_t n, uint32_t (*fn)(size_t i, uint64_t seed), uint64_t seed);
+void suite_fill_f32(float *p, size_t n, float (*fn)(size_t i, uint64_t seed), uint64_t seed);
+// A well-mixed 64-bit hash (splitmix64), for generated data.
+__host__ __device__ inline uint64_t suite_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+// Host threads for the host's share of the work: the cores, at most 16.
+inline unsigned suite_workers()
+{
+	return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+}
+// fn(t, lo, hi) on worker t for an equal share [lo, hi) of [0, n).
+template <typename F> void suite_for_shares(size_t n, F fn)
+{
+	unsigned k = suite_workers();
+	std::vector<std::thread> pool;
+	for (unsigned t = 0; t < k; t++)
+		pool.emplace_back([=] { fn(t, n * t / k, n * (t + 1) / k); });
+	for (auto &th : pool)
+		th.join();
+}
+// Grid size for grid-stride kernels: 8 blocks per SM.
+int suite_blocks();
+
+extern const suite_workload suite_pathfinder, suite_kmeans, suite_cnn, suite_bitonic, suite_radix,
+	suite_bfs, suite_nw, suite_star;
