@@ -6,10 +6,16 @@ is downloaded), greedy generate() of a fixed number of new tokens after a
 short prompt. Under EMBER_MANAGE_ALL=1 its allocations become managed
 memory that Ember places under the budget.
 
-    python3 hf_generate.py ARCH SIZE NEW_TOKENS RUNS
+    python3 hf_generate.py ARCH SIZE NEW_TOKENS RUNS [accelerate GPU_BYTES]
 
-ARCH: llama or mixtral. SIZE: 13b (Llama 2 13B shape, 26 GB bf16), 7b,
-tiny (a smoke test), or mixtral shapes: 8x1b, tiny. Prints one JSON record:
+ARCH: llama or mixtral. SIZE: 13b (Llama 2 13B shape, 26 GB bf16), 7b, 4b
+(8.6 GB), tiny (a smoke test), or mixtral shapes: 8x1.5b (36 layers, 25 GB),
+8x1b (24 layers, 17 GB), 8x1b-12 (12 layers, 8.6 GB), tiny. With
+`accelerate GPU_BYTES`, the peer a user would pick instead of Ember: the
+model built in host memory and dispatched by accelerate's device_map with
+max_memory capping the GPU at GPU_BYTES, the rest offloaded to the CPU
+(weights copied to the GPU layer by layer as each forward needs them).
+Prints one JSON record:
 the load (build and initialise) time, the median seconds and tokens per
 second of generation over RUNS runs, each after a one-token warm-up.
 """
@@ -28,19 +34,27 @@ SHAPES = {
                            num_attention_heads=40, num_key_value_heads=40),
     ("llama", "7b"): dict(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
                           num_attention_heads=32, num_key_value_heads=32),
+    ("llama", "4b"): dict(hidden_size=3072, intermediate_size=8192, num_hidden_layers=36,
+                          num_attention_heads=24, num_key_value_heads=24),
     ("llama", "tiny"): dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2,
                             num_attention_heads=4, num_key_value_heads=4),
     # Mixtral-style MoE: eight experts, two active per token, so each token reads a quarter of the expert weights
     ("mixtral", "8x1b"): dict(hidden_size=2048, intermediate_size=7168, num_hidden_layers=24,
                               num_attention_heads=16, num_key_value_heads=8, num_local_experts=8,
                               num_experts_per_tok=2),
+    ("mixtral", "8x1.5b"): dict(hidden_size=2048, intermediate_size=7168, num_hidden_layers=36,
+                                num_attention_heads=16, num_key_value_heads=8, num_local_experts=8,
+                                num_experts_per_tok=2),
+    ("mixtral", "8x1b-12"): dict(hidden_size=2048, intermediate_size=7168, num_hidden_layers=12,
+                                 num_attention_heads=16, num_key_value_heads=8, num_local_experts=8,
+                                 num_experts_per_tok=2),
     ("mixtral", "tiny"): dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2,
                               num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
                               num_experts_per_tok=2),
 }
 
 
-def build(arch, size):
+def build(arch, size, offload_gpu_bytes=None):
     shape = SHAPES[(arch, size)]
     common = dict(vocab_size=32000, max_position_embeddings=4096, torch_dtype=torch.bfloat16)
     if arch == "llama":
@@ -53,21 +67,30 @@ def build(arch, size):
     t0 = time.perf_counter()
     # weights made on the GPU in bf16 and drawn there: the way a program builds a model it then loads
     torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cuda"):
+    with torch.device("cpu" if offload_gpu_bytes else "cuda"):
         model = cls(config)
     with torch.no_grad():
         for p in model.parameters():
             p.normal_(0.0, 0.02)
     model.eval()
+    if offload_gpu_bytes:
+        import accelerate
+        limits = {0: offload_gpu_bytes, "cpu": 400 << 30}
+        no_split = [m.__class__.__name__ for m in model.modules() if m.__class__.__name__.endswith("DecoderLayer")][:1]
+        device_map = accelerate.infer_auto_device_map(model, max_memory=limits, no_split_module_classes=no_split)
+        model = accelerate.dispatch_model(model, device_map=device_map)
     torch.cuda.synchronize()
     load = time.perf_counter() - t0
     params = sum(p.numel() for p in model.parameters())
-    return model, config, load, params
+    # an MoE token reads the shared weights and only its experts' share of the rest
+    experts = sum(p.numel() for n, p in model.named_parameters() if ".experts." in n)
+    return model, config, load, params, experts
 
 
 def main():
     arch, size, new_tokens, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    model, config, load, params = build(arch, size)
+    offload = int(sys.argv[6]) if len(sys.argv) == 7 and sys.argv[5] == "accelerate" else None
+    model, config, load, params, experts = build(arch, size, offload)
     prompt = torch.randint(0, config.vocab_size, (1, 8), device="cuda")
     gen = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
 
@@ -90,9 +113,12 @@ def main():
     print(json.dumps({
         "bench": "hf-generate", "arch": arch, "size": size, "params": params,
         "working_set_bytes": params * 2, "new_tokens": new_tokens, "runs": runs,
+        "expert_bytes": experts * 2,
+        "active_expert_fraction": getattr(config, "num_experts_per_tok", 1) / getattr(config, "num_local_experts", 1),
         "load_seconds": round(load, 3), "seconds": seconds, "tokens_per_second": new_tokens / seconds,
         "run_seconds": [round(t, 4) for t in times], "transformers": transformers.__version__,
         "torch": torch.__version__,
+        **({"peer": "accelerate", "peer_gpu_bytes": offload} if offload else {}),
     }))
 
 

@@ -1,6 +1,6 @@
 """make-gguf: a Llama-architecture F16 GGUF with synthetic weights, for llama.cpp benchmarks.
 
-    python3 make_gguf.py GGUF_PY_DIR OUT.gguf [13b|7b|tiny]
+    python3 make_gguf.py GGUF_PY_DIR OUT.gguf [13b|7b|4b|tiny]
 
 GGUF_PY_DIR is the gguf-py folder of a llama.cpp source tree (not part of
 Ember: bring it, see DESIGN.md). Nothing is downloaded: the weights are a
@@ -16,6 +16,7 @@ SHAPES = {
     # hidden, layers, ffn, heads
     "13b": (5120, 40, 13824, 40),
     "7b": (4096, 32, 11008, 32),
+    "4b": (3072, 36, 8192, 24),
     "tiny": (256, 2, 512, 4),
 }
 VOCAB = 32000

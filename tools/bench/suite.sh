@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The evaluation matrix (issue 9): every workload of the suite at 0.5x and
+# 1.5x of the budget, under off (0.5x only), mapped, static and adaptive,
+# with its everything-resident run and, for token generation, the peers a
+# user would pick instead. One JSON record per (workload, size, variant)
+# in $EMBER_RESULTS/suite.jsonl (suite_record.py adds the bound); then
+# suite_report.py writes REPORT.md and its plots.
+#   suite.sh [probe] [kernels] [hf] [llama] [overhead] [report]   (default: all)
+# Environment:
+#   EMBER_BENCH_BUDGET   the budget (16G)
+#   EMBER_BENCH_RUNS     runs per record, of which the median is kept (3)
+#   EMBER_SUITE_ONLY     a space-separated subset of the kernels' workloads
+#   EMBER_SUITE_SCALES   the sizes to run ("0.5 1.5"), EMBER_SUITE_VARIANTS the variants (all)
+#   EMBER_BENCH_QUICK=1  a smoke test: a 1G budget, one run, tiny models
+#   EMBER_SUITE_WALL     seconds after which no record starts (written as not run)
+#   EMBER_SUITE_TIMEOUT  seconds one process may take (150)
+#   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../setup.sh"
+results=${EMBER_RESULTS:-$here/results/suite}
+mkdir -p "$results/logs"
+jsonl=$results/suite.jsonl
+budget=${EMBER_BENCH_BUDGET:-16G}
+runs=${EMBER_BENCH_RUNS:-3}
+quick=${EMBER_BENCH_QUICK:-0}
+[ "$quick" = 1 ] && { budget=1G; runs=1; }
+budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+[ -n "$gpu" ] || { echo "suite: no GPU here; the matrix needs one" >&2; exit 1; }
+timeout_s=${EMBER_SUITE_TIMEOUT:-150}
+# no record starts after this many seconds (a lent GPU's call has a limit): it is written as not run
+wall_s=${EMBER_SUITE_WALL:-100000}
+export EMBER_SUITE_MAX_SECONDS=${EMBER_SUITE_MAX_SECONDS:-20}
+SECONDS=0
+
+say() { echo "== [${SECONDS}s] $*"; }
+
+# record BENCH SCALE VARIANT PEER -- COMMAND...: run it (under Ember unless
+# VARIANT is resident, off or a peer) and append the record.
+record() {
+  local bench=$1 scale=$2 variant=$3 peer=$4; shift 5
+  case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) return 0 ;; esac
+  if [ -n "${EMBER_SUITE_VARIANTS:-}" ]; then
+    case " $EMBER_SUITE_VARIANTS " in *" $variant "*|*" ${peer:-none} "*) ;; *) return 0 ;; esac
+  fi
+  if [ "$SECONDS" -ge "$wall_s" ]; then
+    printf '{"bench": "%s", "scale": %s, "variant": "%s", "error": "not run: out of time (EMBER_SUITE_WALL)"}\n' \
+      "$bench" "$scale" "$variant" >>"$jsonl"
+    return 0
+  fi
+  local stats; stats=$(mktemp /tmp/ember-suite-stats.XXXXXX.json)
+  local log="$results/logs/$bench-$scale-$variant.log" pre=()
+  case $variant in
+    mapped|static|adaptive)
+      pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget" --stats "$stats" --log info)
+      case $bench in hf-*) pre+=(--manage-all 1) ;; llama-cpp) pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 "${pre[@]}") ;; esac
+      pre+=(--) ;;
+    off) [ "$bench" = llama-cpp ] && pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1) ;; # stock UVM, no Ember
+  esac
+  local out rc t0=$SECONDS
+  out=$(timeout "$timeout_s" "${pre[@]}" "$@" 2>"$log"); rc=$?
+  echo "$out" >>"$log"
+  python3 "$here/suite_record.py" --bench "$bench" --scale "$scale" --variant "$variant" --peer "$peer" \
+    --budget "$budget_bytes" --gpu "$gpu" --stats "$stats" --rc "$rc" --timeout "$timeout_s" \
+    --wall $((SECONDS - t0)) --results "$results" --out "$out" >>"$jsonl"
+  rm -f "$stats"
+  tail -n 1 "$jsonl" | cut -c1-240
+}
+
+ws_of() { python3 -c "print(int($budget_bytes * $1) // (1 << 21) * (1 << 21))"; }
+
+probe() {
+  say "probe: bandwidths and the sparse-access rates of each tier"
+  "$EMBER_BUILD/bin/ember-uvm-bench" probe $((4 << 30)) >"$results/probe.json"
+  "$EMBER_BUILD/bin/ember-sparse-probe" $((4 << 30)) >"$results/sparse-probe.json" 2>"$results/logs/sparse-probe.log"
+  cat "$results/probe.json" "$results/logs/sparse-probe.log"
+}
+
+kernels() {
+  local suite=$EMBER_BUILD/bin/ember-suite
+  local names=${EMBER_SUITE_ONLY:-$("$suite" list | cut -d' ' -f1)}
+  for scale in 0.5 1.5; do
+    local ws; ws=$(ws_of $scale)
+    for w in $names; do
+      say "$w at ${scale}x ($ws bytes)"
+      record "$w" $scale resident "" -- "$suite" "$w" "$ws" "$runs" resident
+      local variants="static adaptive mapped"
+      [ $scale = 0.5 ] && variants="$variants off"
+      for v in $variants; do
+        record "$w" $scale "$v" "" -- "$suite" "$w" "$ws" "$runs"
+      done
+    done
+  done
+}
+
+hf() {
+  local tokens=8 big=(llama:13b mixtral:8x1.5b) small=(llama:4b mixtral:8x1b-12)
+  [ "$quick" = 1 ] && { tokens=2; big=(llama:tiny mixtral:tiny); small=(llama:tiny mixtral:tiny); }
+  for scale in 1.5 0.5; do
+    local models=("${small[@]}")
+    [ $scale = 1.5 ] && models=("${big[@]}")
+    for m in "${models[@]}"; do
+      local arch=${m%%:*} size=${m#*:} prog=(python3 "$here/hf_generate.py" "${m%%:*}" "${m#*:}" $tokens "$runs")
+      say "hf-$arch $size at ${scale}x"
+      record "hf-$arch" $scale resident "" -- "${prog[@]}"
+      for v in static adaptive; do record "hf-$arch" $scale "$v" "" -- "${prog[@]}"; done
+      [ $scale = 1.5 ] && record "hf-$arch" $scale accelerate accelerate -- "${prog[@]}" accelerate "$budget_bytes"
+      record "hf-$arch" $scale mapped "" -- "${prog[@]}"
+    done
+  done
+}
+
+llama() {
+  [ -x "${EMBER_LLAMA_BENCH:-}" ] && [ -d "${EMBER_GGUF_PY:-}" ] || {
+    echo "suite: llama-cpp not run: set EMBER_LLAMA_BENCH and EMBER_GGUF_PY" >&2
+    printf '{"bench": "llama-cpp", "error": "not run: no llama-bench or gguf-py on this machine"}\n' >>"$jsonl"; return 0; }
+  local tokens=8 pairs=(1.5:13b 0.5:4b)
+  [ "$quick" = 1 ] && { tokens=2; pairs=(1.5:tiny 0.5:tiny); }
+  for pair in "${pairs[@]}"; do
+    local scale=${pair%%:*} shape=${pair#*:} model=/tmp/ember-suite-${pair#*:}.gguf
+    say "llama-cpp $shape at ${scale}x: writing the model"
+    [ -s "$model" ] || python3 "$here/make_gguf.py" "$EMBER_GGUF_PY" "$model" "$shape" >"$results/logs/gguf-$shape.log" 2>&1
+    local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
+    record llama-cpp "$scale" resident "" -- "${bench[@]}" -ngl 99
+    local variants="static adaptive mapped"
+    [ "$scale" = 0.5 ] && variants="$variants off"
+    for v in $variants; do record llama-cpp "$scale" "$v" "" -- "${bench[@]}" -ngl 99; done
+    if [ "$scale" = 1.5 ]; then
+      # llama.cpp's own partial offload: as many layers on the GPU as the budget holds, the rest on all CPU cores
+      local ngl; ngl=$(python3 "$here/suite_record.py" --llama-layers "$shape" --budget "$budget_bytes")
+      record llama-cpp "$scale" "ngl-$ngl" llama-ngl -- "${bench[@]}" -ngl "$ngl" -t "$(nproc)"
+    fi
+    rm -f "$model"
+  done
+}
+
+overhead() {
+  # bench: launch-overhead. Three rounds, the variants interleaved, so drift hits them alike.
+  local lo=$EMBER_BUILD/bin/ember-launch-overhead out=$results/overhead.jsonl
+  : >"$out"
+  for round in 1 2 3; do
+    for v in none static static-no-events adaptive; do
+      local pre=()
+      case $v in
+        static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --) ;;
+        static-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --uvm-events 0 --) ;;
+        adaptive) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --) ;;
+      esac
+      for prog in c-loop torch-tiny-ops; do
+        local cmd=("$lo" 20000)
+        [ $prog = torch-tiny-ops ] && cmd=(python3 "$here/torch_tiny_ops.py" 20)
+        local o; o=$("${pre[@]}" "${cmd[@]}" 2>>"$results/logs/overhead.log" | tail -n 1)
+        python3 -c "import json,sys; r=json.loads(sys.argv[1]) if sys.argv[1].startswith('{') else {'error': 'run failed'}; r.update(bench='launch-overhead', program=sys.argv[2], variant=sys.argv[3], round=int(sys.argv[4]), gpu=sys.argv[5]); print(json.dumps(r))" \
+          "$o" "$prog" "$v" "$round" "$gpu" >>"$out"
+      done
+    done
+  done
+  say "launch overhead"; cat "$out"
+}
+
+report() { python3 "$here/suite_report.py" "$results" "$results/REPORT.md"; }
+
+steps=${*:-probe kernels hf llama overhead report}
+for s in $steps; do
+  case $s in
+    probe|kernels|hf|llama|overhead|report) $s ;;
+    *) echo "usage: suite.sh [probe] [kernels] [hf] [llama] [overhead] [report]" >&2; exit 2 ;;
+  esac
+done
+say "done"

@@ -1,0 +1,213 @@
+"""One record of the evaluation matrix (suite.sh), with its oracle bound.
+
+    suite_record.py --bench B --scale S --variant V --peer P --budget BYTES --gpu NAME
+                    --stats FILE --rc N --timeout S --wall S --results DIR --out TEXT
+    suite_record.py --llama-layers SHAPE --budget BYTES     (llama.cpp's -ngl for the budget)
+    suite_record.py --rebound DIR --budget BYTES  (bounds for DIR/suite.jsonl's records that lack one,
+                                                   from DIR's probes: records made where no probe ran)
+
+The program's own JSON (the last JSON line it printed: ember-suite,
+hf_generate.py, llama-bench -o jsonl) becomes the record, with the fields
+every benchmark record carries: bench, variant, gpu, budget_bytes,
+working_set_bytes, seconds, bound_seconds; plus scale, resident_seconds,
+peer, bytes promoted and demoted (h2d_bytes, d2h_bytes) from Ember's
+statistics.
+
+The bound is an oracle that knows the workload's traffic and the machine's
+rates measured in the same session (probe.json, sparse-probe.json) and
+the run with everything resident:
+- kernels (cold, against first_seconds; warm, bound_warm_seconds, against
+  the median of the runs): the best amount r of the working set (up to the budget's 90%
+  high watermark) moved once at the prefetch rate; then the run takes the
+  longer of its resident compute time and reading its traffic's
+  non-resident share at the mapped tier's rate (the sparse rate for sparse
+  workloads). Minimised over r.
+- token generation: the resident per-token time, or reading each token's
+  weights beyond the high watermark over the link, whichever is longer
+  (an MoE token reads the shared weights and its experts' share of the rest).
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def last_json(text):
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                pass
+    return None
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def load_jsonl(path):
+    if not os.path.exists(path):
+        return []
+    out = []
+    for line in open(path):
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def from_program(bench, prog):
+    """The program's record in the matrix's fields."""
+    if bench == "llama-cpp":
+        runs = [ns / 1e9 for ns in prog["samples_ns"]]
+        return {"working_set_bytes": prog["model_size"], "tokens": prog["n_gen"], "seconds": median(runs),
+                "runs_seconds": runs, "tokens_per_second": prog["n_gen"] / median(runs),
+                "n_gpu_layers": prog["n_gpu_layers"], "llama_build": prog.get("build_commit")}
+    if bench.startswith("hf-"):
+        rec = {k: prog[k] for k in ("arch", "size", "params", "working_set_bytes", "load_seconds", "seconds",
+                                    "tokens_per_second", "expert_bytes", "active_expert_fraction",
+                                    "transformers", "torch") if k in prog}
+        rec.update(tokens=prog["new_tokens"], runs_seconds=prog["run_seconds"])
+        return rec
+    return dict(prog)
+
+
+def token_bytes(rec):
+    """Weights one token reads: all of them, or for an MoE the shared part and its experts' share."""
+    ws = rec["working_set_bytes"]
+    experts = rec.get("expert_bytes", 0)
+    return ws - experts + experts * rec.get("active_expert_fraction", 1.0), ws - experts
+
+
+def bound(rec, resident, probe, sparse, budget):
+    high = budget * 90 // 100
+    ws = rec["working_set_bytes"]
+    mapped = probe["mapped_read_Bps"]
+    up = max(probe["prefetch_Bps"], probe.get("prefetch_bulk_Bps", 0))
+    if rec.get("tokens"):
+        per_token, shared = token_bytes(rec)
+        # the shared weights are kept resident first; what does not fit of the rest is read over the link
+        if not rec.get("expert_bytes"):  # dense: every weight is read by every token
+            beyond = max(0, ws - high)
+        else:
+            experts = rec["expert_bytes"]
+            beyond = (per_token - shared) * max(0.0, (experts - max(0, high - shared)) / experts)
+        link = rec["tokens"] * beyond / mapped
+        res = resident["seconds"] if resident else 0.0
+        note = ("the longer of the resident run and each token's weights beyond the high watermark read over the "
+                f"link at {mapped / 1e9:.1f} GB/s")
+        return max(res, link), note, {"link_bound_tokens_per_second": mapped / beyond if beyond else None}
+    compute = resident.get("compute_seconds", resident["seconds"]) if resident else 0.0
+    traffic = rec.get("read_bytes", ws)
+    rate, label = mapped, "mapped"
+    if rec.get("sparse"):
+        rate, label = sparse["rates_Bps"]["mapped-read/128"], "mapped sparse (128-byte pieces)"
+    top = min(ws, high)
+    cold = warm = None
+    for i in range(65):
+        r = top * i / 64
+        run = max(compute, traffic * (ws - r) / ws / rate)
+        cold = r / up + run if cold is None else min(cold, r / up + run)
+        warm = run if warm is None else min(warm, run)
+    note = (f"cold: the best residency r <= min(working set, 90% of the budget) moved once at {up / 1e9:.1f} GB/s, "
+            f"then the longer of the resident compute time and the non-resident share of {traffic / 1e9:.1f} GB "
+            f"of reads at the {label} rate {rate / 1e9:.2f} GB/s; warm: the same, already moved")
+    return cold, note, {"bound_warm_seconds": warm}
+
+
+def llama_layers(shape, budget):
+    from make_gguf import SHAPES, VOCAB
+    hidden, layers, ffn, _ = SHAPES[shape]
+    layer = 2 * (4 * hidden * hidden + 3 * hidden * ffn)
+    output = 2 * VOCAB * hidden
+    # the KV cache and compute buffers: half a GiB
+    return max(0, min(layers, (budget - (512 << 20) - output) // layer))
+
+
+def rebound(results, budget):
+    path = os.path.join(results, "suite.jsonl")
+    rows = load_jsonl(path)
+    probe = json.load(open(os.path.join(results, "probe.json")))
+    sparse = json.load(open(os.path.join(results, "sparse-probe.json")))
+    for rec in rows:
+        if "error" in rec or "bound_seconds" in rec or "seconds" not in rec:
+            continue
+        resident = rec if rec["variant"] == "resident" else next(
+            (r for r in rows if r.get("bench") == rec["bench"] and r.get("scale") == rec["scale"]
+             and r.get("variant") == "resident" and "error" not in r), None)
+        b, note, extra = bound(rec, resident, probe, sparse, budget)
+        rec.update(bound_seconds=b, bound_note=note + "; rates from another call's probe in the same session",
+                   **extra)
+    with open(path, "w") as f:
+        for rec in rows:
+            f.write(json.dumps(rec) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--llama-layers")
+    ap.add_argument("--rebound")
+    ap.add_argument("--budget", type=int, required=True)
+    for a in ("bench", "scale", "variant", "peer", "gpu", "stats", "results", "out"):
+        ap.add_argument("--" + a, default="")
+    for a in ("rc", "timeout", "wall"):
+        ap.add_argument("--" + a, type=int, default=0)
+    a = ap.parse_args()
+    if a.llama_layers:
+        print(llama_layers(a.llama_layers, a.budget))
+        return
+    if a.rebound:
+        rebound(a.rebound, a.budget)
+        return
+    rec = {"bench": a.bench, "scale": float(a.scale), "variant": a.variant, "gpu": a.gpu, "budget_bytes": a.budget,
+           "wall_seconds": a.wall, "exit": a.rc}
+    if a.peer:
+        rec["peer"] = a.peer
+    prog = last_json(a.out)
+    if a.rc == 124:
+        rec["error"] = f"timed out after {a.timeout} s"
+        rec["seconds_at_least"] = a.timeout
+    elif prog is None:
+        rec["error"] = "run failed: no record printed (see the log)"
+    else:
+        try:
+            rec.update(from_program(a.bench, prog))
+        except (KeyError, TypeError, ZeroDivisionError) as e:
+            rec["error"] = f"record unreadable: {e!r}"
+        if a.rc != 0:
+            rec["error"] = f"exit status {a.rc}" + (": the answer was wrong" if prog.get("verified") is False else "")
+    if a.stats and os.path.exists(a.stats) and os.path.getsize(a.stats):
+        st = json.load(open(a.stats))
+        devs = st.get("devices", [])
+        rec["h2d_bytes"] = sum(d.get("bytes_promoted", 0) for d in devs)
+        rec["d2h_bytes"] = sum(d.get("bytes_demoted", 0) for d in devs)
+        for k in ("uvm_events", "entry_points"):
+            if k in st:
+                rec[k] = st[k]
+    results = a.results
+    resident = None
+    if a.variant != "resident":
+        resident = next((r for r in reversed(load_jsonl(os.path.join(results, "suite.jsonl")))
+                         if r.get("bench") == a.bench and r.get("scale") == rec["scale"]
+                         and r.get("variant") == "resident" and "error" not in r), None)
+        if resident:
+            rec["resident_seconds"] = resident["seconds"]
+    if "seconds" in rec and "error" not in rec:
+        try:
+            probe = json.load(open(os.path.join(results, "probe.json")))
+            sparse = json.load(open(os.path.join(results, "sparse-probe.json")))
+            b, note, extra = bound(rec, resident if a.variant != "resident" else rec, probe, sparse, a.budget)
+            rec.update(bound_seconds=b, bound_note=note, **extra)
+        except (OSError, ValueError, KeyError) as e:
+            rec["bound_note"] = f"no bound: {e!r}"
+    print(json.dumps(rec))
+
+
+if __name__ == "__main__":
+    main()
