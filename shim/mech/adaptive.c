@@ -43,7 +43,9 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	size_t waiting = 0;
 	for (unsigned k = 0; k < ndevs; k++) {
 		note_context(devs[k], at->ctx);
-		waiting += ember_engine_launch_promote(&ember_shim_engine, devs[k], scan->allocs, scan->n, at);
+		/* only repeats: the launch before it promoted what they reference, and the worker sees the rest */
+		if (scan->fresh_demand)
+			waiting += ember_engine_launch_promote(&ember_shim_engine, devs[k], scan->allocs, scan->n, at);
 	}
 	/*
 	 * Wake the worker only when hot regions found no room: it reclaims on

@@ -161,6 +161,7 @@ EMBER_PUBLIC int ember_region_info(const void *ptr, struct ember_region_info *ou
 	struct ember_alloc *a = ember_table_find(EMBER_TABLE, addr);
 	int rc = -1;
 	if (a && a->kind != EMBER_ALLOC_PLAIN && a->nregions) {
+		ember_policy_settle(&ember_shim_ctx, a);
 		const struct ember_region *r = &a->regions[(addr - a->base) >> EMBER_REGION_SHIFT];
 		*out = (struct ember_region_info){ r->state, a->device, r->hinted, r->demand, r->score,
 						   ember_policy_grace_left(r, now) };

@@ -65,9 +65,17 @@ struct ember_policy_ctx {
 	bool adaptive;                   /* completed moves feed protection (adaptive mode) */
 };
 
-/* Demand arrived at now for regions [r0, r1) of a (a launch referenced them, or a hint). */
-void ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+/*
+ * Demand arrived at now for regions [r0, r1) of a (a launch referenced them,
+ * or a hint). False: a repeat of the range credited last, within a quarter
+ * interval; it is counted, and credited (as one reference at the latest
+ * repeat) by ember_policy_settle, which every reader of the regions' demand
+ * calls first. A launch whose demands were all repeats changes nothing a
+ * promotion would see.
+ */
+bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
 			 uint32_t amount, uint64_t now);
+void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a);
 
 /*
  * Regions [r0, r1) of a were left behind by a sliding range (the launch

@@ -56,6 +56,15 @@ struct ember_region {
 	uint64_t protect_until; /* grace: reclamation prefers others until then */
 };
 
+/*
+ * Launches that reference the same regions again within a quarter
+ * interval, counted and credited as one reference later (policy.c).
+ */
+struct ember_repeat {
+	uint32_t r0, r1, amount, count; /* count 0: nothing pending */
+	uint64_t first, last;           /* the first and the latest of the repeats */
+};
+
 struct ember_alloc_stats {
 	uint64_t promotions, demotions;       /* operations issued */
 	uint64_t bytes_promoted, bytes_demoted;
@@ -73,6 +82,7 @@ struct ember_alloc {
 	bool freed;                /* removed from the table by cuMemFree */
 	uint64_t id;               /* allocation order, for stats */
 	struct ember_alloc_stats stats;
+	struct ember_repeat repeat; /* policy: demand counted, not yet credited to the regions */
 	struct ember_region regions[];
 };
 

@@ -22,6 +22,7 @@ struct layout {
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
 	struct ember_launch_history *history;  /* per pointer argument, made on first use */
+	uint32_t kept;                         /* bit per argument: its history holds a range */
 };
 
 enum { LAYOUT_BUCKETS = 4096, MAX_PARAMS = 4096 };
@@ -127,41 +128,35 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 	pthread_mutex_unlock(&layout_lock);
 }
 
-/* The slot of f's history of argument param for the stream with this key (layout lock held). */
-static struct ember_launch_history *history_of(CUfunction f, unsigned param, bool make)
-{
-	struct layout *l = slot_of(f);
-	if (!l || l->f != f)
-		return NULL;
-	if (!l->history && make)
-		l->history = calloc(EMBER_SCAN_LEARNED, sizeof *l->history);
-	return l->history ? &l->history[param] : NULL;
-}
-
 void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_range *ranges,
 				uint32_t which)
 {
 	static uint64_t clock;
 	pthread_mutex_lock(&layout_lock);
-	for (unsigned param = 0; param < EMBER_SCAN_LEARNED && which >> param; param++) {
-		struct ember_launch_history *h = which & (1u << param) ? history_of(f, param, true) : NULL;
-		if (h)
-			ember_launch_history_keep(h, stream_key, &ranges[param], ++clock);
-	}
+	struct layout *l = slot_of(f);
+	if (l && l->f == f && !l->history)
+		l->history = calloc(EMBER_SCAN_LEARNED, sizeof *l->history);
+	if (l && l->f == f && l->history)
+		for (unsigned param = 0; param < EMBER_SCAN_LEARNED && which >> param; param++)
+			if (which & (1u << param)) {
+				ember_launch_history_keep(&l->history[param], stream_key, &ranges[param], ++clock);
+				l->kept |= 1u << param;
+			}
 	pthread_mutex_unlock(&layout_lock);
 }
 
+/* Every launch asks, so one lookup of f and only the arguments that kept a range. */
 uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_range *out)
 {
 	uint32_t found = 0;
 	pthread_mutex_lock(&layout_lock);
-	for (unsigned param = 0; param < EMBER_SCAN_LEARNED; param++) {
-		struct ember_launch_history *h = history_of(f, param, false);
-		if (h && ember_launch_history_find(h, stream_key, &out[param]))
-			found |= 1u << param;
-		if (!h)
-			break; /* f has no history at all */
-	}
+	struct layout *l = slot_of(f);
+	if (l && l->f == f && l->history)
+		for (uint32_t left = l->kept; left; left &= left - 1) {
+			unsigned param = (unsigned)__builtin_ctz(left);
+			if (ember_launch_history_find(&l->history[param], stream_key, &out[param]))
+				found |= 1u << param;
+		}
 	pthread_mutex_unlock(&layout_lock);
 	return found;
 }

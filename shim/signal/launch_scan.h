@@ -39,6 +39,7 @@ struct ember_scan {
 	uint32_t prev_known;   /* bit per argument: prev[] is set */
 	uint32_t newly_ranged; /* bit per argument: range[] to be kept */
 	uint64_t stream_key;   /* the launch's stream (per thread, for a per-thread default stream) */
+	bool fresh_demand;     /* the monitor credited new demand (not only repeats, policy.h) */
 };
 
 /* Scan a launch's arguments; the caller must ember_scan_release() the result. */

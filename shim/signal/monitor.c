@@ -87,16 +87,16 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	return best ? best : limit;
 }
 
-void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
+bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
 	if (a->kind == EMBER_ALLOC_PLAIN || a->nregions == 0 || addr < a->base || addr >= a->base + a->size)
-		return;
+		return false;
 	uint64_t end = addr + (bytes ? bytes : 1);
 	if (end > a->base + a->size)
 		end = a->base + a->size;
 	uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
 	uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-	ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
+	return ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
 }
 
 bool ember_monitor_follows(const struct ember_scan *s, unsigned i)
@@ -131,8 +131,10 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 		extent[i] = ember_monitor_extent(s, i, &learned[i]);
 		note_departures(s, i, extent[i]);
 	}
+	s->fresh_demand = false;
 	for (unsigned i = 0; i < s->nptrs; i++) {
-		ember_monitor_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i], EMBER_LAUNCH_DEMAND, now);
+		s->fresh_demand |= ember_monitor_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i], EMBER_LAUNCH_DEMAND,
+							now);
 		unsigned param = s->ptrs[i].param;
 		if (learned[i] && param < EMBER_SCAN_LEARNED && s->elem_size[param] != learned[i]) {
 			s->elem_size[param] = (uint8_t)learned[i];

@@ -47,7 +47,7 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now);
 /* Remember what the launch taught about its kernel's arguments (table not locked). */
 void ember_monitor_learn(const struct ember_scan *s);
 
-/* Demand for [addr, addr + bytes) from any source (table locked). */
-void ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
+/* Demand for [addr, addr + bytes) from any source (table locked); false: a repeat (policy.h). */
+bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
 
 #endif

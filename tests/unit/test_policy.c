@@ -345,3 +345,29 @@ Test(policy, neighbouring_spans_are_promoted_as_one_move)
 	cr_expect_eq(a->refs, 2, "one reference for the table, one for the move");
 	complete(&m);
 }
+
+/*
+ * A launch loop over one array: repeats of the range credited last, within
+ * a quarter interval, cost one step each and are credited in full when the
+ * regions are read; another range, or the quarter's end, credits afresh.
+ */
+Test(policy, repeats_of_a_range_are_counted_then_credited_in_full)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 64);
+	cr_expect(ember_policy_demand(&ctx, a, 0, 64, 10, now), "the first reference is credited");
+	for (int i = 1; i < 20; i++) {
+		now += 100 * 1000; /* 0.1 ms apart */
+		cr_expect_not(ember_policy_demand(&ctx, a, 0, 64, 10, now), "repeat %d is counted", i);
+	}
+	cr_expect_eq(a->regions[63].demand, 10, "counted, not yet credited");
+	ember_policy_settle(&ctx, a);
+	cr_expect_eq(a->regions[0].demand, 200, "twenty references in all");
+	cr_expect_eq(a->regions[63].last_ref, now, "as of the latest");
+	ember_policy_settle(&ctx, a);
+	cr_expect_eq(a->regions[0].demand, 200, "settled once");
+	cr_expect(ember_policy_demand(&ctx, a, 0, 32, 10, now), "another range is credited at once");
+	now += params.interval_ns / 4;
+	cr_expect(ember_policy_demand(&ctx, a, 0, 32, 10, now), "and so is a repeat after the quarter");
+	ember_policy_depart(a, 0, 8);
+	cr_expect(ember_policy_demand(&ctx, a, 0, 32, 10, now), "after a departure, afresh");
+}

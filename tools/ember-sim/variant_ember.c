@@ -330,14 +330,16 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 		ember_table_lock(&ev->table);
 		if (ev->scan)
 			slide(ev, l);
+		bool fresh = false;
 		for (unsigned i = 0; ev->scan && i < l->n; i++) {
 			uint32_t r0, r1;
 			struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
 			if (regions_of(a, &l->ranges[i], &r0, &r1))
-				ember_policy_demand(&ev->pc, a, r0, r1, EMBER_LAUNCH_DEMAND, now);
+				fresh |= ember_policy_demand(&ev->pc, a, r0, r1, EMBER_LAUNCH_DEMAND, now);
 		}
 		ember_table_unlock(&ev->table);
-		size_t waiting = ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 });
+		/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
+		size_t waiting = fresh ? ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 }) : 0;
 		if (waiting)
 			pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
 	} else {
