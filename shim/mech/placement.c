@@ -34,9 +34,12 @@ static void static_launch(struct ember_scan *scan, const struct ember_at *at)
 {
 	for (unsigned i = 0; i < scan->n; i++) {
 		struct ember_alloc *a = scan->allocs[i];
+		/* once split, never again: most launches learn that without the lock */
+		if (__atomic_load_n(&a->referenced, __ATOMIC_ACQUIRE))
+			continue;
 		ember_table_lock(EMBER_TABLE);
 		bool first = !a->referenced;
-		a->referenced = true;
+		__atomic_store_n(&a->referenced, true, __ATOMIC_RELEASE);
 		ember_table_unlock(EMBER_TABLE);
 		if (first)
 			ember_engine_split(&ember_shim_engine, a, at, EMBER_ORDER_STREAM);

@@ -127,11 +127,19 @@ struct ember_alloc *ember_table_remove(struct ember_table *t, uint64_t base)
 
 void ember_alloc_put(struct ember_table *t, struct ember_alloc *a)
 {
+	ember_allocs_put(t, &a, 1);
+}
+
+void ember_allocs_put(struct ember_table *t, struct ember_alloc *const *v, unsigned n)
+{
+	bool last[n ? n : 1];
 	ember_table_lock(t);
-	bool last = --a->refs == 0;
+	for (unsigned i = 0; i < n; i++)
+		last[i] = --v[i]->refs == 0;
 	ember_table_unlock(t);
-	if (last)
-		free(a);
+	for (unsigned i = 0; i < n; i++)
+		if (last[i])
+			free(v[i]);
 }
 
 unsigned ember_table_count(const struct ember_table *t)

@@ -143,6 +143,8 @@ struct ember_alloc *ember_table_remove(struct ember_table *t, uint64_t base);
 
 /* Drop a reference; the last one frees the record. */
 void ember_alloc_put(struct ember_table *t, struct ember_alloc *a);
+/* The same for n references at once, under one lock (a launch's). */
+void ember_allocs_put(struct ember_table *t, struct ember_alloc *const *v, unsigned n);
 
 /* Whether any managed or converted allocation exists: launches skip scanning when none does. */
 bool ember_table_any_placed(const struct ember_table *t);

@@ -122,15 +122,13 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 
 void ember_scan_release(struct ember_scan *s)
 {
-	for (unsigned i = 0; i < s->n; i++)
-		ember_alloc_put(EMBER_TABLE, s->allocs[i]);
+	ember_allocs_put(EMBER_TABLE, s->allocs, s->n);
 	s->n = s->nptrs = 0;
 }
 
 void ember_scan_unbind(struct ember_scan *s)
 {
-	for (unsigned i = 0; i < s->n; i++)
-		ember_alloc_put(EMBER_TABLE, s->allocs[i]);
+	ember_allocs_put(EMBER_TABLE, s->allocs, s->n);
 	s->n = 0;
 	for (unsigned i = 0; i < s->nptrs; i++)
 		s->ptrs[i].alloc = NULL; /* the addresses stay */
