@@ -1,0 +1,185 @@
+/*
+ * libFuzzer: the launch-argument scanner and the access monitor behind it
+ * (shim/signal/launch_scan.c, kernels.c, monitor.c and the policy), with
+ * the driver's parameter layouts made up by the input, kernels "unloaded"
+ * and their handles reused with other layouts, as a module reload does.
+ *
+ * The input is a few allocations, then operations:
+ *   'D' h n size...   kernel handle h gets n parameters of the given sizes
+ *                     (its module is loaded: the driver answers with these)
+ *   'U'               every module is unloaded (the shim forgets layouts)
+ *   'L' h bytes...    launch h: each parameter's bytes from the input, an
+ *                     8-byte one taken as a pointer into an allocation when
+ *                     its first byte is odd (allocation, offset follow)
+ * A launch reads exactly the parameters the driver says the kernel has
+ * now; ASan catches a scan that trusts an older layout.
+ */
+#include <cuda.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "launch_scan.h"
+#include "monitor.h"
+#include "policy.h"
+#include "shim.h"
+#include "state.h"
+
+enum { KERNELS = 4, MAX_PARAMS = 24, ALLOCS = 4 };
+
+/* What the shim's other parts provide, made small. */
+void *volatile ember_slot_table[EMBER_SLOT_COUNT];
+pthread_mutex_t ember_lock_layouts = PTHREAD_MUTEX_INITIALIZER;
+static struct ember_accounts accounts;
+struct ember_table ember_shim_table;
+struct ember_policy_ctx ember_shim_ctx;
+
+/* The made-up driver: the current layout of each kernel handle. */
+static struct {
+	unsigned n;
+	uint32_t size[MAX_PARAMS];
+	bool loaded;
+} kernel[KERNELS];
+
+static CUfunction handle(unsigned h)
+{
+	return (CUfunction)(uintptr_t)(0x1000 + 64 * h);
+}
+
+static CUresult CUDAAPI param_info(CUfunction f, size_t index, size_t *offset, size_t *size)
+{
+	unsigned h = (unsigned)(((uintptr_t)f - 0x1000) / 64);
+	if (h >= KERNELS || !kernel[h].loaded || index >= kernel[h].n)
+		return CUDA_ERROR_INVALID_VALUE;
+	size_t off = 0;
+	for (size_t i = 0; i < index; i++)
+		off += kernel[h].size[i];
+	*offset = off;
+	*size = kernel[h].size[index];
+	return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI kernel_param_info(CUkernel k, size_t index, size_t *offset, size_t *size)
+{
+	return param_info((CUfunction)k, index, offset, size);
+}
+
+struct input {
+	const uint8_t *p;
+	size_t left;
+};
+
+static unsigned take(struct input *in)
+{
+	if (!in->left)
+		return 0;
+	in->left--;
+	return *in->p++;
+}
+
+static void setup_once(void)
+{
+	static bool done;
+	if (done)
+		return;
+	done = true;
+	ember_slot_table[EMBER_SLOT_cuFuncGetParamInfo] = (void *)param_info;
+	ember_slot_table[EMBER_SLOT_cuKernelGetParamInfo] = (void *)kernel_param_info;
+	ember_table_init(&ember_shim_table, &accounts);
+	ember_shim_ctx = (struct ember_policy_ctx){
+		.params = { .span_regions = 4, .threshold = 256, .interval_ns = 25000000, .heat_ratio = 2.0,
+			    .stale_intervals = 5 },
+		.table = &ember_shim_table,
+		.accounts = &accounts,
+		.adaptive = true,
+	};
+}
+
+static void launch(struct input *in, uint64_t *bases, const uint64_t *sizes, unsigned nallocs, uint64_t now)
+{
+	unsigned h = take(in) % KERNELS;
+	if (!kernel[h].loaded)
+		return;
+	/* the array and each parameter's buffer exactly their size: reading past one is an ASan report */
+	unsigned n = kernel[h].n;
+	void **params = calloc(n ? n : 1, sizeof *params);
+	if (!params)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t sz = kernel[h].size[i];
+		uint8_t *b = malloc(sz);
+		if (!b)
+			break;
+		for (uint32_t k = 0; k < sz; k++)
+			b[k] = (uint8_t)take(in);
+		if (sz == 8 && (b[0] & 1) && nallocs) {
+			unsigned a = b[1] % nallocs;
+			uint64_t off, p;
+			memcpy(&off, b, 8);
+			off = (off >> 16) % (sizes[a] + 1);
+			p = bases[a] + off;
+			memcpy(b, &p, 8);
+		}
+		params[i] = b;
+	}
+	struct ember_scan scan;
+	ember_scan_launch(handle(h), params, NULL, &scan);
+	scan.stream_key = take(in) % 3;
+	ember_table_lock(&ember_shim_table);
+	ember_monitor_launch(&scan, now);
+	ember_table_unlock(&ember_shim_table);
+	ember_monitor_learn(&scan);
+	ember_scan_release(&scan);
+	for (unsigned i = 0; i < n; i++)
+		free(params[i]);
+	free(params);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	setup_once();
+	struct input in = { data, size };
+	memset(kernel, 0, sizeof kernel);
+	ember_kernels_forget();
+	ember_table_reset(&ember_shim_table);
+	uint64_t bases[ALLOCS], sizes[ALLOCS];
+	unsigned nallocs = take(&in) % (ALLOCS + 1);
+	for (unsigned i = 0; i < nallocs; i++) {
+		/* 1 byte to 1 GiB, 2^40 apart */
+		unsigned shift = take(&in) % 31;
+		sizes[i] = (1ull << shift) + take(&in);
+		bases[i] = (uint64_t)(i + 1) << 40;
+		if (!ember_table_insert(&ember_shim_table, bases[i], sizes[i], 0, EMBER_ALLOC_MANAGED))
+			nallocs = i;
+	}
+	uint64_t now = 1000000000;
+	while (in.left) {
+		switch (take(&in)) {
+		case 'D': {
+			unsigned h = take(&in) % KERNELS, n = take(&in) % (MAX_PARAMS + 1);
+			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64 };
+			if (kernel[h].loaded)
+				break; /* a loaded kernel keeps its layout until its module goes */
+			kernel[h].n = n;
+			for (unsigned i = 0; i < n; i++)
+				kernel[h].size[i] = sizes_of[take(&in) % 8];
+			kernel[h].loaded = true;
+			break;
+		}
+		case 'U':
+			for (unsigned h = 0; h < KERNELS; h++)
+				kernel[h].loaded = false;
+			ember_kernels_forget(); /* what the cuModuleUnload and cuLibraryUnload hooks do */
+			break;
+		case 'L':
+			launch(&in, bases, sizes, nallocs, now);
+			now += 1000 * take(&in) * take(&in);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
