@@ -28,8 +28,9 @@ ember_build() {
   local flags=()
   if [ -n "${EMBER_SANITIZE:-}" ]; then
     local f="-fsanitize=$EMBER_SANITIZE -fno-omit-frame-pointer -fno-sanitize-recover=all"
+    # and the lock order checked at every lock (shim/abi/locks.h)
     flags=(-DCMAKE_C_FLAGS="$f" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=$EMBER_SANITIZE"
-           -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=$EMBER_SANITIZE")
+           -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=$EMBER_SANITIZE" -DEMBER_LOCK_CHECK=ON)
     # the generator and the library keep their tables until exit by design: leaks are not errors here
     # ember-run preloads the (instrumented) library ahead of the program's own runtime: allowed here
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:verify_asan_link_order=0}

@@ -86,17 +86,17 @@ static void instantiated(CUgraphExec exec, CUgraph graph)
 		free(g);
 		return;
 	}
-	pthread_mutex_lock(&records_lock);
+	ember_lock(&records_lock);
 	g->next = records;
 	records = g;
-	pthread_mutex_unlock(&records_lock);
+	ember_unlock(&records_lock);
 }
 
 static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 {
 	if (!ember_active || !(ember_strategy->scans || ember_tracing))
 		return;
-	pthread_mutex_lock(&records_lock);
+	ember_lock(&records_lock);
 	struct graph_record *g = records;
 	while (g && g->exec != exec)
 		g = g->next;
@@ -104,7 +104,7 @@ static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 	struct ember_scan *copy = n ? malloc(n * sizeof *copy) : NULL;
 	if (copy)
 		memcpy(copy, g->scans, n * sizeof *copy);
-	pthread_mutex_unlock(&records_lock);
+	ember_unlock(&records_lock);
 	for (size_t i = 0; copy && i < n; i++) {
 		ember_scan_rebind(&copy[i]);
 		ember_trace_launch(&copy[i], stream, per_thread);
@@ -116,7 +116,7 @@ static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 
 static void forget(CUgraphExec exec)
 {
-	pthread_mutex_lock(&records_lock);
+	ember_lock(&records_lock);
 	for (struct graph_record **p = &records; *p; p = &(*p)->next)
 		if ((*p)->exec == exec) {
 			struct graph_record *g = *p;
@@ -125,7 +125,7 @@ static void forget(CUgraphExec exec)
 			free(g);
 			break;
 		}
-	pthread_mutex_unlock(&records_lock);
+	ember_unlock(&records_lock);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,

@@ -183,7 +183,7 @@ static void not_converted(const char *entry, const char *why)
 	static const char *said[8];
 	if (!placing() || !ember_cfg.manage_all)
 		return;
-	pthread_mutex_lock(&ember_lock_said);
+	ember_lock(&ember_lock_said);
 	bool first = true;
 	for (size_t i = 0; i < 8 && said[i] && first; i++)
 		first = said[i] != entry;
@@ -192,7 +192,7 @@ static void not_converted(const char *entry, const char *why)
 			said[i] = entry;
 			break;
 		}
-	pthread_mutex_unlock(&ember_lock_said);
+	ember_unlock(&ember_lock_said);
 	if (first)
 		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
 }

@@ -189,10 +189,10 @@ static void open_driver_locked(void)
 void *ember_driver_handle(void)
 {
 	if (__atomic_load_n(&driver_state, __ATOMIC_ACQUIRE) == DRIVER_UNOPENED) {
-		pthread_mutex_lock(&open_lock);
+		ember_lock(&open_lock);
 		if (__atomic_load_n(&driver_state, __ATOMIC_ACQUIRE) == DRIVER_UNOPENED)
 			open_driver_locked();
-		pthread_mutex_unlock(&open_lock);
+		ember_unlock(&open_lock);
 	}
 	return __atomic_load_n(&driver_state, __ATOMIC_ACQUIRE) == DRIVER_OPEN ? driver : NULL;
 }

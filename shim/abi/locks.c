@@ -18,6 +18,50 @@ static pthread_mutex_t *const order[] = {
 };
 enum { NLOCKS = sizeof order / sizeof order[0] };
 
+#ifdef EMBER_LOCK_CHECK
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const names[NLOCKS] = {
+	"worker", "uvm", "table", "layouts", "graphs", "physical", "streams", "said", "trace", "loader",
+};
+static __thread uint32_t held; /* bit per rank in order[] */
+
+/* Called for every Ember lock taken or released; the region table's too (policy/regions.c). */
+void ember_lock_note(pthread_mutex_t *m, bool taking)
+{
+	int r = 0;
+	while (r < NLOCKS && order[r] != m)
+		r++;
+	if (r == NLOCKS)
+		return; /* not one of the shim's (ember-sim's own tables) */
+	if (!taking) {
+		held &= ~(1u << r);
+		return;
+	}
+	if (held >> r) {
+		int h = 31 - __builtin_clz(held);
+		fprintf(stderr, "ember: lock order broken: taking the %s lock while holding the %s lock (shim/abi/locks.h)\n",
+			names[r], names[h]);
+		abort();
+	}
+	held |= 1u << r;
+}
+
+void ember_lock(pthread_mutex_t *m)
+{
+	ember_lock_note(m, true);
+	pthread_mutex_lock(m);
+}
+
+void ember_unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	ember_lock_note(m, false);
+}
+#endif
+
 static void (*child_hook)(void);
 
 static void before_fork(void)

@@ -23,6 +23,27 @@ extern pthread_mutex_t ember_lock_said;     /* abi/hooks_memory.c: entry points 
 extern pthread_mutex_t ember_lock_trace;    /* report/tracer.c: the trace buffer */
 extern pthread_mutex_t ember_lock_loader;   /* abi/loader.c: opening the driver */
 
+/*
+ * Take and release Ember's locks through these. A build with
+ * EMBER_LOCK_CHECK (Debug, and the sanitizer builds CI runs) keeps each
+ * thread's held locks and aborts with one line naming both locks when a
+ * thread takes a lock while holding one listed after it: the order above
+ * is checked, not only written down. Condition waits keep a lock held.
+ */
+#ifdef EMBER_LOCK_CHECK
+void ember_lock(pthread_mutex_t *m);
+void ember_unlock(pthread_mutex_t *m);
+#else
+static inline void ember_lock(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m);
+}
+static inline void ember_unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+}
+#endif
+
 /* Install the fork handlers (library constructor). */
 void ember_locks_at_fork(void (*child)(void));
 

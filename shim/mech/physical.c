@@ -20,11 +20,11 @@ void ember_physical_created(CUmemGenericAllocationHandle handle, size_t size, in
 {
 	if (dev < 0)
 		return;
-	pthread_mutex_lock(&lock);
+	ember_lock(&lock);
 	bool kept = ember_grow(&live, nlive, &caplive, sizeof *live, 64);
 	if (kept)
 		live[nlive++] = (struct handle_size){ handle, size, dev };
-	pthread_mutex_unlock(&lock);
+	ember_unlock(&lock);
 	if (kept)
 		ember_budget_plain(dev, (int64_t)size);
 }
@@ -32,7 +32,7 @@ void ember_physical_created(CUmemGenericAllocationHandle handle, size_t size, in
 void ember_physical_released(CUmemGenericAllocationHandle handle)
 {
 	struct handle_size gone = { 0, 0, -1 };
-	pthread_mutex_lock(&lock);
+	ember_lock(&lock);
 	/* programs tend to release what they created last: search from the end */
 	for (size_t i = nlive; i-- > 0;)
 		if (live[i].handle == handle) {
@@ -40,7 +40,7 @@ void ember_physical_released(CUmemGenericAllocationHandle handle)
 			live[i] = live[--nlive];
 			break;
 		}
-	pthread_mutex_unlock(&lock);
+	ember_unlock(&lock);
 	if (gone.device >= 0)
 		ember_budget_plain(gone.device, -(int64_t)gone.size);
 }

@@ -24,22 +24,22 @@ static CUstream known(CUcontext ctx)
 
 CUstream ember_private_stream(CUcontext ctx)
 {
-	pthread_mutex_lock(&streams_lock);
+	ember_lock(&streams_lock);
 	CUstream s = known(ctx);
-	pthread_mutex_unlock(&streams_lock);
+	ember_unlock(&streams_lock);
 	if (s)
 		return s;
 	/* created outside the lock (never call the driver holding one); a racing creator's stream wins */
 	if (EMBER_REAL(cuStreamCreate)(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
 		return NULL;
-	pthread_mutex_lock(&streams_lock);
+	ember_lock(&streams_lock);
 	CUstream winner = known(ctx);
 	for (int i = 0; i < MAX_STREAMS && !winner; i++)
 		if (!streams[i].ctx) {
 			streams[i].ctx = ctx;
 			streams[i].stream = winner = s;
 		}
-	pthread_mutex_unlock(&streams_lock);
+	ember_unlock(&streams_lock);
 	if (winner != s)
 		EMBER_REAL(cuStreamDestroy_v2)(s);
 	return winner;

@@ -61,10 +61,10 @@ void ember_worker_failed(void *sink, const struct ember_op *op)
 /* One queued item is done: count it out. */
 static void count_done(void)
 {
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	pending--;
 	pthread_cond_broadcast(&q_done);
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 }
 
 /* Complete every in-flight op and free whose end has come. Returns how many. */
@@ -160,7 +160,7 @@ static void *worker_main(void *arg)
 	for (unsigned i = 0; i < nperiodic; i++)
 		if (periodic[i]->start)
 			periodic[i]->start(); /* the driver is initialised by now: migrations need it */
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	for (;;) {
 		struct ember_op *batch = queued_head;
 		queued_head = NULL;
@@ -173,7 +173,7 @@ static void *worker_main(void *arg)
 		bool pass_due = strategy_pass && !stopping && (pass_wanted || now - last_pass >= pass_period_ns);
 		pass_wanted = false;
 		pass_running = pass_due;
-		pthread_mutex_unlock(&q_lock);
+		ember_unlock(&q_lock);
 
 		while (frees) {
 			struct deferred_free *f = frees;
@@ -185,19 +185,19 @@ static void *worker_main(void *arg)
 		if (pass_due) {
 			last_pass = now;
 			strategy_pass(); /* its moves are deferred to the queue, and counted there */
-			pthread_mutex_lock(&q_lock);
+			ember_lock(&q_lock);
 			pass_running = false;
 			batch = queued_head;
 			queued_head = NULL;
 			queued_tail = &queued_head;
 			pthread_cond_broadcast(&q_done);
-			pthread_mutex_unlock(&q_lock);
+			ember_unlock(&q_lock);
 			take(batch);
 		}
 		unsigned done = poll_in_flight();
 		run_periodic(done || pass_due, ember_driver_now(), last_run);
 
-		pthread_mutex_lock(&q_lock);
+		ember_lock(&q_lock);
 		if (done && strategy_pass)
 			pass_wanted = true; /* room freed, or a batch finished: decide again now */
 		if (queued_head || frees_queued || pass_wanted)
@@ -213,7 +213,7 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&q_wake, &q_lock);
 		}
 	}
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 	return NULL;
 }
 
@@ -229,17 +229,17 @@ static bool ensure_started(void)
 
 void ember_worker_wake(void)
 {
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	ensure_started();
 	pass_wanted = true;
 	pthread_cond_signal(&q_wake);
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 }
 
 /* Queue an op for the worker; false when no worker can run (creation failed, or exit is under way). */
 static bool enqueue(struct ember_op *op)
 {
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	bool running = ensure_started();
 	if (running) {
 		pending++;
@@ -247,7 +247,7 @@ static bool enqueue(struct ember_op *op)
 		queued_tail = &op->next;
 		pthread_cond_signal(&q_wake);
 	}
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 	return running;
 }
 
@@ -284,7 +284,7 @@ void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx)
 		return;
 	}
 	*f = (struct deferred_free){ .ptr = ptr, .event = event, .ctx = ctx };
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	bool running = ensure_started();
 	if (running) {
 		pending++;
@@ -292,7 +292,7 @@ void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx)
 		frees_queued = f;
 		pthread_cond_signal(&q_wake);
 	}
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 	if (!running) {
 		free_now(ptr, event);
 		free(f);
@@ -302,16 +302,16 @@ void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx)
 int ember_worker_flush(void)
 {
 	/* a pass that was asked for, or is deciding, may still add moves */
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	while (started && (pending > 0 || (strategy_pass && !stopping && (pass_wanted || pass_running))))
 		pthread_cond_wait(&q_done, &q_lock);
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 	return 0;
 }
 
 void ember_worker_wait_alloc(struct ember_alloc *a)
 {
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	for (;;) {
 		ember_table_lock(EMBER_TABLE);
 		unsigned n = a->in_flight;
@@ -320,16 +320,16 @@ void ember_worker_wait_alloc(struct ember_alloc *a)
 			break;
 		pthread_cond_wait(&q_done, &q_lock);
 	}
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 }
 
 void ember_worker_stop(void)
 {
-	pthread_mutex_lock(&q_lock);
+	ember_lock(&q_lock);
 	bool join = started && !stopping;
 	stopping = true;
 	pthread_cond_signal(&q_wake);
-	pthread_mutex_unlock(&q_lock);
+	ember_unlock(&q_lock);
 	if (join)
 		pthread_join(thread, NULL);
 }

@@ -22,14 +22,21 @@ void ember_table_bounds(const struct ember_table *t, uint64_t *lo, uint64_t *hi)
 	*hi = __atomic_load_n(&t->placed_hi, __ATOMIC_RELAXED);
 }
 
+/* The shim's lock-order check (abi/locks.c, in EMBER_LOCK_CHECK builds), where it is linked in. */
+extern void ember_lock_note(pthread_mutex_t *m, bool taking) __attribute__((weak));
+
 void ember_table_lock(struct ember_table *t)
 {
+	if (ember_lock_note)
+		ember_lock_note(&t->lock, true);
 	pthread_mutex_lock(&t->lock);
 }
 
 void ember_table_unlock(struct ember_table *t)
 {
 	pthread_mutex_unlock(&t->lock);
+	if (ember_lock_note)
+		ember_lock_note(&t->lock, false);
 }
 
 /* Index of the first allocation whose base is greater than addr. */

@@ -47,6 +47,9 @@ static void write_alloc_stats(FILE *f, const struct ember_alloc_stats *s)
 
 void ember_stats_write(FILE *f)
 {
+	/* the event queue's lock comes before the table's (locks.h): its counts first */
+	struct ember_uvm_counts u;
+	bool have_uvm = ember_uvm_events_counts(&u);
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f, "{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"devices\": [",
 		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false");
@@ -69,8 +72,7 @@ void ember_stats_write(FILE *f)
 	fprintf(f, "\n  ],\n  \"entry_points\": ");
 	ember_census_write_json(f);
 	fprintf(f, ",\n");
-	struct ember_uvm_counts u;
-	if (ember_uvm_events_counts(&u))
+	if (have_uvm)
 		fprintf(f,
 			"  \"uvm_events\": {\"migrations_requested\": %" PRIu64 ", \"migrations_by_driver\": %" PRIu64
 			", \"bytes_requested\": %" PRIu64 ", \"bytes_by_driver\": %" PRIu64 ", \"driver_evictions\": %" PRIu64

@@ -53,14 +53,14 @@ __attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...)
 	if ((size_t)n > sizeof text - 2)
 		n = sizeof text - 2;
 	text[n++] = '\n';
-	pthread_mutex_lock(&ember_lock_trace);
+	ember_lock(&ember_lock_trace);
 	if (!failed && !ended) {
 		if (used + (size_t)n > sizeof buffer)
 			flush_buffer();
 		memcpy(buffer + used, text, (size_t)n);
 		used += (size_t)n;
 	}
-	pthread_mutex_unlock(&ember_lock_trace);
+	ember_unlock(&ember_lock_trace);
 }
 
 static uint64_t since_start(void)
@@ -168,11 +168,11 @@ void ember_trace_end(void)
 	if (!ember_tracing)
 		return;
 	line("E %" PRIu64, since_start());
-	pthread_mutex_lock(&ember_lock_trace);
+	ember_lock(&ember_lock_trace);
 	ended = true;
 	flush_buffer();
 	if (fd >= 0 && close(fd) != 0 && !failed)
 		ember_warn("EMBER_TRACE: closing %s failed; the trace may be incomplete", ember_cfg.trace_path);
 	fd = -1;
-	pthread_mutex_unlock(&ember_lock_trace);
+	ember_unlock(&ember_lock_trace);
 }

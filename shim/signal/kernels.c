@@ -89,13 +89,13 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 			     uint32_t *number)
 {
 	static uint32_t next_number;
-	pthread_mutex_lock(&layout_lock);
+	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
 	if (l && !l->f) {
 		/* first sight: describe it unlocked, then keep it unless another thread was quicker */
-		pthread_mutex_unlock(&layout_lock);
+		ember_unlock(&layout_lock);
 		struct layout fresh = describe(f);
-		pthread_mutex_lock(&layout_lock);
+		ember_lock(&layout_lock);
 		l = slot_of(f);
 		if (l && !l->f) {
 			*l = fresh;
@@ -113,7 +113,7 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 		memcpy(size, l->size, n * sizeof *size);
 		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
 	}
-	pthread_mutex_unlock(&layout_lock);
+	ember_unlock(&layout_lock);
 	return n;
 }
 
@@ -121,18 +121,18 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 {
 	if (param >= EMBER_SCAN_LEARNED || elem_size == 0 || elem_size > 255)
 		return;
-	pthread_mutex_lock(&layout_lock);
+	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
 	if (l && l->f == f)
 		l->elem_size[param] = (uint8_t)elem_size;
-	pthread_mutex_unlock(&layout_lock);
+	ember_unlock(&layout_lock);
 }
 
 void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struct ember_range *ranges,
 				uint32_t which)
 {
 	static uint64_t clock;
-	pthread_mutex_lock(&layout_lock);
+	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
 	if (l && l->f == f && !l->history)
 		l->history = calloc(EMBER_SCAN_LEARNED, sizeof *l->history);
@@ -142,14 +142,14 @@ void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struc
 				ember_launch_history_keep(&l->history[param], stream_key, &ranges[param], ++clock);
 				l->kept |= 1u << param;
 			}
-	pthread_mutex_unlock(&layout_lock);
+	ember_unlock(&layout_lock);
 }
 
 /* Every launch asks, so one lookup of f and only the arguments that kept a range. */
 uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_range *out)
 {
 	uint32_t found = 0;
-	pthread_mutex_lock(&layout_lock);
+	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
 	if (l && l->f == f && l->history)
 		for (uint32_t left = l->kept; left; left &= left - 1) {
@@ -157,18 +157,18 @@ uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct 
 			if (ember_launch_history_find(&l->history[param], stream_key, &out[param]))
 				found |= 1u << param;
 		}
-	pthread_mutex_unlock(&layout_lock);
+	ember_unlock(&layout_lock);
 	return found;
 }
 
 void ember_kernels_forget(void)
 {
-	pthread_mutex_lock(&layout_lock);
+	ember_lock(&layout_lock);
 	for (unsigned i = 0; i < LAYOUT_BUCKETS; i++) {
 		free(layouts[i].offset);
 		free(layouts[i].size);
 		free(layouts[i].history);
 		layouts[i] = (struct layout){ 0 };
 	}
-	pthread_mutex_unlock(&layout_lock);
+	ember_unlock(&layout_lock);
 }

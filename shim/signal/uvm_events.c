@@ -94,9 +94,9 @@ void ember_uvm_events_start(void)
 {
 	if (!ember_cfg.uvm_events || __atomic_load_n(&tried, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&queue_lock);
+	ember_lock(&queue_lock);
 	if (tried) {
-		pthread_mutex_unlock(&queue_lock);
+		ember_unlock(&queue_lock);
 		return;
 	}
 	__atomic_store_n(&tried, true, __ATOMIC_RELEASE);
@@ -106,7 +106,7 @@ void ember_uvm_events_start(void)
 	control = aligned_alloc(4096, 4096);
 	if (uvm_fd < 0 || tools_fd < 0 || !queue || !control) {
 		give_up(uvm_fd < 0 ? "the process has no /dev/nvidia-uvm open" : "cannot open /dev/nvidia-uvm-tools");
-		pthread_mutex_unlock(&queue_lock);
+		ember_unlock(&queue_lock);
 		return;
 	}
 	memset(control, 0, 4096);
@@ -135,7 +135,7 @@ void ember_uvm_events_start(void)
 			   with_counters ? ", and access-counter notifications"
 					 : "; this driver gives no access-counter notifications");
 	}
-	pthread_mutex_unlock(&queue_lock);
+	ember_unlock(&queue_lock);
 }
 
 /* A counter notification names one block: demand for its region, as the paper's monitor does. */
@@ -175,13 +175,13 @@ static void drain(uint32_t min_records)
 {
 	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&queue_lock);
+	ember_lock(&queue_lock);
 	uint32_t mask = QUEUE_ENTRIES - 1;
 	uint32_t get = __atomic_load_n(&control->get_ahead, __ATOMIC_ACQUIRE) & mask;
 	uint32_t put = __atomic_load_n(&control->put_behind, __ATOMIC_ACQUIRE) & mask;
 	if (!know_entry_size(put, min_records)) {
 		bool hopeless = put >= min_records;
-		pthread_mutex_unlock(&queue_lock);
+		ember_unlock(&queue_lock);
 		if (hopeless) {
 			__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
 			ember_warn("UVM tools event queue: its first %u records decode at no entry size from %d to %d "
@@ -210,7 +210,7 @@ static void drain(uint32_t min_records)
 	/* mostly garbage means the entries are not what they seemed: stop reading */
 	bool broken = c.malformed > 64 && c.malformed * 2 > c.migrations_requested + c.migrations_by_driver +
 							  c.gpu_faults + c.remote_maps + c.evictions + c.access_counters;
-	pthread_mutex_unlock(&queue_lock);
+	ember_unlock(&queue_lock);
 	if (broken) {
 		__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
 		ember_warn("UVM tools event queue: %llu of its records are malformed; no longer reading it",
@@ -242,10 +242,10 @@ bool ember_uvm_events_reading(void)
 
 bool ember_uvm_events_counts(struct ember_uvm_counts *out)
 {
-	pthread_mutex_lock(&queue_lock);
+	ember_lock(&queue_lock);
 	*out = counts;
 	bool any = tried && (opened || counts.malformed);
-	pthread_mutex_unlock(&queue_lock);
+	ember_unlock(&queue_lock);
 	return any;
 }
 
