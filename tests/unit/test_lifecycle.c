@@ -1,8 +1,9 @@
 /*
  * Life cycle under the shim, with migrations in flight: fork() from a
  * process whose threads keep launching (with and without exec), exit()
- * while moves are still on their way, and a signal handler running in the
- * middle of them. Each run is a child process, so that a hang or a crash
+ * while moves are still on their way, the runtime's teardown at exit on
+ * either side of Ember's, a dlclose of the driver, and a signal handler
+ * running in the middle of them. Each run is a child process, so that a hang or a crash
  * shows as its status, within a deadline.
  */
 #include <pthread.h>
@@ -154,4 +155,82 @@ static void signals_during_migrations(void)
 Test(lifecycle, signals_during_migrations)
 {
 	cr_expect_eq(in_child(signals_during_migrations), 0);
+}
+
+/*
+ * The CUDA runtime tears down in an atexit handler, which may run before
+ * or after Ember's own exit work depending on who was loaded first: in
+ * each, the program still launches, frees and releases its context while
+ * moves are on their way, and the process exits cleanly.
+ */
+static CUdeviceptr late_buffer;
+
+static void teardown_at_exit(void)
+{
+	if (!late_buffer)
+		return;
+	launch_reread(shim, reread, late_buffer, 40 * MiB);
+	if (SYM(shim, cuCtxSynchronize)() != CUDA_SUCCESS)
+		_exit(8);
+	for (size_t i = 0; i < 40 * MiB; i += 4099)
+		if (((unsigned char *)late_buffer)[i] != 5)
+			_exit(9);
+	if (SYM(shim, cuMemFree_v2)(late_buffer) != CUDA_SUCCESS)
+		_exit(10);
+	late_buffer = 0;
+	CUdevice d;
+	SYM(shim, cuDeviceGet)(&d, 0);
+	SYM(shim, cuDevicePrimaryCtxRelease_v2)(d);
+}
+
+static void exit_with_teardown(bool registered_first)
+{
+	if (registered_first)
+		atexit(teardown_at_exit); /* before the shim is loaded: runs after its exit work */
+	start();
+	if (!registered_first)
+		atexit(teardown_at_exit);
+	CU_OK(SYM(shim, cuMemAllocManaged)(&late_buffer, 40 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)late_buffer, 5, 40 * MiB);
+	for (int i = 0; i < 20; i++)
+		launch_reread(shim, reread, late_buffer, 40 * MiB);
+	exit(0);
+}
+
+static void teardown_registered_first(void)
+{
+	exit_with_teardown(true);
+}
+
+static void teardown_registered_last(void)
+{
+	exit_with_teardown(false);
+}
+
+Test(lifecycle, the_runtime_tears_down_at_exit_on_either_side_of_ember)
+{
+	cr_expect_eq(in_child(teardown_registered_first), 0, "teardown after Ember's exit work");
+	cr_expect_eq(in_child(teardown_registered_last), 0, "teardown before it");
+}
+
+/* A program that dlcloses what it opened as libcuda, with moves still on their way. */
+static void dlclose_with_moves_in_flight(void)
+{
+	start();
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 40 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 7, 40 * MiB);
+	for (int i = 0; i < 20; i++)
+		launch_reread(shim, reread, p, 40 * MiB);
+	if (dlclose(shim) != 0)
+		exit(11);
+	usleep(100 * 1000); /* the worker's interval passes, had its code gone */
+	for (size_t i = 0; i < 40 * MiB; i += 4099)
+		if (((unsigned char *)p)[i] != 7)
+			exit(12);
+}
+
+Test(lifecycle, dlclose_with_moves_in_flight)
+{
+	cr_expect_eq(in_child(dlclose_with_moves_in_flight), 0);
 }

@@ -759,3 +759,53 @@ Test(placement, a_module_that_fails_to_load_fails_the_same_through_ember)
 	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
 	CU_OK(SYM(shim, cuModuleUnload)(m));
 }
+
+/*
+ * Two simulated GPUs, a context on each, each with its own budget
+ * (EMBER_BUDGET_<n>): an allocation made in a context is charged to that
+ * context's GPU, its static split lands there, neither budget is passed,
+ * and the bytes come back intact.
+ */
+Test(placement, two_gpus_each_keep_their_own_budget)
+{
+	setenv("EMBER_SIM_DEVICES", "2", 1);
+	setenv("EMBER_BUDGET_1", "32M", 1);
+	start_static(); /* GPU 0: 64M */
+	CUdevice d1;
+	CUcontext c0, c1;
+	CU_OK(SYM(shim, cuCtxGetCurrent)(&c0));
+	CU_OK(SYM(shim, cuDeviceGet)(&d1, 1));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&c1, d1));
+	CUdeviceptr on0 = managed(100 * MiB);
+	memset((void *)on0, 0x11, 100 * MiB);
+	launch_reread(shim, reread, on0, 100 * MiB);
+	CU_OK(SYM(shim, cuCtxSetCurrent)(c1));
+	CUmodule mod1;
+	CUfunction reread1;
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod1, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread1, mod1, "ember_reread_sum"));
+	CUdeviceptr on1 = managed(100 * MiB);
+	memset((void *)on1, 0x22, 100 * MiB);
+	launch_reread(shim, reread1, on1, 100 * MiB);
+	flush();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)on0), 0, "GPU 0's allocation split onto GPU 0");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)on1), 1, "GPU 1's onto GPU 1");
+	size_t free1, total1, free0, total0;
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free1, &total1));
+	cr_expect_eq(total1, 32 * MiB, "GPU 1 reports its own budget");
+	cr_expect_leq(total1 - free1, 32 * MiB / 100 * 90, "GPU 1 stays under its high watermark");
+	cr_expect_gt(total1 - free1, 16 * MiB, "and used it");
+	CU_OK(SYM(shim, cuCtxSetCurrent)(c0));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free0, &total0));
+	cr_expect_eq(total0, 64 * MiB);
+	cr_expect_leq(total0 - free0, 64 * MiB / 100 * 90, "GPU 0 under its own");
+	cr_expect_gt(total0 - free0, 32 * MiB, "and used more than GPU 1's whole budget");
+	for (size_t i = 0; i < 100 * MiB; i += 4093) {
+		cr_assert_eq(((unsigned char *)on0)[i], 0x11, "GPU 0's byte %zu", i);
+		cr_assert_eq(((unsigned char *)on1)[i], 0x22, "GPU 1's byte %zu", i);
+	}
+	CU_OK(SYM(shim, cuMemFree_v2)(on1));
+	CU_OK(SYM(shim, cuMemFree_v2)(on0));
+	flush();
+	cr_expect_eq(resident(), 0, "both budgets empty after the frees");
+}
