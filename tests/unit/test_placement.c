@@ -809,3 +809,33 @@ Test(placement, two_gpus_each_keep_their_own_budget)
 	flush();
 	cr_expect_eq(resident(), 0, "both budgets empty after the frees");
 }
+
+/*
+ * No UVM tools event queue to read (the simulated driver opens no
+ * /dev/nvidia-uvm, as a container without the device would not): exactly
+ * one line says Ember reads no events, and placement goes on without them.
+ */
+Test(placement, without_the_uvm_tools_device_one_line_and_placement_goes_on)
+{
+	char log[] = "/tmp/ember-uvm-absent-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
+	setenv("EMBER_UVM_EVENTS", "1", 1);
+	start_static();
+	CUdeviceptr p = managed(40 * MiB);
+	memset((void *)p, 0x3c, 40 * MiB);
+	for (int i = 0; i < 5; i++)
+		launch_reread(shim, reread, p, 40 * MiB);
+	flush();
+	cr_expect_gt(resident(), 16 * MiB, "the split went ahead");
+	for (size_t i = 0; i < 40 * MiB; i += 4099)
+		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
+	char buf[8192];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	unsigned lines = 0;
+	for (const char *at = buf; (at = strstr(at, "UVM tools event queue not used")); at++)
+		lines++;
+	cr_expect_eq(lines, 1, "one line: %s", buf);
+	cr_expect_not_null(strstr(buf, "the process has no /dev/nvidia-uvm open"), "%s", buf);
+}
