@@ -1,7 +1,11 @@
 /*
  * cuMemPrefetchAsync: move the blocks of a managed range to a device or to
  * the host, as an operation on a stream. Blocks already there stay; never
- * populated ones are populated at the target, moving nothing; read-mostly
+ * populated ones are populated at the target, moving nothing, except that a
+ * prefetch to a device leaves a never-touched block that prefers the host
+ * unpopulated, as the H200's driver did (a 14.4 GiB split of fresh
+ * caching-allocator memory "moved" in 0.08 s, then 838,700 GPU faults put
+ * its first writes in host memory: tools/bench/results/suite); read-mostly
  * ones get a copy on the device and keep their host copy. What has to come
  * onto a full device evicts others first; what still does not fit stays.
  *
@@ -16,7 +20,8 @@ static uint64_t to_device(struct sim_alloc *a, size_t first, size_t end, int dev
 {
 	uint64_t incoming = 0, moved = 0, duplicated = 0, cost = 0;
 	for (size_t i = first; i < end; i++)
-		if (a->blocks[i].where != dev)
+		if (a->blocks[i].where != dev &&
+		    !(a->blocks[i].where == SIM_LOC_NONE && a->blocks[i].preferred == SIM_LOC_HOST))
 			incoming += sim_block_len(a, i);
 	if (incoming) {
 		bool room; /* checked again block by block */
@@ -28,6 +33,8 @@ static uint64_t to_device(struct sim_alloc *a, size_t first, size_t end, int dev
 		if (b->where == dev || sim_device_free(dev) < len)
 			continue;
 		if (b->where == SIM_LOC_NONE) {
+			if (b->preferred == SIM_LOC_HOST)
+				continue;
 			sim_block_move(a, i, dev);
 		} else if (b->read_mostly && b->where == SIM_LOC_HOST) {
 			sim_block_duplicate(a, i, dev);

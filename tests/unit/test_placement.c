@@ -129,6 +129,31 @@ Test(placement, promoted_ranges_prefer_the_gpu_and_demoted_ones_the_host)
 	cr_expect(head.accessed_by & 1u, "mapped by GPU 0 as before");
 }
 
+/*
+ * Output that a kernel writes first (never touched by the host): the static
+ * split's prefetch of untouched pages populates nothing under the host
+ * preference, so the split must make the GPU the preferred location before
+ * the kernel's first writes land, or they land in host memory while the
+ * budget counts them resident (the H200's BFS and generate() runs).
+ */
+Test(placement, a_kernels_first_writes_to_a_split_allocation_land_on_the_gpu)
+{
+	start_static();
+	CUdeviceptr out = managed(100 * MiB); /* never touched by the host */
+	unsigned value = 0xabcd;
+	size_t n = 100 * MiB / sizeof(unsigned);
+	void *params[] = { &out, &value, &n };
+	CU_OK(SYM(shim, cuLaunchKernel)(fill, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	flush();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)out), 0, "the split's first block was written on GPU 0");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(out + 99 * MiB)), EMBER_SIM_HOST,
+		     "past the budget, in host memory");
+	for (size_t i = 0; i < n; i += 4099)
+		cr_assert_eq(((unsigned *)out)[i], 0xabcd, "element %zu", i);
+	expect_within_budget();
+}
+
 Test(placement, the_budget_holds_across_many_allocations)
 {
 	start_static();
