@@ -43,3 +43,10 @@ if [ -x "$top" ]; then
   out=$("$top" --once --file /nonexistent 2>&1) && fail "ember-top accepted a missing file"
 fi
 echo "ember-run: 1 passed, 0 failed"
+
+# the demo past 4 GiB an array (its element count once wrapped at 2^32 bytes), and its limit
+out=$("$run" --driver sim --set EMBER_SIM_MEMORY=64G -- "$demo" 4100 1 2>&1) || fail "demo at 4100 MiB failed: $out"
+grep -q '2 x 4100 MiB .* verified' <<<"$out" || fail "demo at 4100 MiB: $out"
+out=$("$run" --driver sim -- "$demo" 16384 1 2>&1) && fail "a 16384 MiB demo was accepted"
+grep -q '1 to 16383' <<<"$out" || fail "demo limit message: $out"
+echo "demo past 4 GiB: ok"

@@ -52,11 +52,12 @@ int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 256;
 	unsigned passes = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 10;
-	if (mib == 0 || passes == 0 || mib > (1u << 20)) {
-		fprintf(stderr, "usage: ember-demo [MiB per array, default 256] [passes, default 10]\n");
+	/* the kernel counts elements in 32 bits: at most 16383 MiB of floats an array */
+	if (mib == 0 || passes == 0 || mib > 16383) {
+		fprintf(stderr, "usage: ember-demo [MiB per array, 1 to 16383, default 256] [passes, default 10]\n");
 		return 2;
 	}
-	unsigned n = (unsigned)(mib << 20) / sizeof(float);
+	unsigned n = (unsigned)((mib << 20) / sizeof(float));
 
 	CHECK(cuInit(0));
 	report_ember();
