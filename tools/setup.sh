@@ -36,8 +36,22 @@ ember_build() {
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:verify_asan_link_order=0}
   fi
   echo "ember: building in $EMBER_BUILD${EMBER_SANITIZE:+ with -fsanitize=$EMBER_SANITIZE}"
-  cmake -S "$EMBER_ROOT" -B "$EMBER_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flags[@]}" >/dev/null
-  cmake --build "$EMBER_BUILD" -j "$(nproc)" >/dev/null
+  mkdir -p "$EMBER_BUILD"
+  local log="$EMBER_BUILD/build.log"
+  if ! cmake -S "$EMBER_ROOT" -B "$EMBER_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flags[@]}" >"$log" 2>&1 ||
+     ! cmake --build "$EMBER_BUILD" -j "$(nproc)" 2>&1 | tee -a "$log" | ember_progress; then
+    echo "ember: the build failed; the end of $log:" >&2
+    tail -n 40 "$log" >&2
+    return 1
+  fi
+}
+
+# The build's progress from CMake's "[ 42%]" lines: a line each tenth, so a
+# first build (minutes on two cores) shows it is moving, in a terminal and a CI log alike.
+ember_progress() {
+  awk '/^\[ *[0-9]+%\]/ { p = substr($0, 2, index($0, "%") - 2) + 0; if (int(p / 10) > shown) {
+         shown = int(p / 10); printf "ember: building, %d%%\n", p; fflush() } }
+       BEGIN { shown = -1 }'
 }
 
 # EMBER_PREBUILT=1: use the build as it is (a GPU machine that got it carried over).
