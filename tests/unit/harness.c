@@ -4,17 +4,24 @@
 
 #include "harness.h"
 
+/* The build's libraries, or an installed copy's (HARNESS_SHIM, HARNESS_SIM: tests/tools/test_install.sh). */
+static const char *path_of(const char *var, const char *built)
+{
+	const char *p = getenv(var);
+	return p && *p ? p : built;
+}
+
 void *load_sim(void)
 {
-	void *h = dlopen(EMBER_SIM_PATH, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(path_of("HARNESS_SIM", EMBER_SIM_PATH), RTLD_NOW | RTLD_LOCAL);
 	cr_assert_not_null(h, "cannot load the simulated driver: %s", dlerror());
 	return h;
 }
 
 void *load_shim(void)
 {
-	setenv("EMBER_REAL_LIBCUDA", EMBER_SIM_PATH, 0);
-	void *h = dlopen(EMBER_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
+	setenv("EMBER_REAL_LIBCUDA", path_of("HARNESS_SIM", EMBER_SIM_PATH), 0);
+	void *h = dlopen(path_of("HARNESS_SHIM", EMBER_SHIM_PATH), RTLD_NOW | RTLD_LOCAL);
 	cr_assert_not_null(h, "cannot load the shim: %s", dlerror());
 	return h;
 }

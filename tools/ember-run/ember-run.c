@@ -109,7 +109,8 @@ static int find_library(const char *name, char *out, size_t len)
 	char dir[PATH_MAX];
 	if (self_dir(dir, sizeof dir) != 0)
 		return -1;
-	const char *rel[] = { "../lib", "../lib64", "." };
+	/* the build folder's layout, then an install's override directory (packaging/) */
+	const char *rel[] = { "../lib", "../lib64", ".", "../lib/ember", "../lib64/ember" };
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
 		char candidate[2 * PATH_MAX], real[PATH_MAX];
 		snprintf(candidate, sizeof candidate, "%s/%s/%s", dir, rel[i], name);
