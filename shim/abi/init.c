@@ -31,6 +31,18 @@ static void after_fork_child(void)
  * driver is opened on the first CUDA call, so a program that never uses
  * CUDA never pays for it.
  */
+/* EMBER_BUDGTE=16G would be ignored without a word: one warning each, naming the variable meant. */
+static void warn_near_misses(void)
+{
+	extern char **environ;
+	for (char **e = environ; e && *e; e++) {
+		char name[80];
+		const char *nearest = ember_config_near_miss(*e, name, sizeof name);
+		if (nearest)
+			ember_warn("%s is not an Ember variable and is ignored: did you mean %s?", name, nearest);
+	}
+}
+
 __attribute__((constructor)) static void ember_init(void)
 {
 	char err[512];
@@ -40,6 +52,8 @@ __attribute__((constructor)) static void ember_init(void)
 	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF;
 	if (ember_config_secure_execution())
 		ember_info("secure execution: every EMBER_* variable and LD_LIBRARY_PATH are ignored; running with the defaults");
+	else
+		warn_near_misses();
 	if (rc != 0) {
 		ember_error("%s; Ember is passing every call straight to the driver", err);
 		return;

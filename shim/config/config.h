@@ -72,6 +72,13 @@ extern const size_t ember_var_count;
  */
 int ember_config_load(struct ember_config *cfg, char *err, size_t errlen);
 
+/*
+ * entry is one environment string: when it is NAME=value with an EMBER_*
+ * NAME the table does not define but nearly matches (at most two edits),
+ * copies NAME into name and returns the table's nearest name; else NULL.
+ */
+const char *ember_config_near_miss(const char *entry, char *name, size_t namelen);
+
 /* The parsers, exposed for tools (ember-run validates its options). */
 int ember_parse_BOOL(const char *s, bool *out);
 int ember_parse_UINT(const char *s, unsigned *out);

@@ -50,3 +50,9 @@ grep -q '2 x 4100 MiB .* verified' <<<"$out" || fail "demo at 4100 MiB: $out"
 out=$("$run" --driver sim -- "$demo" 16384 1 2>&1) && fail "a 16384 MiB demo was accepted"
 grep -q '1 to 16383' <<<"$out" || fail "demo limit message: $out"
 echo "demo past 4 GiB: ok"
+
+# a misspelt variable is named, with the one meant, and the program still runs
+out=$(env EMBER_BUDGTE=16G "$run" --driver sim -- "$demo" 16 1 2>&1) || fail "demo with a misspelt variable: $out"
+grep -q 'warn: EMBER_BUDGTE is not an Ember variable and is ignored: did you mean EMBER_BUDGET?' <<<"$out" ||
+  fail "no near-miss warning: $out"
+echo "near-miss warning: ok"

@@ -194,3 +194,19 @@ Test(config, path_lists_have_one_syntax_with_the_loader)
 	at += n;
 	cr_expect_eq(ember_path_list_next(&at), 0);
 }
+
+/* A near-miss of a table name gets the name meant; known names, far ones and odd bytes get nothing. */
+Test(config, a_misspelt_name_gets_the_name_meant)
+{
+	char name[80];
+	cr_expect_str_eq(ember_config_near_miss("EMBER_BUDGTE=16G", name, sizeof name), "EMBER_BUDGET");
+	cr_expect_str_eq(name, "EMBER_BUDGTE");
+	cr_expect_str_eq(ember_config_near_miss("EMBER_MOD=static", name, sizeof name), "EMBER_MODE");
+	cr_expect_str_eq(ember_config_near_miss("EMBER_LOG_FILEE=/tmp/x", name, sizeof name), "EMBER_LOG_FILE");
+	cr_expect_null(ember_config_near_miss("EMBER_BUDGET=16G", name, sizeof name), "known");
+	cr_expect_null(ember_config_near_miss("EMBER_BUDGET_3=8G", name, sizeof name), "a per-GPU name is known");
+	cr_expect_null(ember_config_near_miss("EMBER_BUILD=/tmp/b", name, sizeof name), "another tool's");
+	cr_expect_null(ember_config_near_miss("EMBER_MOD\nE=x", name, sizeof name), "not a name a shell exports");
+	cr_expect_null(ember_config_near_miss("PATH=/bin", name, sizeof name), "not Ember's at all");
+	cr_expect_null(ember_config_near_miss("EMBER_BUDGTE=16G", name, 5), "no room for the name");
+}
