@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""ember-stat: what Ember is doing in a program, or did in one, in one shot.
+
+    ember-stat [--json] PID          a running program started with EMBER_LIVE=1
+                                     (ember-run --live 1): its /dev/shm/ember-PID.live
+    ember-stat [--json] --file PATH  a live file, or the statistics Ember wrote at
+                                     exit (EMBER_STATS, ember-run --stats PATH)
+
+Text by default; --json prints one object, the same for both sources:
+
+    {"source": "live" | "exit",
+     "pid": int | null,  "mode": "off" | "mapped" | "static" | "adaptive",
+     "devices": [{"device", "budget_bytes", "high_bytes", "low_bytes",
+                  "resident_bytes", "other_bytes", "peak_bytes",
+                  "promotions", "demotions",
+                  "bytes_promoted", "bytes_demoted"}],   (the last two: exit only, else null)
+     "allocations": [{"id", "size", "kind": "managed" | "converted",
+                      "resident_bytes" (exit; null live), "map" (live; null at exit),
+                      "freed" (exit; false live)}],
+     "uvm_events": {...} | null}                       (exit only: the event queue's counts)
+
+Exit status: 0 shown, 1 no such process or file, 2 bad arguments or an
+unreadable record.
+"""
+import json
+import os
+import sys
+
+GiB = 1 << 30
+
+
+def parse_live(text):
+    lines = text.splitlines()
+    if not lines or lines[0] != "ember-live 1":
+        raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
+    out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "uvm_events": None}
+    for line in lines[1:]:
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "pid":
+            out["pid"] = int(f[1])
+        elif f[0] == "mode":
+            out["mode"] = f[1]
+        elif f[0] == "device":
+            kv = dict(zip(f[2::2], f[3::2]))
+            out["devices"].append({"device": int(f[1]), **{f"{k}_bytes": int(kv[k]) for k in
+                                   ("budget", "high", "low", "resident", "other", "peak")},
+                                   "promotions": int(kv["promotions"]), "demotions": int(kv["demotions"]),
+                                   "bytes_promoted": None, "bytes_demoted": None})
+        elif f[0] == "alloc":
+            out["allocations"].append({"id": int(f[1]), "size": int(f[3]), "kind": f[4], "resident_bytes": None,
+                                       "map": f[5] if len(f) > 5 else "", "freed": False})
+    return out
+
+
+def parse_exit(stats):
+    devices = [{k: d.get(k) for k in ("device", "budget_bytes", "high_bytes", "low_bytes", "resident_bytes",
+                                      "other_bytes", "peak_bytes", "promotions", "demotions", "bytes_promoted",
+                                      "bytes_demoted")} for d in stats.get("devices", [])]
+    allocs = [{"id": a["id"], "size": a["size"], "kind": a["kind"], "resident_bytes": a.get("resident_bytes"),
+               "map": None, "freed": a.get("freed", False)} for a in stats.get("allocations", [])]
+    return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
+            "uvm_events": stats.get("uvm_events")}
+
+
+def gib(b):
+    """Bytes in GiB, or MiB below one GiB (a test's small budget)."""
+    if b is None:
+        return "-"
+    return f"{b / GiB:.2f} GiB" if b >= GiB or b == 0 else f"{b / (1 << 20):.1f} MiB"
+
+
+def text(s):
+    who = f"process {s['pid']}" if s["pid"] is not None else "the program"
+    lines = [f"{who}: Ember {s['mode']} mode ({'live' if s['source'] == 'live' else 'at exit'})"]
+    for d in s["devices"]:
+        lines.append(f"GPU {d['device']}: {gib(d['resident_bytes'])} resident of a {gib(d['budget_bytes'])} budget "
+                     f"(high watermark {gib(d['high_bytes'])}, peak {gib(d['peak_bytes'])}), "
+                     f"{gib(d['other_bytes'])} of plain device memory")
+        moved = ""
+        if d["bytes_promoted"] is not None:
+            moved = f" ({gib(d['bytes_promoted'])} and {gib(d['bytes_demoted'])})"
+        lines.append(f"       {d['promotions']} promotions and {d['demotions']} demotions{moved}")
+    live = [a for a in s["allocations"] if not a["freed"]]
+    total = sum(a["size"] for a in live)
+    lines.append(f"{len(live)} allocations placed ({gib(total)})"
+                 + (f", {len(s['allocations']) - len(live)} freed" if len(live) < len(s["allocations"]) else ""))
+    for a in sorted(live, key=lambda a: -a["size"])[:8]:
+        shown = a["map"] if a["map"] is not None else f"{gib(a['resident_bytes'])} resident"
+        lines.append(f"  #{a['id']:<4} {gib(a['size']):>11} {a['kind']:9} {shown[:64]}")
+    if s["uvm_events"]:
+        u = s["uvm_events"]
+        lines.append(f"UVM events: {u.get('gpu_faults', 0)} GPU faults, {u.get('driver_evictions', 0)} driver "
+                     f"evictions, {u.get('migrations_by_driver', 0)} migrations by the driver")
+    return "\n".join(lines)
+
+
+def main(argv):
+    args = [a for a in argv if a != "--json"]
+    as_json = len(args) < len(argv)
+    if len(args) == 2 and args[0] == "--file":
+        path = args[1]
+    elif len(args) == 1 and args[0].isdigit():
+        path = f"/dev/shm/ember-{args[0]}.live"
+    else:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    try:
+        body = open(path).read()
+    except OSError as e:
+        hint = " (is it running with EMBER_LIVE=1, under your user?)" if path.startswith("/dev/shm/") else ""
+        print(f"ember-stat: cannot read {path}: {e.strerror}{hint}", file=sys.stderr)
+        return 1
+    try:
+        s = parse_live(body) if body.startswith("ember-live") else parse_exit(json.loads(body))
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        print(f"ember-stat: {path} is not an Ember live file or statistics: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(s) if as_json else text(s))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
