@@ -56,3 +56,19 @@ out=$(env EMBER_BUDGTE=16G "$run" --driver sim -- "$demo" 16 1 2>&1) || fail "de
 grep -q 'warn: EMBER_BUDGTE is not an Ember variable and is ignored: did you mean EMBER_BUDGET?' <<<"$out" ||
   fail "no near-miss warning: $out"
 echo "near-miss warning: ok"
+
+# --print-config: every variable, its effective value and where it came from
+cfg=$(env EMBER_LOG=warn "$run" --budget 8G --budget-1 4G --set EMBER_SPAN=128M --print-config)
+grep -Eq '^EMBER_BUDGET +8G +--budget$' <<<"$cfg" || fail "print-config budget: $cfg"
+grep -Eq '^EMBER_BUDGET_1 +4G +--budget-1$' <<<"$cfg" || fail "print-config per-GPU: $cfg"
+grep -Eq '^EMBER_SPAN +128M +--set$' <<<"$cfg" || fail "print-config --set: $cfg"
+grep -Eq '^EMBER_LOG +warn +environment$' <<<"$cfg" || fail "print-config environment: $cfg"
+grep -Eq '^EMBER_MODE +static +default$' <<<"$cfg" || fail "print-config default: $cfg"
+[ "$(grep -c '^EMBER_BUDGET_' <<<"$cfg")" = 1 ] || fail "print-config shows unset GPUs: $cfg"
+
+# a bad value already in the environment stops ember-run before the program starts
+out=$(env EMBER_MODE=adaptve "$run" --driver sim -- sh -c 'echo started' 2>&1) && fail "a bad EMBER_MODE started the program"
+grep -q 'EMBER_MODE=adaptve is not valid: expected off, mapped, static or adaptive; not starting sh' <<<"$out" ||
+  fail "bad environment message: $out"
+grep -q started <<<"$out" && fail "the program ran: $out"
+echo "print-config and the environment check: ok"

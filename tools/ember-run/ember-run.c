@@ -78,6 +78,8 @@ static void usage(FILE *out)
 		"  --shim PATH             the Ember library to preload (default: beside ember-run)\n"
 		"  --set NAME=VALUE        set any EMBER_* variable\n"
 		"  --dry-run               print the environment and command, do not run\n"
+		"  --print-config          print every variable's effective value and where it\n"
+		"                          came from (an option, the environment, the default)\n"
 		"  -h, --help              this text\n"
 		"  --version               Ember's version\n"
 		"\n"
@@ -122,6 +124,33 @@ static int find_library(const char *name, char *out, size_t len)
 	return -1;
 }
 
+/* Which variables an option of this command line set, and with which option: --print-config says. */
+static struct {
+	char var[64], option[80];
+} origins[128];
+static size_t norigins;
+
+static void note_origin(const char *var, const char *option)
+{
+	size_t i = 0;
+	while (i < norigins && strcmp(origins[i].var, var))
+		i++;
+	if (i == sizeof origins / sizeof origins[0])
+		return;
+	snprintf(origins[i].var, sizeof origins[i].var, "%s", var);
+	snprintf(origins[i].option, sizeof origins[i].option, "%s", option);
+	if (i == norigins)
+		norigins++;
+}
+
+static const char *origin_of(const char *var)
+{
+	for (size_t i = 0; i < norigins; i++)
+		if (!strcmp(origins[i].var, var))
+			return origins[i].option;
+	return getenv(var) ? "environment" : "default";
+}
+
 static int set_var(const struct ember_var_doc *v, const char *var, const char *value)
 {
 	if (v->check(value) != 0) {
@@ -129,6 +158,25 @@ static int set_var(const struct ember_var_doc *v, const char *var, const char *v
 		return -1;
 	}
 	return setenv(var, value, 1);
+}
+
+/* Every variable's effective value and where it came from: an option, the environment, the default. */
+static void print_config(void)
+{
+	for (size_t i = 0; i < ember_var_count; i++) {
+		const struct ember_var_doc *d = &ember_var_docs[i];
+		for (unsigned g = 0; g < (d->per_gpu ? EMBER_CONFIG_MAX_GPUS : 1); g++) {
+			char var[80];
+			if (d->per_gpu)
+				snprintf(var, sizeof var, "%s%u", d->name, g);
+			else
+				snprintf(var, sizeof var, "%s", d->name);
+			const char *v = getenv(var);
+			if (d->per_gpu && !v)
+				continue; /* unset GPUs take EMBER_BUDGET */
+			printf("%-26s %-22s %s\n", var, v ? v : *d->def ? d->def : "(unset)", origin_of(var));
+		}
+	}
 }
 
 static int set_assignment(const char *arg)
@@ -149,8 +197,12 @@ static int set_assignment(const char *arg)
 			unsigned g;
 			if (!d->per_gpu ? !strcmp(d->name, var)
 					: !strncmp(d->name, var, len) && ember_parse_UINT(var + len, &g) == 0 &&
-						  g < EMBER_CONFIG_MAX_GPUS)
-				return set_var(d, var, eq + 1);
+						  g < EMBER_CONFIG_MAX_GPUS) {
+				int rc = set_var(d, var, eq + 1);
+				if (rc == 0)
+					note_origin(var, "--set");
+				return rc;
+			}
 		}
 	}
 	fprintf(stderr, "ember-run: unknown variable in --set %s (ember-run --help lists them)\n", arg);
@@ -178,7 +230,7 @@ int main(int argc, char **argv)
 {
 	enum driver_choice driver = DRIVER_AUTO;
 	const char *shim = NULL;
-	int dry_run = 0, i = 1;
+	int dry_run = 0, print_config_only = 0, i = 1;
 
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -195,6 +247,11 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--off")) {
 			setenv("EMBER", "0", 1);
+			note_origin("EMBER", "--off");
+			continue;
+		}
+		if (!strcmp(a, "--print-config")) {
+			print_config_only = 1;
 			continue;
 		}
 		if (!strcmp(a, "--dry-run")) {
@@ -247,9 +304,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			rc = set_var(v, var, value);
+			if (rc == 0) {
+				char how[80];
+				snprintf(how, sizeof how, "--%s", opt);
+				note_origin(var, how);
+			}
 		}
 		if (rc != 0)
 			return 2;
+	}
+	if (print_config_only) {
+		print_config();
+		return 0;
 	}
 	if (i >= argc - 1) {
 		fprintf(stderr, "ember-run: no program given\n\n");
@@ -288,6 +354,13 @@ int main(int argc, char **argv)
 		for (char **c = cmd; *c; c++)
 			printf("%s%s", *c, c[1] ? " " : "\n");
 		return 0;
+	}
+	/* the whole environment as Ember will read it: a bad value stops here, not in the program */
+	struct ember_config cfg;
+	char err[512];
+	if (ember_config_load(&cfg, err, sizeof err) != 0) {
+		fprintf(stderr, "ember-run: %s; not starting %s\n", err, cmd[0]);
+		return 2;
 	}
 	execvp(cmd[0], cmd);
 	fprintf(stderr, "ember-run: cannot run %s: %s\n", cmd[0], strerror(errno));
