@@ -112,6 +112,9 @@ int ember_parse_SIZE(const char *s, struct ember_size *out)
 	}
 	static const char units[] = "KMGTP";
 	double scale = 1;
+	/* a number alone would be bytes: --budget 16 meant 16 bytes, without a word; only 0 needs no unit */
+	if (!*end && v != 0)
+		return -1;
 	if (*end) {
 		const char *u = strchr(units, toupper((unsigned char)*end));
 		if (!u)

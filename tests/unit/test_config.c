@@ -31,8 +31,10 @@ Test(config, sizes_take_binary_suffixes)
 	cr_expect_eq(s.bytes, 512ull << 20);
 	cr_assert_eq(ember_parse_SIZE("1.5GiB", &s), 0);
 	cr_expect_eq(s.bytes, 3ull << 29);
-	cr_assert_eq(ember_parse_SIZE("4096", &s), 0);
+	cr_assert_eq(ember_parse_SIZE("4K", &s), 0);
 	cr_expect_eq(s.bytes, 4096);
+	cr_assert_eq(ember_parse_SIZE("0", &s), 0, "no bytes needs no unit (EMBER_HEADROOM=0)");
+	cr_expect_eq(s.bytes, 0);
 	cr_assert_eq(ember_parse_SIZE("2t", &s), 0);
 	cr_expect_eq(s.bytes, 2ull << 40);
 	cr_assert_eq(ember_parse_SIZE("64kb", &s), 0);
@@ -59,8 +61,9 @@ Test(config, an_empty_size_is_unset)
 
 Test(config, bad_sizes_are_rejected)
 {
+	/* "16" and "4096": a number alone would be bytes, which no one means (--budget 16) */
 	static const char *const bad[] = { "G", "-1G", "16X", "16GG", "0%", "101%", "50%%",
-					   "1e30T", "16 G", "abc" };
+					   "1e30T", "16 G", "abc", "16", "4096", "0.5" };
 	struct ember_size s;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_expect_neq(ember_parse_SIZE(bad[i], &s), 0, "'%s' was accepted", bad[i]);
@@ -141,11 +144,11 @@ Test(config, a_budget_of_no_bytes_is_rejected)
 {
 	char err[256] = "";
 	cr_expect_eq(load_with("EMBER_BUDGET", "0", err, sizeof err), -1, "0 would mean the whole free GPU");
-	cr_expect_str_eq(err, "EMBER_BUDGET=0 is not valid: expected a size such as 16G, or a share of GPU memory such as 50%, and more than 0");
+	cr_expect_str_eq(err, "EMBER_BUDGET=0 is not valid: expected a size with its unit such as 16G, or a share of GPU memory such as 50%, and more than 0");
 	cr_expect_eq(load_with("EMBER_BUDGET", "0.5", err, sizeof err), -1, "half a byte");
 	unsetenv("EMBER_BUDGET");
 	cr_expect_eq(load_with("EMBER_BUDGET_3", "0", err, sizeof err), -1);
-	cr_expect_str_eq(err, "EMBER_BUDGET_3=0 is not valid: expected a size such as 16G, or a share such as 50%, and more than 0");
+	cr_expect_str_eq(err, "EMBER_BUDGET_3=0 is not valid: expected a size with its unit such as 16G, or a share such as 50%, and more than 0");
 }
 
 Test(config, a_budget_for_a_gpu_beyond_the_table_is_rejected)

@@ -71,8 +71,8 @@ Test(passthrough, bad_log) { bad_value("EMBER_LOG", "loud", "off, error, warn, i
 Test(passthrough, bad_sim_memory) { bad_value("EMBER_SIM_MEMORY", "lots", "a size such as 80G or 512M"); }
 Test(passthrough, bad_driver_search) { bad_value("EMBER_DRIVER_SEARCH", "relative", "absolute folders separated by ':'"); }
 Test(passthrough, bad_mode) { bad_value("EMBER_MODE", "fast", "off, mapped, static or adaptive"); }
-Test(passthrough, bad_budget) { bad_value("EMBER_BUDGET", "lots", "a size such as 16G, or a share of GPU memory such as 50%"); }
-Test(passthrough, bad_budget_of_gpu) { bad_value("EMBER_BUDGET_0", "120%", "a size such as 16G, or a share such as 50%"); }
+Test(passthrough, bad_budget) { bad_value("EMBER_BUDGET", "lots", "a size with its unit such as 16G, or a share of GPU memory such as 50%"); }
+Test(passthrough, bad_budget_of_gpu) { bad_value("EMBER_BUDGET_0", "120%", "a size with its unit such as 16G, or a share such as 50%"); }
 Test(passthrough, bad_high_watermark) { bad_value("EMBER_HIGH_WATERMARK", "120", "a percentage from 1 to 100"); }
 Test(passthrough, bad_manage_all) { bad_value("EMBER_MANAGE_ALL", "sure", "0 or 1"); }
 Test(passthrough, bad_stats_path) { bad_value("EMBER_STATS", "stats.json", "an absolute path"); }
