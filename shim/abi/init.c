@@ -1,4 +1,5 @@
 /* Library start-up: read the configuration, set up logging and the loader. */
+#include <errno.h> /* program_invocation_short_name */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -43,19 +44,34 @@ static void warn_near_misses(void)
 	}
 }
 
+/* Per-process enablement: the program's name (argv[0]'s file name, as ps shows it) against the patterns. */
+static bool selected_program(void)
+{
+	const char *name = program_invocation_short_name;
+	if (*ember_cfg.enable_for && !ember_patterns_match(ember_cfg.enable_for, name))
+		return false;
+	return !ember_patterns_match(ember_cfg.disable_for, name);
+}
+
 __attribute__((constructor)) static void ember_init(void)
 {
 	char err[512];
 	int rc = ember_config_load(&ember_cfg, err, sizeof err);
 	ember_log_init(ember_cfg.log_level, ember_cfg.log_file);
 	ember_locks_at_fork(after_fork_child);
-	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF;
+	bool selected = selected_program();
+	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF && selected;
 	if (ember_config_secure_execution())
 		ember_info("secure execution: every EMBER_* variable and LD_LIBRARY_PATH are ignored; running with the defaults");
 	else
 		warn_near_misses();
 	if (rc != 0) {
 		ember_error("%s; Ember is passing every call straight to the driver", err);
+		return;
+	}
+	if (!selected) {
+		ember_info("%s is not selected by EMBER_ENABLE_FOR and EMBER_DISABLE_FOR: passing every call straight "
+			   "to the driver", program_invocation_short_name);
 		return;
 	}
 	if (!ember_cfg.enabled || ember_cfg.mode == EMBER_MODE_OFF) {

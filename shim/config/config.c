@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fnmatch.h>
 #include <sys/auxv.h>
 
 #include "config.h"
@@ -21,6 +22,7 @@ EMBER_KIND(SIZE)
 EMBER_KIND(BUDGET)
 EMBER_KIND(PATH)
 EMBER_KIND(PATH_LIST)
+EMBER_KIND(PATTERNS)
 EMBER_KIND(LOG_LEVEL)
 EMBER_KIND(PERCENT)
 EMBER_KIND(RATIO)
@@ -145,6 +147,30 @@ int ember_parse_PATH(const char *s, const char **out)
 		return -1;
 	*out = s;
 	return 0;
+}
+
+int ember_parse_PATTERNS(const char *s, const char **out)
+{
+	if (*s && (strchr(s, '/') || strlen(s) > 1024 || *s == ':' || s[strlen(s) - 1] == ':' || strstr(s, "::")))
+		return -1;
+	*out = s;
+	return 0;
+}
+
+bool ember_patterns_match(const char *patterns, const char *name)
+{
+	for (const char *p = patterns; p && *p;) {
+		size_t n = strcspn(p, ":");
+		char one[1025];
+		if (n < sizeof one) {
+			memcpy(one, p, n);
+			one[n] = 0;
+			if (fnmatch(one, name, 0) == 0)
+				return true;
+		}
+		p += n + (p[n] == ':');
+	}
+	return false;
 }
 
 size_t ember_path_list_next(const char **p)

@@ -45,6 +45,7 @@ static inline bool ember_size_is_set(struct ember_size s)
 #define EMBER_CTYPE_BUDGET struct ember_size
 #define EMBER_CTYPE_PATH const char *
 #define EMBER_CTYPE_PATH_LIST const char *
+#define EMBER_CTYPE_PATTERNS const char *
 #define EMBER_CTYPE_LOG_LEVEL enum ember_log_level
 
 struct ember_config {
@@ -86,6 +87,10 @@ int ember_parse_SIZE(const char *s, struct ember_size *out);
 /* A size that, when given, is at least one byte: "0" or "0.5" would mean no budget, and so the whole GPU. */
 int ember_parse_BUDGET(const char *s, struct ember_size *out);
 int ember_parse_PATH(const char *s, const char **out);
+/* Program-name patterns, ':'-separated: each non-empty and a name, not a path (no '/'). */
+int ember_parse_PATTERNS(const char *s, const char **out);
+/* Whether name matches one of patterns (fnmatch); an empty list matches nothing. */
+bool ember_patterns_match(const char *patterns, const char *name);
 int ember_parse_PATH_LIST(const char *s, const char **out);
 
 /* A path list splits at ':' and ';', as ld.so splits LD_LIBRARY_PATH: the one syntax of every list. */

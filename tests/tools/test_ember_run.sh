@@ -72,3 +72,17 @@ grep -q 'EMBER_MODE=adaptve is not valid: expected off, mapped, static or adapti
   fail "bad environment message: $out"
 grep -q started <<<"$out" && fail "the program ran: $out"
 echo "print-config and the environment check: ok"
+
+# per-process enablement: the program's name against EMBER_ENABLE_FOR and EMBER_DISABLE_FOR
+name=$(basename "$demo")
+out=$(env EMBER_ENABLE_FOR="python3*:$name" "$run" --driver sim -- "$demo" 16 1 2>&1) || fail "enabled demo: $out"
+grep -q '(active)' <<<"$out" || fail "a selected program was not served: $out"
+out=$(env EMBER_ENABLE_FOR='python3*' "$run" --driver sim --log info -- "$demo" 16 1 2>&1) || fail "unselected demo: $out"
+grep -q '(pass-through)' <<<"$out" || fail "an unselected program was served: $out"
+grep -q "info: $name is not selected by EMBER_ENABLE_FOR and EMBER_DISABLE_FOR" <<<"$out" || fail "no line: $out"
+out=$(env EMBER_ENABLE_FOR="$name" EMBER_DISABLE_FOR='ember-*' "$run" --driver sim -- "$demo" 16 1 2>&1) ||
+  fail "disabled demo: $out"
+grep -q '(pass-through)' <<<"$out" || fail "EMBER_DISABLE_FOR did not win: $out"
+out=$(env EMBER_ENABLE_FOR=/usr/bin/python3 "$run" --driver sim -- true 2>&1) && fail "a path was taken as a pattern"
+grep -q 'EMBER_ENABLE_FOR=/usr/bin/python3 is not valid' <<<"$out" || fail "pattern message: $out"
+echo "per-process enablement: ok"

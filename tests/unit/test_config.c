@@ -213,3 +213,20 @@ Test(config, a_misspelt_name_gets_the_name_meant)
 	cr_expect_null(ember_config_near_miss("PATH=/bin", name, sizeof name), "not Ember's at all");
 	cr_expect_null(ember_config_near_miss("EMBER_BUDGTE=16G", name, 5), "no room for the name");
 }
+
+/* Program-name patterns: fnmatch globs, ':'-separated, names and not paths. */
+Test(config, program_patterns)
+{
+	const char *v;
+	cr_expect_eq(ember_parse_PATTERNS("python3*:llama-*", &v), 0);
+	cr_expect_eq(ember_parse_PATTERNS("", &v), 0, "unset");
+	static const char *const bad[] = { "/usr/bin/python3", ":x", "x:", "a::b" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_neq(ember_parse_PATTERNS(bad[i], &v), 0, "'%s' was accepted", bad[i]);
+	cr_expect(ember_patterns_match("python3*:llama-*", "python3.11"));
+	cr_expect(ember_patterns_match("python3*:llama-*", "llama-bench"));
+	cr_expect_not(ember_patterns_match("python3*:llama-*", "nvidia-smi"));
+	cr_expect_not(ember_patterns_match("", "anything"), "an empty list matches nothing");
+	cr_expect(ember_patterns_match("exact", "exact"));
+	cr_expect_not(ember_patterns_match("exact", "exactly"));
+}
