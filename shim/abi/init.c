@@ -57,7 +57,7 @@ __attribute__((constructor)) static void ember_init(void)
 {
 	char err[512];
 	int rc = ember_config_load(&ember_cfg, err, sizeof err);
-	ember_log_init(ember_cfg.log_level, ember_cfg.log_file);
+	ember_log_init(ember_cfg.log_level, ember_cfg.log_file, ember_cfg.log_time);
 	ember_locks_at_fork(after_fork_child);
 	bool selected = selected_program();
 	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF && selected;

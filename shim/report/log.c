@@ -5,18 +5,21 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 
 static enum ember_log_level log_level = EMBER_LOG_WARN;
 static int log_fd = STDERR_FILENO;
+static bool log_time; /* EMBER_LOG_TIME */
 
 static const char *const level_names[] = { "off", "error", "warn", "info", "debug" };
 
-void ember_log_init(enum ember_log_level level, const char *path)
+void ember_log_init(enum ember_log_level level, const char *path, bool timestamps)
 {
 	log_level = level;
+	log_time = timestamps;
 	if (path && *path) {
 		/* private, and never through a link someone planted at the path */
 		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -37,7 +40,16 @@ void ember_log(enum ember_log_level level, const char *fmt, ...)
 	if (!ember_log_enabled(level))
 		return;
 	char line[1024];
-	int n = snprintf(line, sizeof line, "ember[%d] %s: ", (int)getpid(), level_names[level]);
+	int n = 0;
+	if (log_time) {
+		struct timespec ts;
+		struct tm tm;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		n = (int)strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%S", &tm);
+		n += snprintf(line + n, sizeof line - (size_t)n, ".%03ldZ ", ts.tv_nsec / 1000000);
+	}
+	n += snprintf(line + n, sizeof line - (size_t)n, "ember[%d] %s: ", (int)getpid(), level_names[level]);
 	va_list ap;
 	va_start(ap, fmt);
 	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);

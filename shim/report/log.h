@@ -4,7 +4,7 @@
 
 #include "config.h"
 
-void ember_log_init(enum ember_log_level level, const char *path);
+void ember_log_init(enum ember_log_level level, const char *path, bool timestamps);
 bool ember_log_enabled(enum ember_log_level level);
 void ember_log(enum ember_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -86,3 +86,11 @@ grep -q '(pass-through)' <<<"$out" || fail "EMBER_DISABLE_FOR did not win: $out"
 out=$(env EMBER_ENABLE_FOR=/usr/bin/python3 "$run" --driver sim -- true 2>&1) && fail "a path was taken as a pattern"
 grep -q 'EMBER_ENABLE_FOR=/usr/bin/python3 is not valid' <<<"$out" || fail "pattern message: $out"
 echo "per-process enablement: ok"
+
+# timestamps on request: the wall-clock time, to the millisecond, before each line
+out=$("$run" --driver sim --log info --log-time 1 -- "$demo" 16 1 2>&1) || fail "demo with --log-time: $out"
+grep -Eq '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}Z ember\[[0-9]+\] info: ' <<<"$out" ||
+  fail "no timestamped line: $out"
+out=$("$run" --driver sim --log info -- "$demo" 16 1 2>&1)
+grep -q '^ember\[[0-9]*\] info: ' <<<"$out" || fail "a line without --log-time changed: $out"
+echo "log timestamps: ok"
