@@ -74,6 +74,11 @@ class Matrix:
         r = self.get(bench, scale, variant)
         return r if r and "error" not in r else None
 
+    def best(self, bench, scale):
+        """The faster of Ember's static and adaptive runs, or None."""
+        runs = [r for r in (self.ok(bench, scale, v) for v in ("static", "adaptive")) if r]
+        return min(runs, key=lambda r: r["seconds"], default=None)
+
     def peers(self, bench, scale):
         return [r for r in self.rows if r.get("bench") == bench and r.get("scale") == scale and r.get("peer")]
 
@@ -101,8 +106,7 @@ def table(m, scale, lines):
         ws = next((r["working_set_bytes"] for r in [res] + [m.get(b, scale, v) for v in variants]
                    if r and "working_set_bytes" in r), None)
         cells = [b, gib(ws) if ws else "-", secs(res)] + [secs(m.get(b, scale, v)) for v in variants]
-        best = min((m.ok(b, scale, v) for v in ("static", "adaptive") if m.ok(b, scale, v)),
-                   key=lambda r: r["seconds"], default=None)
+        best = m.best(b, scale)
         bnd = (best.get("bound_warm_seconds") or best.get("bound_seconds")) if best else None
         cells += [fmt(bnd, ".3g"), fmt(x_bound(best))]
         cells.append("; ".join(f"{p['variant']} {secs(p)}" for p in m.peers(b, scale)) or "-")
@@ -155,17 +159,13 @@ def criteria(m, overhead, lines):
     checks.append(("token generation: adaptive demotes under 5% of the weights per token", not bad,
                    ", ".join(bad) or "all under"))
     for b, need in (("llama-cpp", 0.9), ("hf-llama", 0.8), ("hf-mixtral", 0.8)):
-        best = min((m.ok(b, 1.5, v) for v in ("static", "adaptive") if m.ok(b, 1.5, v)),
-                   key=lambda r: r["seconds"], default=None)
+        best = m.best(b, 1.5)
         got = 1 / x_bound(best) if x_bound(best) else None
         checks.append((f"1.5x: {b} reaches {need} of its bound", got is not None and got >= need, fmt(got)))
-    nw, nres = m.ok("nw", 1.5, "static") or m.ok("nw", 1.5, "adaptive"), m.ok("nw", 1.5, "resident")
-    nw_best = min((m.ok("nw", 1.5, v) for v in ("static", "adaptive") if m.ok("nw", 1.5, v)),
-                  key=lambda r: r["seconds"], default=nw)
+    nw_best, nres = m.best("nw", 1.5), m.ok("nw", 1.5, "resident")
     x = ratio(nw_best, nres) if nw_best and nres else None
     checks.append(("1.5x: the wavefront within 3x of resident", x is not None and x <= 3, fmt(x)))
-    within = [b for b in m.benches if (x_bound(min((m.ok(b, 1.5, v) for v in ("static", "adaptive") if m.ok(b, 1.5, v)),
-                                                  key=lambda r: r["seconds"], default=None)) or 99) <= 1.25]
+    within = [b for b in m.benches if (x_bound(m.best(b, 1.5)) or 99) <= 1.25]
     checks.append(("1.5x: the better Ember variant within 1.25x of its bound on at least 7 of the 10 workloads",
                    len(within) >= 7, f"{len(within)} of {len(m.benches)}: {', '.join(within)}"))
     oh = overhead_figures(overhead)
@@ -230,60 +230,55 @@ def plots(m, results):
     made = []
     colors = {"off": "#888888", "mapped": "#d62728", "static": "#1f77b4", "adaptive": "#2ca02c",
               "bound": "#000000", "peer": "#ff7f0e", "resident": "#9467bd"}
-    # speedup over mapped, log scale, like the paper's Figure 10
-    fig, axes = plt.subplots(2, 1, figsize=(12, 7), squeeze=False)
-    for ax, scale in zip(axes[:, 0], (0.5, 1.5)):
-        vs = (["off"] if scale == 0.5 else []) + ["static", "adaptive"]
-        w = 0.8 / len(vs)
-        for i, v in enumerate(vs):
+    def bars(ax, scale, variants, value, ylabel):
+        """One bar per (workload, variant) where value(bench, scale, record) is known, log scale."""
+        w = 0.8 / len(variants)
+        for i, v in enumerate(variants):
             xs, ys = [], []
             for j, b in enumerate(m.benches):
-                r, mp = m.ok(b, scale, v), m.ok(b, scale, "mapped")
-                if r and mp:
-                    xs.append(j + (i - (len(vs) - 1) / 2) * w)
-                    ys.append(mp["seconds"] / r["seconds"])
+                y = value(b, scale, m.ok(b, scale, v))
+                if y:
+                    xs.append(j + (i - (len(variants) - 1) / 2) * w)
+                    ys.append(y)
             ax.bar(xs, ys, w, label=v, color=colors[v])
-        ax.axhline(1, color="#d62728", lw=0.8)
-        ax.set_yscale("log")
-        ax.set_xticks(range(len(m.benches)))
-        ax.set_xticklabels(m.benches, rotation=20, fontsize=8)
-        ax.set_ylabel("speedup over mapped")
-        ax.set_title(f"{scale}x of the budget")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(results, "speedup.png"), dpi=100)
-    made.append("speedup.png")
-    plt.close(fig)
-    # time against the bound
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), squeeze=False)
-    for ax, scale in zip(axes[0], (0.5, 1.5)):
-        for i, v in enumerate(("mapped", "static", "adaptive")):
-            xs, ys = [], []
-            for j, b in enumerate(m.benches):
-                r = m.ok(b, scale, v)
-                if x_bound(r):
-                    xs.append(j + (i - 1) * 0.27)
-                    ys.append(x_bound(r))
-            ax.bar(xs, ys, 0.27, label=v, color=colors[v])
-        ax.axhline(1.25, color="k", ls="--", lw=0.8, label="1.25x bound")
         ax.set_yscale("log")
         ax.set_xticks(range(len(m.benches)))
         ax.set_xticklabels(m.benches, rotation=30, fontsize=7)
-        ax.set_ylabel("time / bound")
+        ax.set_ylabel(ylabel)
         ax.set_title(f"{scale}x of the budget")
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(results, name), dpi=100)
+        made.append(name)
+        plt.close(fig)
+
+    def over_mapped(b, scale, r):
+        mp = m.ok(b, scale, "mapped")
+        return mp["seconds"] / r["seconds"] if r and mp else None
+
+    # speedup over mapped, log scale, like the paper's Figure 10
+    fig, axes = plt.subplots(2, 1, figsize=(12, 7), squeeze=False)
+    for ax, scale in zip(axes[:, 0], (0.5, 1.5)):
+        bars(ax, scale, (["off"] if scale == 0.5 else []) + ["static", "adaptive"], over_mapped, "speedup over mapped")
+        ax.axhline(1, color="#d62728", lw=0.8)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(results, "bound.png"), dpi=100)
-    made.append("bound.png")
-    plt.close(fig)
+    save(fig, "speedup.png")
+    # time against the bound
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), squeeze=False)
+    for ax, scale in zip(axes[0], (0.5, 1.5)):
+        bars(ax, scale, ["mapped", "static", "adaptive"], lambda b, scale, r: x_bound(r), "time / bound")
+        ax.axhline(1.25, color="k", ls="--", lw=0.8, label="1.25x bound")
+        ax.legend(fontsize=7)
+    save(fig, "bound.png")
     # the peers side by side: tokens per second at 1.5x
     gen = [b for b in m.benches if b.startswith(("hf-", "llama"))]
     if gen:
         fig, ax = plt.subplots(figsize=(8, 4))
         for j, b in enumerate(gen):
-            bars = [("resident", m.ok(b, 1.5, "resident"))] + [(v, m.ok(b, 1.5, v)) for v in EMBER] + \
+            runs = [("resident", m.ok(b, 1.5, "resident"))] + [(v, m.ok(b, 1.5, v)) for v in EMBER] + \
                    [("peer", p) for p in m.peers(b, 1.5) if "error" not in p]
-            for i, (v, r) in enumerate(bars):
+            for i, (v, r) in enumerate(runs):
                 if r and r.get("tokens_per_second"):
                     ax.bar(j + (i - 2) * 0.15, r["tokens_per_second"], 0.15, color=colors[v],
                            label=v if j == 0 else None)
@@ -293,10 +288,7 @@ def plots(m, results):
         ax.set_ylabel("tokens per second")
         ax.set_title("token generation at 1.5x: Ember against the peers")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(os.path.join(results, "peers.png"), dpi=100)
-        made.append("peers.png")
-        plt.close(fig)
+        save(fig, "peers.png")
     return made
 
 
@@ -368,8 +360,7 @@ def main():
     off = []
     for b in m.benches:
         for scale in (0.5, 1.5):
-            best = min((m.ok(b, scale, v) for v in ("static", "adaptive") if m.ok(b, scale, v)),
-                       key=lambda r: r["seconds"], default=None)
+            best = m.best(b, scale)
             if (x_bound(best) or 0) > 1.25:
                 off.append((b, scale, best))
     for b, scale, best in off:

@@ -38,21 +38,6 @@ struct state {
 };
 
 
-// fn(lo, hi) over [0, n) in chunks handed out as workers free up: the hubs
-// make equal shares of vertices unequal work.
-template <typename F> void for_chunks(size_t n, size_t grain, F fn)
-{
-	std::atomic<size_t> next{ 0 };
-	std::vector<std::thread> pool;
-	for (unsigned t = 0; t < suite_workers(); t++)
-		pool.emplace_back([&] {
-			for (size_t lo; (lo = next.fetch_add(grain)) < n;)
-				fn(lo, std::min(n, lo + grain));
-		});
-	for (auto &th : pool)
-		th.join();
-}
-
 // Out-degrees follow a power law, P(d >= x) = (5.5/x)^1.5 (mean about 16),
 // capped; vertex 0, the source, is the biggest hub.
 uint32_t degree(uint64_t v, uint32_t cap)
@@ -164,7 +149,7 @@ void *make(size_t bytes)
 	s->E = s->row[V];
 
 	s->col = (uint32_t *)suite_managed(s->E * sizeof(uint32_t));
-	for_chunks(V, 1 << 14, [&](size_t lo, size_t hi) {
+	suite_for_chunks(V, 1 << 14, [&](size_t lo, size_t hi) {
 		for (uint64_t e = s->row[lo]; e < s->row[hi]; e++)
 			s->col[e] = target(e, s->V);
 	});
@@ -268,7 +253,7 @@ void check(void *p, suite_result *r)
 		pick[k] = (uint32_t)(suite_mix(k ^ 0x9a) % V);
 		CHECK(cudaMemcpy(&parent[k], s->parent + pick[k], sizeof(uint32_t), cudaMemcpyDefault));
 	}
-	for_chunks(picks, 64, [&](size_t lo, size_t hi) {
+	suite_for_chunks(picks, 64, [&](size_t lo, size_t hi) {
 		for (size_t k = lo; k < hi; k++) {
 			uint32_t v = pick[k], u = parent[k];
 			if (v == 0 || level[v] == far)
@@ -288,7 +273,7 @@ void check(void *p, suite_result *r)
 	// source's own), so that the CSR is read in a few long pieces.
 	const size_t span = std::min<size_t>(V, 4096), runs = std::min<size_t>(256, V / span);
 	std::atomic<uint64_t> tested{ 0 };
-	for_chunks(runs, 1, [&](size_t k, size_t) {
+	suite_for_chunks(runs, 1, [&](size_t k, size_t) {
 		size_t lo = k ? suite_mix(k ^ 0x9b) % (V - span + 1) : 0;
 		uint64_t t = 0;
 		for (size_t u = lo; u < lo + span; u++) {

@@ -271,22 +271,17 @@ void *make(size_t bytes)
 	const uint64_t seed = 3;
 	suite_fill_u32(s->keys, s->n, key, seed);
 	// the input's checksums from the generator, not from the memory
-	unsigned nt = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+	const unsigned nt = suite_workers();
 	std::vector<unsigned long long> sums(nt), xrs(nt);
-	std::vector<std::thread> pool;
-	size_t chunk = (s->n + nt - 1) / nt;
-	for (unsigned t = 0; t < nt; t++)
-		pool.emplace_back([&, t] {
-			unsigned long long sum = 0, xr = 0;
-			for (size_t i = std::min(s->n, t * chunk); i < std::min(s->n, (t + 1) * chunk); i++) {
-				uint32_t v = key(i, seed);
-				sum += v;
-				xr ^= v;
-			}
-			sums[t] = sum, xrs[t] = xr;
-		});
-	for (auto &th : pool)
-		th.join();
+	suite_for_shares(s->n, [&](unsigned w, size_t lo, size_t hi) {
+		unsigned long long sum = 0, xr = 0;
+		for (size_t i = lo; i < hi; i++) {
+			uint32_t v = key(i, seed);
+			sum += v;
+			xr ^= v;
+		}
+		sums[w] = sum, xrs[w] = xr;
+	});
 	s->sum = s->xr = 0;
 	for (unsigned t = 0; t < nt; t++)
 		s->sum += sums[t], s->xr ^= xrs[t];

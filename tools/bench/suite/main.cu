@@ -59,17 +59,10 @@ void suite_free(void *p)
 
 template <typename T, typename F> static void fill_parallel(T *p, size_t n, F fn)
 {
-	unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-	std::vector<std::thread> pool;
-	size_t chunk = (n + threads - 1) / threads;
-	for (unsigned t = 0; t < threads; t++)
-		pool.emplace_back([=] {
-			size_t lo = std::min(n, t * chunk), hi = std::min(n, lo + chunk);
-			for (size_t i = lo; i < hi; i++)
-				p[i] = fn(i);
-		});
-	for (auto &th : pool)
-		th.join();
+	suite_for_shares(n, [=](unsigned, size_t lo, size_t hi) {
+		for (size_t i = lo; i < hi; i++)
+			p[i] = fn(i);
+	});
 }
 
 void suite_fill_u32(uint32_t *p, size_t n, uint32_t (*fn)(size_t, uint64_t), uint64_t seed)

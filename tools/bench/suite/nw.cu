@@ -26,25 +26,6 @@ struct state {
 	int sub[20][20];
 };
 
-unsigned workers()
-{
-	return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-}
-
-// fn(i) for i in [0, n), rows handed out as workers free up.
-template <typename F> void for_rows(size_t n, F fn)
-{
-	std::atomic<size_t> next{ 0 };
-	std::vector<std::thread> pool;
-	for (unsigned t = 0; t < workers(); t++)
-		pool.emplace_back([&] {
-			for (size_t i; (i = next.fetch_add(1)) < n;)
-				fn(i);
-		});
-	for (auto &th : pool)
-		th.join();
-}
-
 // The residue at position i of sequence `which` (0 or 1): 20 letters.
 int letter(size_t i, int which)
 {
@@ -106,7 +87,7 @@ void *make(size_t bytes)
 	std::vector<int> second(s->dim);
 	for (size_t j = 1; j < s->dim; j++)
 		second[j] = letter(j, 1);
-	for_rows(s->dim, [&](size_t i) {
+	suite_for_chunks(s->dim, 1, [&](size_t i, size_t) { // a row each
 		int *row = s->ref + i * s->dim;
 		if (i == 0) {
 			std::fill(row, row + s->dim, 0);

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +74,20 @@ template <typename F> void suite_for_shares(size_t n, F fn)
 	std::vector<std::thread> pool;
 	for (unsigned t = 0; t < k; t++)
 		pool.emplace_back([=] { fn(t, n * t / k, n * (t + 1) / k); });
+	for (auto &th : pool)
+		th.join();
+}
+// fn(lo, hi) over [0, n) in chunks of grain handed out as workers free up:
+// for work that equal shares would split unevenly (a graph's hubs).
+template <typename F> void suite_for_chunks(size_t n, size_t grain, F fn)
+{
+	std::atomic<size_t> next{ 0 };
+	std::vector<std::thread> pool;
+	for (unsigned t = 0; t < suite_workers(); t++)
+		pool.emplace_back([&] {
+			for (size_t lo; (lo = next.fetch_add(grain)) < n;)
+				fn(lo, std::min(n, lo + grain));
+		});
 	for (auto &th : pool)
 		th.join();
 }
