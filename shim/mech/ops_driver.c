@@ -43,13 +43,19 @@ static int advise_mapped(void *self, const struct ember_alloc *a)
 	return r;
 }
 
+/* Where op's regions begin. */
+static CUdeviceptr move_start(const struct ember_op *op)
+{
+	return op->move.alloc->base + ((uint64_t)op->move.first << EMBER_REGION_SHIFT);
+}
+
 /* Prefetch op's regions toward loc on the private stream, between two events. */
 static int prefetch(struct ember_op *op, CUmemLocation loc)
 {
 	CUstream s = ember_private_stream(op->at.ctx);
 	if (!s)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	CUdeviceptr start = op->move.alloc->base + ((uint64_t)op->move.first << EMBER_REGION_SHIFT);
+	CUdeviceptr start = move_start(op);
 	CUevent begin = NULL, end = NULL;
 	EMBER_REAL(cuEventCreate)(&begin, CU_EVENT_DEFAULT);
 	EMBER_REAL(cuEventCreate)(&end, CU_EVENT_DEFAULT);
@@ -89,7 +95,7 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
  */
 static void prefer(const struct ember_op *op, CUmemLocation loc)
 {
-	CUdeviceptr start = op->move.alloc->base + ((uint64_t)op->move.first << EMBER_REGION_SHIFT);
+	CUdeviceptr start = move_start(op);
 	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, ember_move_bytes(&op->move), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
 						loc);
 	static bool said;

@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -71,5 +72,13 @@ size_t read_file(const char *path, char *buf, size_t size)
 	size_t n = fread(buf, 1, size - 1, f);
 	buf[n] = 0;
 	fclose(f);
+	return n;
+}
+
+unsigned lines_with(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
 	return n;
 }

@@ -30,6 +30,8 @@ void temp_file_env(const char *var, char *path_template);
 
 /* Read up to size - 1 bytes of path into buf, NUL-terminated; the file must exist. Returns the length. */
 size_t read_file(const char *path, char *buf, size_t size);
+/* How many times needle occurs in text: a log's lines that say one thing. */
+unsigned lines_with(const char *text, const char *needle);
 
 /* A typed function pointer to `name` in a library. */
 #define SYM(handle, name) ((__typeof__(&name))must_dlsym((handle), #name))

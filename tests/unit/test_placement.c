@@ -600,14 +600,6 @@ static void read_and_free_20_mib_stderr_captured(void)
 	read_and_free_20_mib();
 }
 
-static unsigned lines_with(const char *text, const char *needle)
-{
-	unsigned n = 0;
-	for (const char *p = text; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 Test(placement, write_errors_are_reported_with_one_line)
 {
 	snprintf(child_err, sizeof child_err, "/tmp/ember-stderr-XXXXXX");
@@ -858,9 +850,6 @@ Test(placement, without_the_uvm_tools_device_one_line_and_placement_goes_on)
 	char buf[8192];
 	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
 	unlink(log);
-	unsigned lines = 0;
-	for (const char *at = buf; (at = strstr(at, "UVM tools event queue not used")); at++)
-		lines++;
-	cr_expect_eq(lines, 1, "one line: %s", buf);
+	cr_expect_eq(lines_with(buf, "UVM tools event queue not used"), 1, "one line: %s", buf);
 	cr_expect_not_null(strstr(buf, "the process has no /dev/nvidia-uvm open"), "%s", buf);
 }

@@ -44,17 +44,8 @@ int open(const char *path, int flags, ...)
 	return real_open(path, flags, mode);
 }
 
-int open64(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	return open(path, flags, mode);
-}
+/* the same function under the large-file name some callers link to */
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 ssize_t readlink(const char *path, char *buf, size_t size)
 {
@@ -102,9 +93,6 @@ Test(uvm_failing, a_refused_event_tracker_costs_one_line_and_nothing_else)
 	char buf[8192];
 	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
 	unlink(log);
-	unsigned lines = 0;
-	for (const char *at = buf; (at = strstr(at, "UVM tools event queue not used")); at++)
-		lines++;
-	cr_expect_eq(lines, 1, "one line: %s", buf);
+	cr_expect_eq(lines_with(buf, "UVM tools event queue not used"), 1, "one line: %s", buf);
 	cr_expect_not_null(strstr(buf, "the driver refused the event tracker"), "%s", buf);
 }
