@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "config_file.h"
 #include "ember/ember.h"
 #include "live.h"
 #include "locks.h"
@@ -44,6 +45,15 @@ static void warn_near_misses(void)
 	}
 }
 
+/* The configuration files' lines that were ignored, and files refused: one warning each, with file and line. */
+static void warn_config_notes(void)
+{
+	size_t n;
+	const char *const *notes = ember_config_file_notes(&n);
+	for (size_t i = 0; i < n; i++)
+		ember_warn("%s", notes[i]);
+}
+
 /* Per-process enablement: the program's name (argv[0]'s file name, as ps shows it) against the patterns. */
 static bool selected_program(void)
 {
@@ -61,8 +71,10 @@ __attribute__((constructor)) static void ember_init(void)
 	ember_locks_at_fork(after_fork_child);
 	bool selected = selected_program();
 	ember_active = ember_cfg.enabled && rc == 0 && ember_cfg.mode != EMBER_MODE_OFF && selected;
+	warn_config_notes();
 	if (ember_config_secure_execution())
-		ember_info("secure execution: every EMBER_* variable and LD_LIBRARY_PATH are ignored; running with the defaults");
+		ember_info("secure execution: every EMBER_* variable, the user's ember.conf and LD_LIBRARY_PATH are "
+			   "ignored; running with the defaults and " EMBER_CONFIG_SYSTEM_FILE);
 	else
 		warn_near_misses();
 	if (rc != 0) {

@@ -9,6 +9,7 @@
 #include <sys/auxv.h>
 
 #include "config.h"
+#include "config_file.h"
 
 #define EMBER_KIND(kind)                                                                   \
 	static int check_##kind(const char *s)                                             \
@@ -252,17 +253,11 @@ uint64_t ember_size_resolve(struct ember_size s, uint64_t total)
 	return s.bytes;
 }
 
-/*
- * A value as the log shows it: printable ASCII kept, anything else escaped
- * (a newline cannot forge a second log line), and cut short so that the
- * accepted form after it always fits.
- */
-static const char *shown(const char *v, char *buf, size_t size)
+const char *ember_config_escape(const char *v, size_t max, char *buf, size_t size)
 {
-	enum { MAX_SHOWN = 80 };
 	size_t n = 0;
 	for (const unsigned char *p = (const unsigned char *)v; *p && n + 8 < size; p++) {
-		if ((const char *)p - v >= MAX_SHOWN) {
+		if ((size_t)((const char *)p - v) >= max) {
 			n += (size_t)snprintf(buf + n, size - n, "...");
 			break;
 		}
@@ -273,6 +268,12 @@ static const char *shown(const char *v, char *buf, size_t size)
 	}
 	buf[n] = 0;
 	return buf;
+}
+
+/* A value as an error shows it: escaped, and cut short so that the accepted form after it always fits. */
+static const char *shown(const char *v, char *buf, size_t size)
+{
+	return ember_config_escape(v, 80, buf, size);
 }
 
 bool ember_config_secure_execution(void)
@@ -293,17 +294,53 @@ static void reject(int *rc, char *err, size_t errlen, const char *fmt, ...)
 	*rc = -1;
 }
 
+/* The value of var in effect, and the file line it came from (NULL: the environment, or nowhere). */
+static const char *lookup(const char *var, bool secure, const struct ember_setting **from)
+{
+	const char *v = secure ? NULL : getenv(var);
+	*from = v ? NULL : ember_config_file_setting(var);
+	return v ? v : *from ? (*from)->value : NULL;
+}
+
+/* How an error line names a file's line: "/etc/ember.conf:3: ", and "" for the environment. */
+static const char *where(const struct ember_setting *from, char *buf, size_t size)
+{
+	char path[300];
+	if (!from)
+		return "";
+	snprintf(buf, size, "%s:%u: ", ember_config_escape(from->file, 256, path, sizeof path), from->line);
+	return buf;
+}
+
+/* Where var's value in effect came from, as where() writes it. */
+static const char *origin(const char *var, bool secure, char *buf, size_t size)
+{
+	const struct ember_setting *from;
+	lookup(var, secure, &from);
+	return where(from, buf, size);
+}
+
+/* EMBER_BUDGET_<n> (an environment string or a setting's name) for a GPU the table has no room for. */
+static bool beyond_the_table(const char *entry, unsigned *g)
+{
+	int used = 0;
+	return sscanf(entry, "EMBER_BUDGET_%u%n", g, &used) == 1 && used && (entry[used] == '=' || !entry[used]) &&
+	       *g >= EMBER_CONFIG_MAX_GPUS;
+}
+
 int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 {
 	int rc = 0;
-	char seen[128];
+	char seen[128], at[320];
 	/*
 	 * Under secure execution (setuid, setgid, file capabilities) the
-	 * environment is the caller's, not the program's owner's: Ember reads
-	 * none of it and runs with its defaults, as ld.so ignores
-	 * LD_LIBRARY_PATH there.
+	 * environment and the home folder are the caller's, not the program's
+	 * owner's: Ember reads none of them, as ld.so ignores LD_LIBRARY_PATH
+	 * there, and runs with its defaults and the administrator's
+	 * /etc/ember.conf.
 	 */
 	bool secure = ember_config_secure_execution();
+	ember_config_files_read(secure);
 	/*
 	 * Defaults come from the same strings the documentation shows (a unit
 	 * test checks that each parses); a bad value keeps the default.
@@ -311,10 +348,12 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 #define LOAD_ONE(kind, var, dst, def, accepted)                                             \
 	do {                                                                               \
 		ember_parse_##kind(def, dst);                                              \
-		const char *v_ = secure ? NULL : getenv(var);                              \
+		const struct ember_setting *from_;                                         \
+		const char *v_ = lookup(var, secure, &from_);                              \
 		if (v_ && ember_parse_##kind(v_, dst) != 0) {                              \
-			reject(&rc, err, errlen, "%s=%s is not valid: expected %s", var,   \
-			       shown(v_, seen, sizeof seen), accepted);                    \
+			reject(&rc, err, errlen, "%s%s=%s is not valid: expected %s",      \
+			       where(from_, at, sizeof at), var, shown(v_, seen, sizeof seen), \
+			       accepted);                                                  \
 			ember_parse_##kind(def, dst);                                      \
 		}                                                                          \
 	} while (0);
@@ -330,18 +369,21 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 #undef EMBER_VAR_PER_GPU
 #undef LOAD_ONE
 	/* Relations between variables, and ranges the parsers do not know. */
+	unsigned g;
 	extern char **environ;
-	for (char **e = secure ? NULL : environ; e && *e; e++) {
-		/* a GPU the table has no room for would be silently ignored */
-		unsigned g;
-		int used = 0;
-		if (sscanf(*e, "EMBER_BUDGET_%u=%n", &g, &used) == 1 && used && g >= EMBER_CONFIG_MAX_GPUS)
+	for (char **e = secure ? NULL : environ; e && *e; e++)
+		if (beyond_the_table(*e, &g)) /* it would be silently ignored */
 			reject(&rc, err, errlen, "EMBER_BUDGET_%u is not valid: expected a GPU ordinal from 0 to %d",
 			       g, EMBER_CONFIG_MAX_GPUS - 1);
-	}
+	size_t nset;
+	const struct ember_setting *set = ember_config_file_settings(&nset);
+	for (size_t i = 0; i < nset; i++)
+		if (beyond_the_table(set[i].name, &g))
+			reject(&rc, err, errlen, "%sEMBER_BUDGET_%u is not valid: expected a GPU ordinal from 0 to %d",
+			       where(&set[i], at, sizeof at), g, EMBER_CONFIG_MAX_GPUS - 1);
 	if (cfg->low_watermark > cfg->high_watermark)
-		reject(&rc, err, errlen, "EMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",
-		       cfg->low_watermark, cfg->high_watermark);
+		reject(&rc, err, errlen, "%sEMBER_LOW_WATERMARK=%u is not valid: expected at most EMBER_HIGH_WATERMARK (%u)",
+		       origin("EMBER_LOW_WATERMARK", secure, at, sizeof at), cfg->low_watermark, cfg->high_watermark);
 	const struct {
 		const char *name;
 		unsigned value;
@@ -350,10 +392,14 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 			     { "EMBER_SCORE_DECAY_MS", cfg->score_decay_ms } };
 	for (size_t i = 0; i < sizeof at_least_one / sizeof at_least_one[0]; i++)
 		if (at_least_one[i].value == 0)
-			reject(&rc, err, errlen, "%s=0 is not valid: expected a whole number from 1 up", at_least_one[i].name);
-	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20))
-		reject(&rc, err, errlen, "EMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",
-		       shown(!secure && getenv("EMBER_SPAN") ? getenv("EMBER_SPAN") : "", seen, sizeof seen));
+			reject(&rc, err, errlen, "%s%s=0 is not valid: expected a whole number from 1 up",
+			       origin(at_least_one[i].name, secure, at, sizeof at), at_least_one[i].name);
+	if (cfg->span.per_mille || cfg->span.bytes < (2u << 20)) {
+		const struct ember_setting *from;
+		const char *span = lookup("EMBER_SPAN", secure, &from);
+		reject(&rc, err, errlen, "%sEMBER_SPAN=%s is not valid: expected a size from 2M up, such as 64M",
+		       where(from, at, sizeof at), shown(span ? span : "", seen, sizeof seen));
+	}
 	return rc;
 }
 

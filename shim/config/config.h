@@ -67,11 +67,23 @@ extern const struct ember_var_doc ember_var_docs[];
 extern const size_t ember_var_count;
 
 /*
- * Fill cfg from the environment, defaults first. Returns 0, or -1 with a
- * one-line message in err naming the first bad variable and the accepted
- * form; cfg then holds defaults for every variable that could not be read.
+ * Fill cfg: the defaults, then the configuration files (config_file.h),
+ * each overriding the one before, then the environment over them all.
+ * Returns 0, or -1 with a one-line message in err naming the first bad
+ * variable, the file and line it came from, and the accepted form; cfg then
+ * holds defaults for every variable that could not be read. The files'
+ * values, and the notes on lines they ignored, stay until the next load.
  */
 int ember_config_load(struct ember_config *cfg, char *err, size_t errlen);
+
+/* Whether name (len bytes, not NUL-terminated) is the table's, a per-GPU one with its ordinal. */
+bool ember_config_known_name(const char *name, size_t len);
+
+/*
+ * v as a log line may show it: printable ASCII kept, other bytes as \xNN (a
+ * newline cannot forge a second line), cut with "..." after max characters.
+ */
+const char *ember_config_escape(const char *v, size_t max, char *buf, size_t size);
 
 /*
  * entry is one environment string: when it is NAME=value with an EMBER_*
@@ -98,7 +110,7 @@ int ember_parse_PATH_LIST(const char *s, const char **out);
 /* Skip separators at *p, and return the length of the element there (0: the list is done). */
 size_t ember_path_list_next(const char **p);
 
-/* Whether this process runs under secure execution (AT_SECURE): then no EMBER_* variable is read. */
+/* Whether this process runs under secure execution (AT_SECURE): then no EMBER_* variable and no user's file is read. */
 bool ember_config_secure_execution(void);
 int ember_parse_LOG_LEVEL(const char *s, enum ember_log_level *out);
 int ember_parse_PERCENT(const char *s, unsigned *out);

@@ -32,8 +32,7 @@ static unsigned distance(const char *a, size_t la, const char *b, size_t lb)
 	return d[la][lb];
 }
 
-/* Whether name (of len bytes) is the table's, a per-GPU one with its ordinal included. */
-static bool known(const char *name, size_t len)
+bool ember_config_known_name(const char *name, size_t len)
 {
 	for (size_t i = 0; i < ember_var_count; i++) {
 		const struct ember_var_doc *v = &ember_var_docs[i];
@@ -52,7 +51,7 @@ const char *ember_config_near_miss(const char *entry, char *name, size_t namelen
 	size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
 	/* only names a shell can export (so one logged cannot forge a line) */
 	if (strncmp(entry, "EMBER_", 6) || len > NAME_MAX_LEN || len + 1 > namelen ||
-	    strspn(entry, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len || known(entry, len))
+	    strspn(entry, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len || ember_config_known_name(entry, len))
 		return NULL;
 	memcpy(name, entry, len);
 	name[len] = 0;

@@ -18,7 +18,8 @@
 static void probe(bool setgid_bit, char *line, size_t len)
 {
 	char copy[PATH_MAX];
-	snprintf(copy, sizeof copy, "%s.%s", EMBER_PROBE_PATH, setgid_bit ? "setgid" : "plain");
+	/* one copy per case: Criterion runs the cases side by side */
+	snprintf(copy, sizeof copy, "%s.%s.%d", EMBER_PROBE_PATH, setgid_bit ? "setgid" : "plain", (int)getpid());
 	char cmd[3 * PATH_MAX];
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", EMBER_PROBE_PATH, copy);
 	cr_assert_eq(system(cmd), 0);
@@ -26,7 +27,6 @@ static void probe(bool setgid_bit, char *line, size_t len)
 		cr_assert_eq(chown(copy, 0, 65534), 0); /* the group nogroup: not the caller's */
 		cr_assert_eq(chmod(copy, 02755), 0);
 	}
-	setenv("EMBER_REAL_LIBCUDA", EMBER_SIM_PATH, 1); /* "load this library": the simulated driver stands in */
 	setenv("EMBER_LOG", "debug", 1);
 	snprintf(cmd, sizeof cmd, "'%s' '%s' 2>/dev/null", copy, EMBER_SHIM_PATH);
 	FILE *f = popen(cmd, "r");
@@ -43,6 +43,7 @@ Test(secure, the_environment_is_ignored_under_secure_execution)
 	if (geteuid() != 0)
 		cr_skip_test("needs root to make a setgid program");
 	char plain[512], secure[512];
+	setenv("EMBER_REAL_LIBCUDA", EMBER_SIM_PATH, 1); /* "load this library": the simulated driver stands in */
 	probe(false, plain, sizeof plain);
 	cr_expect_not_null(strstr(plain, "secure 0 cuInit 0 "), "without secure execution the variable is honoured: %s",
 			   plain);
@@ -54,4 +55,37 @@ Test(secure, the_environment_is_ignored_under_secure_execution)
 	cr_expect_null(strstr(secure, EMBER_SIM_PATH), "EMBER_REAL_LIBCUDA was followed under secure execution: %s",
 		       secure);
 	cr_expect_null(strstr(secure, "libember-sim"), "a driver named by the caller was loaded: %s", secure);
+}
+
+/* The same request made in the caller's files: $HOME/.config/ember/ember.conf, then EMBER_CONFIG_FILE. */
+Test(secure, the_users_config_file_is_ignored_under_secure_execution)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to make a setgid program");
+	char home[] = "/tmp/ember-secure-XXXXXX", conf[PATH_MAX], cmd[2 * PATH_MAX];
+	cr_assert_not_null(mkdtemp(home));
+	snprintf(conf, sizeof conf, "%s/.config/ember/ember.conf", home);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/.config/ember' && echo 'EMBER_REAL_LIBCUDA=%s' >'%s'", home, EMBER_SIM_PATH,
+		 conf);
+	cr_assert_eq(system(cmd), 0);
+	unsetenv("EMBER_REAL_LIBCUDA");
+	unsetenv("EMBER_CONFIG_FILE");
+	unsetenv("XDG_CONFIG_HOME");
+	setenv("HOME", home, 1);
+	for (int via_variable = 0; via_variable < 2; via_variable++) {
+		if (via_variable)
+			setenv("EMBER_CONFIG_FILE", conf, 1), setenv("HOME", "/nonexistent", 1);
+		char plain[512], secure[512];
+		probe(false, plain, sizeof plain);
+		cr_expect_not_null(strstr(plain, EMBER_SIM_PATH), "without secure execution the file is honoured: %s",
+				   plain);
+		probe(true, secure, sizeof secure);
+		if (strncmp(secure, "secure 0", 8) == 0)
+			break; /* nosuid: the other case skips */
+		cr_expect_not_null(strstr(secure, "secure 1 "), "%s", secure);
+		cr_expect_null(strstr(secure, "libember-sim"), "the caller's %s was read under secure execution: %s",
+			       via_variable ? "EMBER_CONFIG_FILE" : "ember.conf", secure);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
+	cr_expect_eq(system(cmd), 0);
 }

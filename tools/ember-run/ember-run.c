@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_file.h"
 
 #ifndef EMBER_VERSION_STRING
 #define EMBER_VERSION_STRING "unknown"
@@ -79,7 +80,8 @@ static void usage(FILE *out)
 		"  --set NAME=VALUE        set any EMBER_* variable\n"
 		"  --dry-run               print the environment and command, do not run\n"
 		"  --print-config          print every variable's effective value and where it\n"
-		"                          came from (an option, the environment, the default)\n"
+		"                          came from (an option, the environment, a file's line\n"
+		"                          (ember.conf(5)), the default), and stop\n"
 		"  -h, --help              this text\n"
 		"  --version               Ember's version\n"
 		"\n"
@@ -143,12 +145,17 @@ static void note_origin(const char *var, const char *option)
 		norigins++;
 }
 
-static const char *origin_of(const char *var)
+/* Where var's effective value came from: the option that set it, the environment, a file's line, the default. */
+static const char *origin_of(const char *var, char *buf, size_t len)
 {
 	for (size_t i = 0; i < norigins; i++)
 		if (!strcmp(origins[i].var, var))
 			return origins[i].option;
-	return getenv(var) ? "environment" : "default";
+	const struct ember_setting *set = ember_config_file_setting(var);
+	if (getenv(var) || !set)
+		return getenv(var) ? "environment" : "default";
+	snprintf(buf, len, "%s:%u", set->file, set->line);
+	return buf;
 }
 
 static int set_var(const struct ember_var_doc *v, const char *var, const char *value)
@@ -160,23 +167,40 @@ static int set_var(const struct ember_var_doc *v, const char *var, const char *v
 	return setenv(var, value, 1);
 }
 
-/* Every variable's effective value and where it came from: an option, the environment, the default. */
-static void print_config(void)
+/*
+ * Every variable's effective value and where it came from: an option, the
+ * environment, a configuration file's line, the default. Then the lines the
+ * files ignored and the first bad value, on stderr; 2 when ember-run would
+ * not start a program with this configuration.
+ */
+static int print_config(void)
 {
+	struct ember_config cfg;
+	char err[512];
+	int rc = ember_config_load(&cfg, err, sizeof err); /* reads the files */
 	for (size_t i = 0; i < ember_var_count; i++) {
 		const struct ember_var_doc *d = &ember_var_docs[i];
 		for (unsigned g = 0; g < (d->per_gpu ? EMBER_CONFIG_MAX_GPUS : 1); g++) {
-			char var[80];
+			char var[80], from[PATH_MAX + 16];
 			if (d->per_gpu)
 				snprintf(var, sizeof var, "%s%u", d->name, g);
 			else
 				snprintf(var, sizeof var, "%s", d->name);
-			const char *v = getenv(var);
+			const struct ember_setting *set = ember_config_file_setting(var);
+			const char *v = getenv(var) ? getenv(var) : set ? set->value : NULL;
 			if (d->per_gpu && !v)
 				continue; /* unset GPUs take EMBER_BUDGET */
-			printf("%-26s %-22s %s\n", var, v ? v : *d->def ? d->def : "(unset)", origin_of(var));
+			printf("%-26s %-22s %s\n", var, v ? v : *d->def ? d->def : "(unset)",
+			       origin_of(var, from, sizeof from));
 		}
 	}
+	size_t n;
+	const char *const *notes = ember_config_file_notes(&n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "ember-run: %s\n", notes[i]);
+	if (rc != 0)
+		fprintf(stderr, "ember-run: %s\n", err);
+	return rc != 0 ? 2 : 0;
 }
 
 static int set_assignment(const char *arg)
@@ -313,10 +337,8 @@ int main(int argc, char **argv)
 		if (rc != 0)
 			return 2;
 	}
-	if (print_config_only) {
-		print_config();
-		return 0;
-	}
+	if (print_config_only)
+		return print_config();
 	if (i >= argc - 1) {
 		fprintf(stderr, "ember-run: no program given\n\n");
 		usage(stderr);
