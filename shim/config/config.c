@@ -403,6 +403,15 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen)
 	return rc;
 }
 
+void ember_config_option_name(const char *var, char *out, size_t len)
+{
+	const char *s = strncmp(var, "EMBER_", 6) == 0 ? var + 6 : "";
+	size_t i = 0;
+	for (; s[i] && i + 1 < len; i++)
+		out[i] = s[i] == '_' ? '-' : (char)tolower((unsigned char)s[i]);
+	out[i] = 0;
+}
+
 void ember_config_describe(FILE *out, bool markdown)
 {
 	if (markdown) {

@@ -120,6 +120,13 @@ int ember_parse_MODE(const char *s, enum ember_mode *out);
 /* Resolve a size against a total (for shares); a plain size is returned as is. */
 uint64_t ember_size_resolve(struct ember_size s, uint64_t total);
 
+/*
+ * The ember-run option that sets var, without its "--": EMBER_REAL_LIBCUDA
+ * is real-libcuda, a per-GPU EMBER_BUDGET_ is budget- (the ordinal follows),
+ * and plain EMBER has none (empty).
+ */
+void ember_config_option_name(const char *var, char *out, size_t len);
+
 /* Write the table as Markdown (docs) or as plain text (--help). */
 void ember_config_describe(FILE *out, bool markdown);
 

@@ -13,9 +13,16 @@ cmake --install "$build" --prefix "$stage" >/dev/null
 lib=$stage/lib/ember
 for f in "$lib/libcuda.so.1" "$lib/libcuda.so" "$lib/libember.so" "$lib/libember-sim.so" "$stage/bin/ember-run" \
          "$stage/bin/ember-sim" "$stage/include/ember/ember.h" "$stage/lib/pkgconfig/ember.pc" \
-         "$stage/share/doc/ember/environment.md"; do
+         "$stage/share/doc/ember/environment.md" "$stage/share/doc/ember/ember.conf.example" \
+         "$stage/share/man/man1/ember-run.1" "$stage/share/man/man1/ember-stat.1" "$stage/share/man/man1/ember-sim.1" \
+         "$stage/share/man/man5/ember.conf.5"; do
   [ -e "$f" ] || fail "not installed: $f"
 done
+# man finds the pages by name in the installed tree
+if command -v man >/dev/null; then
+  [ "$(man -M "$stage/share/man" -w 5 ember.conf)" = "$stage/share/man/man5/ember.conf.5" ] || fail "man -w ember.conf(5)"
+  [ "$(man -M "$stage/share/man" -w ember-run)" = "$stage/share/man/man1/ember-run.1" ] || fail "man -w ember-run(1)"
+fi
 [ "$(readelf -d "$lib/libcuda.so.1" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')" = libcuda.so.1 ] || fail "SONAME"
 
 # door 1: ember-run, finding the installed libraries beside itself

@@ -8,7 +8,6 @@
  * with the shim's own parsers before the program starts, so a typo is caught
  * here with the same message the shim would give.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,16 +25,6 @@
 
 enum driver_choice { DRIVER_AUTO, DRIVER_REAL, DRIVER_SIM };
 
-/* "EMBER_REAL_LIBCUDA" -> "real-libcuda"; plain "EMBER" has no option of its own. */
-static void option_name(const char *var, char *out, size_t len)
-{
-	const char *s = strncmp(var, "EMBER_", 6) == 0 ? var + 6 : "";
-	size_t i = 0;
-	for (; s[i] && i + 1 < len; i++)
-		out[i] = s[i] == '_' ? '-' : (char)tolower((unsigned char)s[i]);
-	out[i] = 0;
-}
-
 /*
  * The variable an option sets, written into var: --log is EMBER_LOG, and a
  * per-GPU variable takes its ordinal, --budget-1 being EMBER_BUDGET_1.
@@ -45,7 +34,7 @@ static const struct ember_var_doc *var_for_option(const char *opt, char *var, si
 	char name[64];
 	for (size_t i = 0; i < ember_var_count; i++) {
 		const struct ember_var_doc *d = &ember_var_docs[i];
-		option_name(d->name, name, sizeof name); /* per-GPU rows end in '-' */
+		ember_config_option_name(d->name, name, sizeof name); /* per-GPU rows end in '-' */
 		size_t n = strlen(name);
 		if (!*name || strncmp(name, opt, n) != 0)
 			continue;
