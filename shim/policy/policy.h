@@ -94,8 +94,9 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 /*
  * Promotions for dev at time now: mapped regions past the threshold,
  * hottest first, a span around each, while there is room. With n > 0 only
- * regions of the allocations in only[] are considered (those a launch is
- * about to use, so that it can wait for them).
+ * regions of the allocations in only[] that were credited since the last
+ * such call are considered (what a launch is about to use, so that it can
+ * wait for them; the cost follows the launch, not the allocations' size).
  */
 size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_alloc *const *only,
 			    size_t n, struct ember_moves *out);

@@ -83,6 +83,8 @@ struct ember_alloc {
 	uint64_t id;               /* allocation order, for stats */
 	struct ember_alloc_stats stats;
 	struct ember_repeat repeat; /* policy: demand counted, not yet credited to the regions */
+	uint32_t fresh_r0, fresh_r1; /* policy: regions credited since the last launch promotion (r0 == r1: none) */
+	bool any_departed;           /* policy: a sliding range may have left regions behind */
 	struct ember_region regions[];
 };
 

@@ -334,6 +334,35 @@ Test(policy, at_a_launch_departed_regions_make_room_for_its_hot_ones_on_the_same
 	cr_expect_eq(ember_table_account(&table, 0)->resident, 28 * REGION, "released bytes are not taken twice");
 }
 
+/*
+ * A launch's promotion surveys what was credited since the last one, not
+ * its allocations' every region; the worker's pass still sees them all.
+ */
+Test(policy, a_launch_promotion_looks_only_at_what_was_credited_since_the_last)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 400);
+	demand(a, 300, 302);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, &a, 1, &m);
+	cr_assert_eq(m.n, 1, "the launch's own hot regions are promoted");
+	cr_expect(m.v[0].first <= 300 && m.v[0].first + m.v[0].count >= 302, "a span around them");
+	complete(&m);
+	demand(a, 10, 12); /* credited, but hot regions found no room: back to mapped, still hot */
+	m = (struct ember_moves){ 0 };
+	ember_policy_promote(&ctx, 0, now, &a, 1, &m);
+	complete(&m);
+	cr_assert_eq(count_state(a, 10, 12, EMBER_REGION_RESIDENT), 2);
+	for (uint32_t r = 0; r < 400; r++)
+		if (a->regions[r].state == EMBER_REGION_RESIDENT)
+			a->regions[r].state = EMBER_REGION_MAPPED; /* as if moved out behind the policy's back */
+	m = (struct ember_moves){ 0 };
+	ember_policy_promote(&ctx, 0, now, &a, 1, &m);
+	cr_expect_eq(m.n, 0, "nothing credited since the last launch promotion: nothing to look at");
+	ember_policy_promote(&ctx, 0, now, NULL, 0, &m);
+	cr_expect_geq(m.n, 1, "the worker's pass sees every hot region");
+	ember_moves_free(&m);
+}
+
 Test(policy, neighbouring_spans_are_promoted_as_one_move)
 {
 	struct ember_alloc *a = alloc_regions(1ull << 40, 40);
