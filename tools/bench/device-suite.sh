@@ -21,4 +21,6 @@ export LD_LIBRARY_PATH
   >"$EMBER_RESULTS/machine.txt" 2>&1
 # stopped short of the call's limit, so the archive is always made
 timeout "${EMBER_DEVICE_LIMIT:-570}" bash tools/bench/suite.sh "$@"
+echo "suite.sh: exit $?" >>"$EMBER_RESULTS/progress.log"
+dmesg 2>/dev/null | tail -n 40 >"$EMBER_RESULTS/dmesg.txt"
 [ -n "${OUT:-}" ] && tar -C "$EMBER_RESULTS" -czf "$OUT/suite.tar.gz" .

@@ -14,6 +14,9 @@
 #   EMBER_BENCH_QUICK=1  a smoke test: a 1G budget, one run, tiny models
 #   EMBER_SUITE_WALL     seconds after which no record starts (written as not run)
 #   EMBER_SUITE_TIMEOUT  seconds one process may take (150)
+#   EMBER_SUITE_SKIP     records not to run (bench-scale-variant patterns, such as 'hf-llama-1.5-*')
+#   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
+#                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
 #   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +44,11 @@ say() { echo "== [${SECONDS}s] $*"; }
 record() {
   local bench=$1 scale=$2 variant=$3 peer=$4; shift 5
   case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) return 0 ;; esac
+  local skip
+  for skip in ${EMBER_SUITE_SKIP:-}; do
+    # shellcheck disable=SC2053 # a pattern, on purpose
+    [[ $bench-$scale-$variant == $skip ]] && return 0
+  done
   if [ -n "${EMBER_SUITE_VARIANTS:-}" ]; then
     case " $EMBER_SUITE_VARIANTS " in *" $variant "*|*" ${peer:-none} "*) ;; *) return 0 ;; esac
   fi
@@ -55,15 +63,28 @@ record() {
     mapped|static|adaptive)
       pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget" --stats "$stats" --log info)
       case $bench in hf-*) pre+=(--manage-all 1) ;; llama-cpp) pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 "${pre[@]}") ;; esac
+      local key=$bench-$scale-$variant pattern
+      for pattern in ${EMBER_SUITE_TRACE:-}; do
+        # shellcheck disable=SC2053 # a pattern, on purpose
+        [[ $key == $pattern ]] && { mkdir -p "$results/diag"; pre+=(--trace "$results/diag/$key.trace"); break; }
+      done
       pre+=(--) ;;
     off) [ "$bench" = llama-cpp ] && pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1) ;; # stock UVM, no Ember
   esac
   local out rc t0=$SECONDS
-  out=$(timeout "$timeout_s" "${pre[@]}" "$@" 2>"$log"); rc=$?
+  # --foreground: the run is signalled alone, never a process group the matrix is in
+  # (setup.sh turned errexit on: a failed or timed-out run must not end the matrix)
+  # accelerate builds and initialises the model on the CPU first: minutes for 13B
+  local limit=$timeout_s
+  [ "$variant" = accelerate ] && limit=$((timeout_s * 3))
+  rc=0; out=$(timeout --foreground --kill-after=10 "$limit" "${pre[@]}" "$@" 2>"$log") || rc=$?
   echo "$out" >>"$log"
+  echo "$(date +%T) $bench $scale $variant: exit $rc after $((SECONDS - t0)) s" >>"$results/progress.log"
   python3 "$here/suite_record.py" --bench "$bench" --scale "$scale" --variant "$variant" --peer "$peer" \
-    --budget "$budget_bytes" --gpu "$gpu" --stats "$stats" --rc "$rc" --timeout "$timeout_s" \
+    --budget "$budget_bytes" --gpu "$gpu" --stats "$stats" --rc "$rc" --timeout "$limit" \
     --wall $((SECONDS - t0)) --results "$results" --out "$out" >>"$jsonl"
+  [ -e "$results/diag/$bench-$scale-$variant.trace" ] && { cp "$stats" "$results/diag/$bench-$scale-$variant.stats.json"
+    gzip -f "$results/diag/$bench-$scale-$variant.trace"; }
   rm -f "$stats"
   tail -n 1 "$jsonl" | cut -c1-240
 }
@@ -150,7 +171,7 @@ overhead() {
       for prog in c-loop torch-tiny-ops; do
         local cmd=("$lo" 20000)
         [ $prog = torch-tiny-ops ] && cmd=(python3 "$here/torch_tiny_ops.py" 20)
-        local o; o=$("${pre[@]}" "${cmd[@]}" 2>>"$results/logs/overhead.log" | tail -n 1)
+        local o; o=$("${pre[@]}" "${cmd[@]}" 2>>"$results/logs/overhead.log" | tail -n 1) || o=""
         python3 -c "import json,sys; r=json.loads(sys.argv[1]) if sys.argv[1].startswith('{') else {'error': 'run failed'}; r.update(bench='launch-overhead', program=sys.argv[2], variant=sys.argv[3], round=int(sys.argv[4]), gpu=sys.argv[5]); print(json.dumps(r))" \
           "$o" "$prog" "$v" "$round" "$gpu" >>"$out"
       done
