@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# ember-top on the simulated driver: --once's region maps checked cell by
+# cell against the live records they draw (made-up ones, the issue's map
+# ending in 26 mapped groups among them, and the shim's own), several
+# publishing processes, a killed one marked dead and a reused PID stale,
+# the wait for a program to start, and, where tmux is installed, the keys.
+#   test_ember_top.sh BUILD_DIR
+set -euo pipefail
+bin=$1/bin
+top=$bin/ember-top
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$top" ] || { echo "ember-top: skipped, not built (no ncurses)"; exit 0; }
+dir=$(mktemp -d)
+pids=()
+sock=ember-top-test-$$
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do rm -f "/dev/shm/ember-$p.live"; done
+  if command -v tmux >/dev/null; then tmux -L "$sock" kill-server 2>/dev/null || true; fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+help=$("$top" --help)
+for want in '--once' '--wait SECONDS' '--filter' '  q  ' '  h, ?  ' '  s  ' '  /  ' 'Tab, p' 'PgUp, PgDn' '  r  '; do
+  grep -qF -- "$want" <<<"$help" || fail "--help lacks '$want': $help"
+done
+"$top" --bogus >/dev/null 2>&1 && fail "a bad argument was accepted"
+"$top" --once --wait soon >/dev/null 2>&1 && fail "--wait soon was accepted"
+
+# check.py RECORD FRAME: every map row of the frame (one process, so no PID column) against the record:
+# a scaled cell claims '#' or '.' only when every group it covers says so, and CELL counts its regions
+cat >"$dir/check.py" <<'PY'
+import re, sys
+record, frame, wrapped = sys.argv[1], sys.argv[2], len(sys.argv) > 3
+width = 80
+maps = {}
+for line in open(record):
+    f = line.split()
+    if f and f[0] == "alloc":
+        maps[int(f[1])] = (int(f[3]), f[5])
+rows, cur = {}, None
+for line in open(frame).read().splitlines():
+    m = re.match(r"^ *(\d+) +[\d.]+ [KMGT]iB +~?\d+% +([\d-]+)  (managed|converted) +(\S+)$", line)
+    if m:
+        cur = int(m[1])
+        rows[cur] = [m[2], m[4]]
+        assert len(line) <= width or wrapped, f"row past the width: {line!r}"
+    elif cur is not None and re.match(r"^ {20,}\S+$", line):
+        rows[cur][1] += line.strip()
+assert set(rows) == set(maps), f"rows {sorted(rows)} for records {sorted(maps)}"
+for i, (cell, drawn) in rows.items():
+    size, groups = maps[i]
+    n, length, cells = -(-size // (2 << 20)), len(groups), len(drawn)
+    if wrapped or length <= cells:
+        assert drawn == groups, f"alloc {i}: drew {drawn} for {groups}"
+        cells = length
+    starts = [c * length // cells for c in range(cells + 1)]
+    regions = [(starts[c + 1] * n // length) - (starts[c] * n // length) for c in range(cells)]
+    want = str(min(regions)) if min(regions) == max(regions) else f"{min(regions)}-{max(regions)}"
+    assert cell == want, f"alloc {i}: CELL {cell}, want {want}"
+    for c, glyph in enumerate(drawn):
+        covered = set(groups[starts[c]:starts[c + 1]])
+        if len(covered) == 1:
+            assert glyph == covered.pop(), f"alloc {i} cell {c}: {glyph} for {covered}"
+        else:  # a mix: never '#' or '.', a move in flight shows first, the application's make ':'
+            want = ">" if ">" in covered else "<" if "<" in covered else ":" if "h" in covered else "+"
+            assert glyph == want, f"alloc {i} cell {c}: {glyph} for the mix {sorted(covered)}"
+print(f"{len(rows)} maps checked")
+PY
+
+# made-up records, published for a process of ours that runs: the issue's map first
+sleep 300 &
+owner=$!
+pids+=("$owner")
+python3 - "$dir/ember-$owner.live" "$owner" <<'PY'
+import random, sys
+random.seed(11)
+path, pid = sys.argv[1], sys.argv[2]
+recs = [(24 << 30, "#" * 230 + "." * 26),                        # the issue: 26 mapped groups at the end
+        (1 << 40, "".join(random.choice("#.+><h") for _ in range(256))),
+        (200 << 20, "".join(random.choice("#.><h") for _ in range(100))),
+        (6 << 20, "#.#"),
+        (513 << 20, "#" * 128 + "." * 128)]
+with open(path, "w") as f:
+    f.write(f"ember-live 1\npid {pid}\nmode adaptive\n")
+    f.write("device 0 budget 17179869184 high 15461882265 low 14602888806 resident 8589934592 other 1073741824 "
+            "peak 8589934592 promotions 4 demotions 1\n")
+    for i, (size, m) in enumerate(recs):
+        f.write(f"alloc {i + 1} {0x7f0000000000 + (i << 41):#x} {size} {'managed' if i % 2 else 'converted'} {m}\n")
+PY
+"$top" --once --width 80 --dir "$dir" "$owner" >"$dir/frame" || fail "--once: $(cat "$dir/frame")"
+grep -q "^> pid $owner  mode adaptive  sleep  live" "$dir/frame" || fail "the process line: $(cat "$dir/frame")"
+grep -q 'GPU 0 \[#*o*\.*|*\.*\] 9.00 of 16.00 GiB  high 14.40' "$dir/frame" || fail "the gauge: $(cat "$dir/frame")"
+python3 "$dir/check.py" "$dir/ember-$owner.live" "$dir/frame" || fail "scaled maps: $(cat "$dir/frame")"
+# (the old ember-top cut it at the width: all '#')
+grep -qE '^ +1 .* converted  #+\+?\.{3,}$' "$dir/frame" || fail "the 26 mapped groups: $(cat "$dir/frame")"
+"$top" --once --width 80 --wrap --dir "$dir" "$owner" >"$dir/frame"
+python3 "$dir/check.py" "$dir/ember-$owner.live" "$dir/frame" wrap || fail "wrapped maps: $(cat "$dir/frame")"
+
+# sort and filter: the allocations' ids, in the order shown
+ids() { grep -E '^ +[0-9]+ +[0-9.]+ [KMGT]iB' "$dir/frame" | awk '{printf "%s ", $1}'; }
+"$top" --once --width 80 --dir "$dir" --sort size "$owner" >"$dir/frame"
+[ "$(ids)" = "2 1 5 3 4 " ] || fail "--sort size: $(cat "$dir/frame")"
+"$top" --once --width 80 --dir "$dir" --sort address "$owner" >"$dir/frame"
+[ "$(ids)" = "1 2 3 4 5 " ] || fail "--sort address: $(cat "$dir/frame")"
+"$top" --once --width 80 --dir "$dir" --filter '>=1G' "$owner" >"$dir/frame"
+[ "$(ids)" = "1 2 " ] || fail "--filter >=1G: $(cat "$dir/frame")"
+"$top" --once --width 80 --dir "$dir" --filter nosuch >"$dir/frame"
+grep -q "pid $owner" "$dir/frame" && fail "--filter nosuch kept the process: $(cat "$dir/frame")"
+
+# a reused PID: the record is older than the process now holding it
+cp "$dir/ember-$owner.live" "$dir/ember-$$.live"
+touch -d '1 hour ago' "$dir/ember-$$.live"
+"$top" --once --width 80 --dir "$dir" "$$" >"$dir/frame"
+grep -q "^> pid $$  mode adaptive  STALE: the PID is another process now, its record 36[0-9][0-9] s old" "$dir/frame" ||
+  fail "a reused PID: $(cat "$dir/frame")"
+rm "$dir/ember-$$.live"
+# a zombie answers kill(pid, 0) too: an exited program no one has waited for is dead
+python3 - "$top" "$dir/zombie" <<'PY' || fail "a zombie"
+import os, subprocess, sys, time
+top, d = sys.argv[1], sys.argv[2]
+os.makedirs(d)
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+time.sleep(0.2)
+with open(f"{d}/ember-{pid}.live", "w") as f:
+    f.write(f"ember-live 1\npid {pid}\nmode static\n")
+out = subprocess.run([top, "--once", "--dir", d], capture_output=True, text=True).stdout
+os.waitpid(pid, 0)
+assert f"pid {pid}  mode static  DEAD: the process is gone" in out, out
+PY
+
+# waiting: for nothing, in vain; then for a program that starts after ember-top
+mkdir "$dir/empty"
+set +e; "$top" --once --wait 0.3 --dir "$dir/empty" >/dev/null 2>"$dir/err"; rc=$?; set -e
+[ "$rc" = 1 ] && grep -q 'no program is publishing' "$dir/err" || fail "--wait 0.3 in vain: $rc $(cat "$dir/err")"
+"$top" --once --wait 30 --dir "$dir/empty" >"$dir/frame" 2>"$dir/err" &
+waiter=$!
+sleep 0.5
+cp "$dir/ember-$owner.live" "$dir/empty/"
+wait "$waiter" || fail "the wait for a program: $(cat "$dir/err")"
+grep -q 'waiting up to 30 s for a program publishing' "$dir/err" || fail "no waiting line: $(cat "$dir/err")"
+grep -q "pid $owner  mode adaptive  sleep  live" "$dir/frame" || fail "after the wait: $(cat "$dir/frame")"
+
+# the shim's own records: the README's `ember-run --live 1 -- app & ember-top`, for three programs,
+# one of them killed before it could remove its file
+"$bin/ember-run" --driver sim --budget 64M --live 1 -- "$bin/ember-demo" 48 1000000 >/dev/null 2>&1 &
+small=$!
+pids+=("$small")
+"$bin/ember-run" --driver sim --budget 600M --live 1 -- "$bin/ember-demo" 520 1000000 >/dev/null 2>&1 &
+big=$!
+pids+=("$big")
+"$bin/ember-run" --driver sim --budget 32M --live 1 -- "$bin/ember-demo" 16 1000000 >/dev/null 2>&1 &
+killed=$!
+pids+=("$killed")
+for p in "$small" "$big" "$killed"; do
+  "$top" --once --wait 60 "$p" >/dev/null 2>"$dir/err" || fail "no live record from $p: $(cat "$dir/err")"
+done
+# the static split is done once a launch has run: both allocations of the big one are in its record
+for _ in $(seq 100); do
+  [ "$(grep -c '^alloc .*#' "/dev/shm/ember-$big.live")" = 2 ] && break
+  sleep 0.1
+done
+kill -9 "$killed"
+wait "$killed" 2>/dev/null || true
+"$top" --once --width 100 >"$dir/frame" || fail "all of them: $(cat "$dir/frame")"
+for p in "$small" "$big"; do
+  grep -q "^  pid $p  mode static  ember-demo  live  2 allocations" "$dir/frame" || fail "$p not live: $(cat "$dir/frame")"
+  [ "$(grep -cE "^ +$p +[01] " "$dir/frame")" = 2 ] || fail "$p's allocations: $(cat "$dir/frame")"
+done
+grep -qE "^  (pid $killed  mode static  DEAD: the process is gone|[0-9]+ not running, DEAD.* $killed( |$))" "$dir/frame" ||
+  fail "$killed not marked dead: $(cat "$dir/frame")"
+grep -qE "^ +$killed " "$dir/frame" && fail "a dead process's allocations among the running: $(cat "$dir/frame")"
+"$top" --once --width 80 "$killed" >"$dir/frame"
+grep -q "^> pid $killed  mode static  DEAD: the process is gone" "$dir/frame" || fail "the dead one: $(cat "$dir/frame")"
+rm -f "/dev/shm/ember-$killed.live"
+# the big one's maps (260 regions, so 256 groups in the record) against its record, scaled and wrapped
+for how in "" --wrap; do
+  cp "/dev/shm/ember-$big.live" "$dir/big.live"
+  "$top" --once --width 80 $how --file "$dir/big.live" "$big" >"$dir/frame"
+  python3 "$dir/check.py" "$dir/big.live" "$dir/frame" $how || fail "the shim's maps $how: $(cat "$dir/frame")"
+done
+kill "$small" "$big"
+echo "ember-top --once: ok"
+
+# the keys, in a terminal of tmux's
+if ! command -v tmux >/dev/null; then
+  echo "ember-top keys: skipped, tmux is not installed"
+  exit 0
+fi
+keys=$dir/keys
+mkdir -p "$keys/empty"
+python3 - "$keys/ember-$owner.live" "$owner" <<'PY'
+import sys
+path, pid = sys.argv[1], sys.argv[2]
+with open(path, "w") as f:
+    f.write(f"ember-live 1\npid {pid}\nmode static\n")
+    f.write("device 0 budget 17179869184 high 15461882265 low 14602888806 resident 8589934592 other 0 "
+            "peak 8589934592 promotions 4 demotions 0\n")
+    for i in range(60):  # more than a screen: sizes 1 to 60 GiB, the larger the more resident
+        f.write(f"alloc {i} {0x7f0000000000 + (i << 40):#x} {(i + 1) << 30} managed {'#' * i + '.' * (256 - i)}\n")
+PY
+screen() { tmux -L "$sock" capture-pane -p -t top; }
+# until the screen shows what is expected (it redraws on its own every half second)
+expect() {
+  for _ in $(seq 50); do screen | grep -qE -- "$1" && return 0; sleep 0.1; done
+  fail "the screen lacks /$1/ after ${2:-a key}: $(screen)"
+}
+press() { tmux -L "$sock" send-keys -t top "$@"; }
+tmux -L "$sock" new-session -d -s top -x 100 -y 30 "$top --dir $keys/empty --wait 1; sleep 30"
+expect 'waiting for a program publishing' "start"
+expect 'no program published .* for 1 s' "--wait 1"
+tmux -L "$sock" kill-session -t top
+tmux -L "$sock" new-session -d -s top -x 100 -y 30 "$top --dir $keys"
+expect "pid $owner  mode static  sleep  live" "start"
+expect 'sort residency' "start"
+expect "^ +$owner +59 +60.00 GiB" "start"   # the most resident first
+expect 'lines 1-[0-9]+ of 60' "start"
+press h; expect 'Keys:' h
+press x; sleep 0.3; screen | grep -q 'Keys:' && fail "the help stayed: $(screen)"
+press s; expect 'sort size' s
+press s; expect 'sort address' s; expect "^ +$owner +0 +1.00 GiB" "sort address"
+press s; expect 'sort name' s
+press s; expect 'sort residency' s
+press j; expect 'lines 2-' j
+press k; expect 'lines 1-' k
+press NPage; expect 'lines [1-9][0-9]-[0-9]+ of 60' PgDn
+press End; expect 'lines [0-9]+-60 of 60' End; expect "^ +$owner +0 +1.00 GiB" End
+press Home; expect 'lines 1-' Home
+press / 5 0 G Enter; expect 'filter 50G' "/50G"
+[ "$(screen | grep -cE "^ +$owner +[0-9]+ +[0-9.]+ GiB")" = 11 ] || fail "/50G shows 50G to 60G: $(screen)"
+press / Escape; sleep 0.3; expect 'filter 50G' "/ Esc"
+press / BSpace BSpace BSpace Enter; sleep 0.3
+screen | grep -q 'filter 50G' && fail "an empty filter stayed: $(screen)"
+press Tab; expect "^> pid $owner" Tab; expect "showing pid $owner" Tab
+press Tab; expect 'showing all running' "Tab again"
+press p; expect "showing pid $owner" p
+press p; expect 'showing all running' "p again"
+press w; expect 'wrapped' w
+press w; sleep 0.3; screen | grep -q wrapped && fail "w again: $(screen)"
+press r; expect "pid $owner" r
+press q
+for _ in $(seq 50); do tmux -L "$sock" has-session -t top 2>/dev/null || break; sleep 0.1; done
+tmux -L "$sock" has-session -t top 2>/dev/null && fail "q did not quit: $(screen)"
+echo "ember-top keys: ok"
