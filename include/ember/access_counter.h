@@ -13,6 +13,14 @@
  *
  * Every field is little-endian, the record is 40 bytes, and a reader checks
  * magic, version, size and alignment before it trusts anything else.
+ *
+ * On a GPU the records come from the nvidia-uvm patch in driver/ (see
+ * docs/access-counters.md): loaded with uvm_access_counter_notify=1, the
+ * driver puts each notification in the tools event queue of the process
+ * whose channel raised it, as an entry of type EMBER_AC_UVM_EVENT laid out
+ * as below, and Ember's reader (shim/signal/counters.c) turns that entry
+ * into an ember_ac_record before it checks it, so that the driver's records
+ * and the simulator's take one path from there on.
  */
 #ifndef EMBER_ACCESS_COUNTER_H
 #define EMBER_ACCESS_COUNTER_H
@@ -33,7 +41,27 @@ struct ember_ac_record {
 	uint32_t subregion_mask; /* bit i: the 64 KiB at va + i * 64 KiB was accessed */
 	uint32_t gpu;            /* the ordinal of the GPU whose counters counted */
 	uint32_t reserved;       /* 0 */
-	uint64_t timestamp_ns;   /* when the notification was raised, on the GPU's clock */
+	uint64_t timestamp_ns;   /* when the notification was raised: the driver's CLOCK_MONOTONIC_RAW, or the simulator's */
 };
+
+/* The largest GPU ordinal a record may name, plus one. */
+#define EMBER_AC_MAX_GPUS 32u
+
+/*
+ * The patched driver's entry in the tools event queue (a V2 entry of the
+ * driver's own size, 72 bytes for 580-series builds; only these 32 bytes
+ * are read). The type sits apart from the driver's public types, which grow
+ * upstream, and from its test types (62 and 63), which stay gated.
+ */
+#define EMBER_AC_UVM_EVENT 61          /* u8 at offset 0: UvmEventTypeAccessCounterNotify */
+#define EMBER_AC_UVM_GPU 2             /* u16: the driver's GPU index, 1 for its first GPU (0 is the CPU) */
+#define EMBER_AC_UVM_COUNT 4           /* u32: accesses counted since the counter was last cleared */
+#define EMBER_AC_UVM_VA 8              /* u64: the tracked region's virtual address */
+#define EMBER_AC_UVM_MASK 16           /* u32: bit i, the i-th 64 KiB of the region was accessed */
+#define EMBER_AC_UVM_TIMESTAMP 24      /* u64: CLOCK_MONOTONIC_RAW, ns, when the driver serviced it */
+#define EMBER_AC_UVM_END 32            /* bytes an entry must have */
+
+/* The patched driver's module parameter: "1" while it delivers these. */
+#define EMBER_AC_UVM_PARAM "/sys/module/nvidia_uvm/parameters/uvm_access_counter_notify"
 
 #endif

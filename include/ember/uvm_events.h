@@ -26,6 +26,7 @@ enum ember_uvm_event_type {
 	EMBER_UVM_EVENT_GPU_FAULT = 3,
 	EMBER_UVM_EVENT_MAP_REMOTE = 13,
 	EMBER_UVM_EVENT_EVICTION = 14,
+	EMBER_UVM_EVENT_COUNTER_NOTIFY = 61, /* the patched driver's notification: access_counter.h (EMBER_AC_UVM_EVENT) */
 	EMBER_UVM_EVENT_ACCESS_COUNTER = 63, /* the driver's test type: first of its test range (62) + 1 */
 };
 

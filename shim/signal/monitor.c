@@ -1,4 +1,5 @@
 /* The access monitor's launch-scan source, and the one way demand enters the policy. */
+#include "counters.h"
 #include "kernels.h"
 #include "launch_order.h"
 #include "monitor.h"
@@ -133,8 +134,9 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 	}
 	s->fresh_demand = false;
 	for (unsigned i = 0; i < s->nptrs; i++) {
-		s->fresh_demand |= ember_monitor_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i], EMBER_LAUNCH_DEMAND,
-							now);
+		/* where access counters cover the allocation, they replace this guess (counters.c) */
+		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i],
+								EMBER_LAUNCH_DEMAND, now);
 		unsigned param = s->ptrs[i].param;
 		if (learned[i] && param < EMBER_SCAN_LEARNED && s->elem_size[param] != learned[i]) {
 			s->elem_size[param] = (uint8_t)learned[i];

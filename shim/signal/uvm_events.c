@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "locks.h"
 #include "monitor.h"
 #include "ops_driver.h"
@@ -134,6 +135,7 @@ void ember_uvm_events_start(void)
 		ember_info("UVM tools event queue: reading migrations, faults, remote maps and evictions%s",
 			   with_counters ? ", and access-counter notifications"
 					 : "; this driver gives no access-counter notifications");
+		ember_counters_start(tools_fd); /* the patched driver's notifications, or one line why not (counters.c) */
 	}
 	ember_unlock(&queue_lock);
 }
@@ -192,6 +194,12 @@ static void drain(uint32_t min_records)
 	struct ember_uvm_counts c = counts;
 	for (; get != put; get = (get + 1) & mask) {
 		struct ember_uvm_event e;
+		if (queue[(size_t)get * entry_size] == EMBER_UVM_EVENT_COUNTER_NOTIFY) {
+			/* the patched driver's notification: checked, counted and credited by counters.c */
+			ember_counters_take_uvm(queue + (size_t)get * entry_size, entry_size);
+			c.access_counters++;
+			continue;
+		}
 		if (ember_uvm_parse(queue + (size_t)get * entry_size, entry_size, &e) != 0) {
 			c.malformed++;
 			continue;
@@ -233,6 +241,7 @@ void ember_uvm_events_finish(void)
 	if (ioctl(uvm_fd, UVM_TOOLS_FLUSH_EVENTS, &flush) != 0 || flush.status != 0)
 		ember_debug("UVM tools event queue: the driver did not flush its events (status %u)", flush.status);
 	drain(1); /* a short run may leave fewer records than a running one needs to tell the entry size */
+	ember_counters_finish(); /* one line of the access counters' counts, if they were read */
 }
 
 bool ember_uvm_events_reading(void)

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ember/access_counter.h"
 #include "shim.h"
 #include "uvm_events.h"
 
@@ -73,6 +74,14 @@ EMBER_PUBLIC int ember_uvm_parse(const void *record, size_t entry_size, struct e
 		e.address = u64_at(p, EMBER_UVM_COUNTER_ADDRESS);
 		e.bytes = 1;
 		break;
+	case EMBER_UVM_EVENT_COUNTER_NOTIFY: /* the patched driver's: counters.c checks the rest */
+		if (entry_size < EMBER_AC_UVM_END)
+			return -1;
+		e.src = u16_at(p, EMBER_AC_UVM_GPU);
+		memcpy(&e.value, p + EMBER_AC_UVM_COUNT, sizeof e.value);
+		e.address = u64_at(p, EMBER_AC_UVM_VA);
+		e.bytes = 1ull << EMBER_AC_REGION_SHIFT;
+		break;
 	default:
 		return -1;
 	}
@@ -131,6 +140,7 @@ void ember_uvm_count(const struct ember_uvm_event *e, struct ember_uvm_counts *c
 		c->evictions++;
 		break;
 	case EMBER_UVM_EVENT_ACCESS_COUNTER:
+	case EMBER_UVM_EVENT_COUNTER_NOTIFY:
 		c->access_counters++;
 		break;
 	}

@@ -1,0 +1,293 @@
+/*
+ * The patched driver's access-counter notifications, end to end through
+ * the shim on the simulated driver: this test program stands in for the
+ * UVM tools device (its own open, readlink and ioctl are found before the C
+ * library's by every library in the process, the shim included) and for
+ * the module parameter's file. The shim opens the queue, asks for event
+ * type 61 when the parameter says 1, and the test writes entries into the
+ * queue as the driver would: the same code path as on a GPU, from the
+ * queue's bytes to the region table. Without the parameter, or when the
+ * driver refuses the type, exactly one line says why, and the launch scan
+ * places as before.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ember/access_counter.h"
+#include "ember/ember.h"
+#include "ember/uvm_events.h"
+#include "ember_sim.h"
+#include "harness.h"
+
+#define MiB (1ull << 20)
+#define REGION (2 * MiB)
+#define ENTRY 72 /* the 580 driver's V2 entry */
+
+/* The stand-in's state. */
+static int fake_uvm_fd = -1, tools_fd = -1;
+static const char *param_value;   /* what the module parameter's file holds; NULL: no such file */
+static bool refuse_notify;        /* the driver refuses event type 61 */
+static unsigned char *volatile queue;
+static struct ember_uvm_queue_control *volatile control;
+static uint64_t queue_entries;
+static volatile uint64_t enabled_types;
+
+static int real_open(const char *path, int flags, mode_t mode)
+{
+	static int (*next)(const char *, int, ...);
+	if (!next)
+		next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	return next(path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!strcmp(path, "/dev/nvidia-uvm-tools"))
+		return tools_fd = real_open("/dev/null", O_RDWR | O_CLOEXEC, 0);
+	if (!strcmp(path, EMBER_AC_UVM_PARAM)) {
+		if (!param_value) {
+			errno = ENOENT;
+			return -1;
+		}
+		char tmp[] = "/tmp/ember-counters-param-XXXXXX";
+		int fd = mkstemp(tmp);
+		if (fd >= 0) {
+			if (write(fd, param_value, strlen(param_value)) < 0)
+				(void)0;
+			lseek(fd, 0, SEEK_SET);
+			unlink(tmp);
+		}
+		return fd;
+	}
+	return real_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+ssize_t readlink(const char *path, char *buf, size_t size)
+{
+	static ssize_t (*next)(const char *, char *, size_t);
+	if (!next)
+		next = (ssize_t(*)(const char *, char *, size_t))dlsym(RTLD_NEXT, "readlink");
+	char mine[64];
+	snprintf(mine, sizeof mine, "/proc/self/fd/%d", fake_uvm_fd);
+	if (fake_uvm_fd >= 0 && !strcmp(path, mine)) {
+		const char *dev = "/dev/nvidia-uvm";
+		size_t n = strlen(dev) < size ? strlen(dev) : size;
+		memcpy(buf, dev, n);
+		return (ssize_t)n;
+	}
+	return next(path, buf, size);
+}
+
+/* The driver's tools ioctls, as far as the shim uses them (uvm_events.c, counters_feed.c). */
+struct init_tracker_params {
+	uint64_t queue_buffer, queue_buffer_entries, control_buffer;
+	uint8_t processor_uuid[16];
+	uint32_t all_processors, uvm_fd, status;
+};
+struct enable_events_params {
+	uint64_t event_type_flags;
+	uint32_t status;
+};
+enum { INIT_TRACKER_V2 = 76, ENABLE_EVENTS = 58, FLUSH_EVENTS = 67, NV_ERR_INVALID_ARGUMENT = 0x1f };
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd >= 0 && fd == tools_fd && request == INIT_TRACKER_V2) {
+		struct init_tracker_params *p = arg;
+		queue_entries = p->queue_buffer_entries;
+		control = (struct ember_uvm_queue_control *)(uintptr_t)p->control_buffer;
+		queue = (unsigned char *)(uintptr_t)p->queue_buffer;
+		p->status = 0;
+		return 0;
+	}
+	if (fd >= 0 && fd == tools_fd && request == ENABLE_EVENTS) {
+		struct enable_events_params *p = arg;
+		bool test_type = p->event_type_flags >> EMBER_UVM_EVENT_ACCESS_COUNTER & 1; /* gated: a stock driver */
+		bool notify = p->event_type_flags >> EMBER_AC_UVM_EVENT & 1;
+		p->status = test_type || (notify && refuse_notify) ? NV_ERR_INVALID_ARGUMENT : 0;
+		if (!p->status)
+			enabled_types |= p->event_type_flags;
+		return 0;
+	}
+	if (fd >= 0 && fd == fake_uvm_fd && request == FLUSH_EVENTS) {
+		*(uint32_t *)arg = 0;
+		return 0;
+	}
+	static int (*next)(int, unsigned long, ...);
+	if (!next)
+		next = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	return next(fd, request, arg);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Write one entry at the driver's put and publish it, as the driver's enqueue does. */
+static void put_entry(uint64_t va, uint16_t gpu, uint32_t count, uint32_t mask, unsigned char tail)
+{
+	uint32_t put = control->put_behind;
+	unsigned char *e = queue + (size_t)(put % queue_entries) * ENTRY;
+	memset(e, 0, ENTRY);
+	e[0] = EMBER_AC_UVM_EVENT;
+	memcpy(e + EMBER_AC_UVM_GPU, &gpu, 2);
+	memcpy(e + EMBER_AC_UVM_COUNT, &count, 4);
+	memcpy(e + EMBER_AC_UVM_VA, &va, 8);
+	memcpy(e + EMBER_AC_UVM_MASK, &mask, 4);
+	uint64_t ts = 1;
+	memcpy(e + EMBER_AC_UVM_TIMESTAMP, &ts, 8);
+	e[ENTRY - 1] = tail;
+	__atomic_store_n(&control->put_ahead, put + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&control->put_behind, put + 1, __ATOMIC_RELEASE);
+}
+
+static int state_of(void *shim, CUdeviceptr p, unsigned region)
+{
+	struct ember_region_info info;
+	cr_assert_eq(SYM(shim, ember_region_info)((void *)(p + (uint64_t)region * REGION), &info), 0);
+	return info.state;
+}
+
+/* The shim on the simulated driver, adaptive, a 64 MiB budget and 2 MiB spans, the queue read. */
+static void *start(char *log)
+{
+	fake_uvm_fd = real_open("/dev/null", O_RDONLY, 0);
+	cr_assert_geq(fake_uvm_fd, 0);
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
+	setenv("EMBER_UVM_EVENTS", "1", 1);
+	setenv("EMBER_MODE", "adaptive", 1);
+	setenv("EMBER_BUDGET", "64M", 1);
+	setenv("EMBER_SPAN", "2M", 1);
+	void *sim = load_sim();
+	(void)sim;
+	return load_shim();
+}
+
+/* Wait for the worker to open the queue (it starts at the first launch). */
+static void wait_for_queue(void)
+{
+	for (int i = 0; i < 300 && !control; i++)
+		sleep_ms(10);
+	cr_assert_not_null(control, "the shim never initialised the event tracker");
+}
+
+Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_only_that)
+{
+	param_value = "1\n";
+	char log[] = "/tmp/ember-counters-queue-XXXXXX";
+	void *shim = start(log);
+	CUmodule mod = start_context(shim);
+	CUfunction reread;
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 0x3c, 32 * MiB);
+	/* the first launch starts the worker, which opens the queue: one over another allocation */
+	CUdeviceptr starter;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&starter, 2 * MiB, CU_MEM_ATTACH_GLOBAL));
+	launch_reread(shim, reread, starter, 2 * MiB);
+	wait_for_queue();
+	cr_assert(enabled_types >> EMBER_AC_UVM_EVENT & 1, "the shim asked for the notifications");
+	/* eight entries, enough for the shim to tell their size: regions 3 and 9, and what must be dropped */
+	put_entry(p + 3 * REGION, 1, 300, 0xffffffff, 0);
+	put_entry(p + 9 * REGION + 0x10000, 1, 300, 0x2, 0);
+	put_entry(p + 3 * REGION, 1, 300, 0xffffffff, 0);
+	put_entry(p + 9 * REGION, 1, 300, 0xffffffff, 0);
+	put_entry(p + 64 * MiB, 1, 300, 0xffffffff, 0);      /* past the allocation: foreign */
+	put_entry(0x10000, 1, 300, 0xffffffff, 0);           /* nobody's: foreign */
+	put_entry(p + 5 * REGION, 1, 300, 0xffffffff, 0x55); /* its tail is not the driver's zeroes: malformed */
+	put_entry(p + 7 * REGION, 0, 300, 0xffffffff, 0);    /* the CPU as the GPU: out of range */
+	for (int i = 0; i < 300 && __atomic_load_n(&control->get_behind, __ATOMIC_ACQUIRE) != 8; i++)
+		sleep_ms(10);
+	cr_assert_eq(control->get_behind, 8, "the shim read the eight entries");
+	/*
+	 * Launches over the whole allocation: promotions happen at launches,
+	 * and the counters cover it, so what is promoted is what they named,
+	 * not the scan's guess (all of it)
+	 */
+	for (int i = 0; i < 5; i++)
+		launch_reread(shim, reread, p, 32 * MiB);
+	sleep_ms(200);
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	for (unsigned r = 0; r < 16; r++)
+		cr_expect_eq(state_of(shim, p, r), r == 3 || r == 9 ? 2 : 0, "region %u", r);
+	for (size_t i = 0; i < 32 * MiB; i += 4099)
+		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
+	char buf[16384];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "access counters:"), 1, "one line: %s", buf);
+	cr_expect_not_null(strstr(buf, "access counters: reading the driver's notifications"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "the driver writes 72-byte entries"), "%s", buf);
+}
+
+/* Without the driver's notifications: one line why, and the launch scan places as it always did. */
+static void scan_alone(const char *why)
+{
+	char log[] = "/tmp/ember-counters-queue-XXXXXX";
+	void *shim = start(log);
+	CUmodule mod = start_context(shim);
+	CUfunction reread;
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 0x3c, 32 * MiB);
+	for (int i = 0; i < 5; i++)
+		launch_reread(shim, reread, p, 32 * MiB);
+	wait_for_queue();
+	sleep_ms(200);
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	for (unsigned r = 0; r < 16; r++)
+		cr_expect_eq(state_of(shim, p, r), 2, "region %u: the scan credited the whole allocation", r);
+	for (size_t i = 0; i < 32 * MiB; i += 4099)
+		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
+	char buf[16384];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "access counters:"), 1, "one line: %s", buf);
+	cr_expect_not_null(strstr(buf, "access counters: none from this driver"), "%s", buf);
+	cr_expect_not_null(strstr(buf, why), "%s", buf);
+}
+
+Test(counters_queue, an_unpatched_driver_costs_one_line)
+{
+	param_value = NULL;
+	scan_alone("no uvm_access_counter_notify parameter");
+	cr_expect_not(enabled_types >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
+}
+
+Test(counters_queue, a_patched_driver_loaded_without_the_parameter_costs_one_line)
+{
+	param_value = "0\n";
+	scan_alone("loaded with uvm_access_counter_notify=0");
+	cr_expect_not(enabled_types >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
+}
+
+Test(counters_queue, a_driver_that_refuses_the_type_costs_one_line)
+{
+	param_value = "1\n";
+	refuse_notify = true;
+	scan_alone("the driver refused event type 61");
+}
