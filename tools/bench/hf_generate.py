@@ -19,6 +19,7 @@ Prints one JSON record:
 the load (build and initialise) time, the median seconds and tokens per
 second of generation over RUNS runs, each after a one-token warm-up.
 """
+import contextlib
 import json
 import statistics
 import sys
@@ -54,6 +55,21 @@ SHAPES = {
 }
 
 
+@contextlib.contextmanager
+def skipped_init(skip):
+    """The constructors' own initialisation skipped (normal_ below draws every
+    weight anyway): on the CPU it took minutes for 13B, past the matrix's limit."""
+    names = [n for n in dir(torch.nn.init) if n.endswith("_") and not n.startswith("_")] if skip else []
+    saved = {n: getattr(torch.nn.init, n) for n in names}
+    for n in names:
+        setattr(torch.nn.init, n, lambda tensor, *args, **kwargs: tensor)
+    try:
+        yield
+    finally:
+        for n, f in saved.items():
+            setattr(torch.nn.init, n, f)
+
+
 def build(arch, size, offload_gpu_bytes=None):
     shape = SHAPES[(arch, size)]
     common = dict(vocab_size=32000, max_position_embeddings=4096, torch_dtype=torch.bfloat16)
@@ -67,7 +83,7 @@ def build(arch, size, offload_gpu_bytes=None):
     t0 = time.perf_counter()
     # weights made on the GPU in bf16 and drawn there: the way a program builds a model it then loads
     torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cpu" if offload_gpu_bytes else "cuda"):
+    with torch.device("cpu" if offload_gpu_bytes else "cuda"), skipped_init(bool(offload_gpu_bytes)):
         model = cls(config)
     with torch.no_grad():
         for p in model.parameters():

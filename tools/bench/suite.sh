@@ -161,12 +161,13 @@ overhead() {
   local lo=$EMBER_BUILD/bin/ember-launch-overhead out=$results/overhead.jsonl
   : >"$out"
   for round in 1 2 3; do
-    for v in none static static-no-events adaptive; do
+    for v in none static static-no-events adaptive adaptive-no-events; do
       local pre=()
       case $v in
         static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --) ;;
         static-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --uvm-events 0 --) ;;
         adaptive) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --) ;;
+        adaptive-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --uvm-events 0 --) ;;
       esac
       for prog in c-loop torch-tiny-ops; do
         local cmd=("$lo" 20000)
