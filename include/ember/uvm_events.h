@@ -86,9 +86,10 @@ int ember_uvm_parse(const void *record, size_t entry_size, struct ember_uvm_even
 
 /*
  * Find the driver's entry size from the first records it wrote: the
- * smallest multiple of 8 in [EMBER_UVM_ENTRY_MIN, max_size] at which all of
- * the count records from the start of a zeroed buffer decode, and the slot
- * after them is still empty. Returns 0 while count is below min_records
+ * smallest multiple of 8 in [EMBER_UVM_ENTRY_MIN, max_size] at which the
+ * count records from the start of a zeroed buffer decode, all but one in a
+ * hundred (those are dropped as malformed later), and the slot after them
+ * is still empty. Returns 0 while count is below min_records
  * (too few to tell: EMBER_UVM_ENTRY_PROOF while records keep coming) or
  * when no size fits. Nothing past buffer_bytes is read: a size whose
  * records and empty slot would not fit there does not fit.

@@ -178,6 +178,15 @@ Test(uvm_events, the_entry_size_is_found_from_the_first_records)
 	cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(20), 20, 256, EMBER_UVM_ENTRY_PROOF), 0, "a garbled record decodes at no size");
 	cr_expect_eq(ember_uvm_entry_size(NULL, 0, 20, 256, EMBER_UVM_ENTRY_PROOF), 0);
 	free(q);
+	q = driver_queue(72, 300);
+	memset(q + 5 * 72, 0xab, 72);
+	memset(q + 250 * 72, 0xab, 72);
+	cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(300), 300, 256, EMBER_UVM_ENTRY_PROOF), 72,
+		     "two strange records in 300 leave the queue readable");
+	memset(q + 100 * 72, 0xab, 72 * 2);
+	cr_expect_eq(ember_uvm_entry_size(q, QUEUE_BYTES(300), 300, 256, EMBER_UVM_ENTRY_PROOF), 0,
+		     "four are more than one in a hundred");
+	free(q);
 }
 
 Test(uvm_events, the_entry_size_detection_reads_nothing_past_the_buffer)
