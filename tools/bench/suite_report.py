@@ -11,6 +11,7 @@ listed as not yet explained). The plots go beside the records.
 import json
 import math
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -83,7 +84,11 @@ class Matrix:
         return [r for r in self.rows if r.get("bench") == bench and r.get("scale") == scale and r.get("peer")]
 
     def default_mode(self):
-        return "static"
+        """EMBER_MODE's default, read from the one config table."""
+        table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shim", "config", "config.def")
+        with open(table) as f:
+            found = re.search(r'EMBER_VAR\(mode, EMBER_MODE, MODE, "(\w+)"', f.read())
+        return found.group(1) if found else "static"
 
 
 def ratio(a, b):
@@ -201,6 +206,7 @@ def overhead_figures(rows):
         for v, xs in by.items():
             out[(prog, v)] = sorted(xs)[len(xs) // 2] - base[prog]
         out[(prog, "base")] = base[prog]
+        out[(prog, "spread")] = (min(by["none"]), max(by["none"]))
     return out
 
 
@@ -218,6 +224,10 @@ def overhead_table(rows, lines):
                                                      for v in ("static", "static-no-events", "adaptive",
                                                                "adaptive-no-events")]
         lines.append(f"| {prog} | " + " | ".join(cells) + " |")
+    spreads = [f"{prog} {oh[(prog, 'spread')][0]:.0f}-{oh[(prog, 'spread')][1]:.0f} ns"
+               for prog in ("c-loop", "torch-tiny-ops") if (prog, "spread") in oh]
+    lines += ["", "Without Ember the rounds themselves ranged " + ", ".join(spreads) +
+              ": a difference smaller than that range is not resolved by these records, whatever its sign."]
 
 
 def plots(m, results):
@@ -379,6 +389,15 @@ def main():
         lines += ["", "## Runs that did not finish", ""]
         for r in failed:
             lines.append(f"- {r.get('bench')} {r.get('scale', '')}x {r.get('variant', '')}: {r['error']}")
+    codes = {}
+    for r in m.rows:
+        if r.get("code") and "bench" in r and "error" not in r:
+            codes.setdefault(r["code"], []).append(f"{r['bench']} {r.get('scale', '')}x {r.get('variant', '')}")
+    if len(codes) > 1:
+        lines += ["", "## The code each record measured", "",
+                  "Records come from several device calls (suite_merge.py); a later fix is not in an earlier record.", ""]
+        for code, cells in codes.items():
+            lines.append(f"- `{code}`: " + ", ".join(cells))
     made = plots(m, results)
     if made:
         lines += ["", "## Plots", ""] + [f"![{p}]({rel}/{p})" for p in made]
