@@ -44,13 +44,13 @@ grep -Eq "^EMBER_MODE +adaptive +$tmp/a.conf:1$" <<<"$cfg" || fail "EMBER_CONFIG
 grep -Eq "^EMBER_HEADROOM +3G +$tmp/b.conf:1$" <<<"$cfg" || fail "EMBER_CONFIG_FILE's second file: $cfg"
 grep -Eq '^EMBER_BUDGET +\(unset\) +default$' <<<"$cfg" || fail "the user's file was read too: $cfg"
 cfg=$(env EMBER_CONFIG_FILE= "$run" --print-config 2>/dev/null)
-grep -Eq '^EMBER_MODE +static +default$' <<<"$cfg" || fail "an empty EMBER_CONFIG_FILE read a file: $cfg"
+grep -Eq '^EMBER_MODE +adaptive +default$' <<<"$cfg" || fail "an empty EMBER_CONFIG_FILE read a file: $cfg"
 
 # a link planted for the user's file is not followed
 rm "$XDG_CONFIG_HOME/ember/ember.conf"
 ln -s "$tmp/a.conf" "$XDG_CONFIG_HOME/ember/ember.conf"
 cfg=$("$run" --print-config 2>"$tmp/err")
-grep -Eq '^EMBER_MODE +static +default$' <<<"$cfg" || fail "the link was followed: $cfg"
+grep -Eq '^EMBER_MODE +adaptive +default$' <<<"$cfg" || fail "the link was followed: $cfg"
 grep -q 'ember.conf: a symbolic link, not followed; the file is ignored' "$tmp/err" || fail "link note: $(cat "$tmp/err")"
 
 # a bad value in a file stops ember-run, naming the file and line

@@ -63,7 +63,7 @@ grep -Eq '^EMBER_BUDGET +8G +--budget$' <<<"$cfg" || fail "print-config budget: 
 grep -Eq '^EMBER_BUDGET_1 +4G +--budget-1$' <<<"$cfg" || fail "print-config per-GPU: $cfg"
 grep -Eq '^EMBER_SPAN +128M +--set$' <<<"$cfg" || fail "print-config --set: $cfg"
 grep -Eq '^EMBER_LOG +warn +environment$' <<<"$cfg" || fail "print-config environment: $cfg"
-grep -Eq '^EMBER_MODE +static +default$' <<<"$cfg" || fail "print-config default: $cfg"
+grep -Eq '^EMBER_MODE +adaptive +default$' <<<"$cfg" || fail "print-config default: $cfg"
 [ "$(grep -c '^EMBER_BUDGET_' <<<"$cfg")" = 1 ] || fail "print-config shows unset GPUs: $cfg"
 
 # a bad value already in the environment stops ember-run before the program starts

@@ -15,13 +15,13 @@ pid=$!
 for _ in $(seq 100); do [ -s "/dev/shm/ember-$pid.live" ] && break; sleep 0.1; done
 [ -s "/dev/shm/ember-$pid.live" ] || fail "no live file for $pid"
 out=$("$bin/ember-stat" "$pid") || fail "ember-stat $pid: $out"
-grep -q "^process $pid: Ember static mode (live)" <<<"$out" || fail "live text: $out"
+grep -q "^process $pid: Ember adaptive mode (live)" <<<"$out" || fail "live text: $out"
 grep -q '^GPU 0: .* resident of a 64.0 MiB budget' <<<"$out" || fail "live GPU line: $out"
 "$bin/ember-stat" --json "$pid" >"$dir/live.json" || fail "ember-stat --json $pid"
 python3 - "$dir/live.json" "$pid" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["source"] == "live" and s["pid"] == int(sys.argv[2]) and s["mode"] == "static", s
+assert s["source"] == "live" and s["pid"] == int(sys.argv[2]) and s["mode"] == "adaptive", s
 d = s["devices"][0]
 assert d["budget_bytes"] == 64 << 20 and d["resident_bytes"] <= d["high_bytes"], d
 assert len(s["allocations"]) == 2 and all(a["map"] and a["kind"] == "managed" for a in s["allocations"]), s
@@ -35,13 +35,13 @@ pid=
 "$bin/ember-run" --driver sim --budget 64M --stats "$dir/stats.json" -- "$bin/ember-demo" 48 3 >"$dir/demo.out" 2>&1 ||
   fail "the demo failed: $(cat "$dir/demo.out")"
 out=$("$bin/ember-stat" --file "$dir/stats.json") || fail "ember-stat --file: $out"
-grep -q '^the program: Ember static mode (at exit)' <<<"$out" || fail "exit text: $out"
+grep -q '^the program: Ember adaptive mode (at exit)' <<<"$out" || fail "exit text: $out"
 grep -q 'promotions and 0 demotions (' <<<"$out" || fail "exit moves: $out"
 "$bin/ember-stat" --json --file "$dir/stats.json" >"$dir/exit.json"
 python3 - "$dir/exit.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["source"] == "exit" and s["pid"] is None and s["mode"] == "static", s
+assert s["source"] == "exit" and s["pid"] is None and s["mode"] == "adaptive", s
 d = s["devices"][0]
 assert d["bytes_promoted"] > 0 and d["promotions"] > 0 and d["peak_bytes"] <= d["high_bytes"], d
 assert len(s["allocations"]) == 2 and all(a["map"] is None for a in s["allocations"]), s

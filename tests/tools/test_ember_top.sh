@@ -158,7 +158,7 @@ pids+=("$killed")
 for p in "$small" "$big" "$killed"; do
   "$top" --once --wait 60 "$p" >/dev/null 2>"$dir/err" || fail "no live record from $p: $(cat "$dir/err")"
 done
-# the static split is done once a launch has run: both allocations of the big one are in its record
+# the first launches promote (adaptive, the default): both allocations of the big one are in its record
 for _ in $(seq 100); do
   [ "$(grep -c '^alloc .*#' "/dev/shm/ember-$big.live")" = 2 ] && break
   sleep 0.1
@@ -167,14 +167,14 @@ kill -9 "$killed"
 wait "$killed" 2>/dev/null || true
 "$top" --once --width 100 >"$dir/frame" || fail "all of them: $(cat "$dir/frame")"
 for p in "$small" "$big"; do
-  grep -q "^  pid $p  mode static  ember-demo  live  2 allocations" "$dir/frame" || fail "$p not live: $(cat "$dir/frame")"
+  grep -q "^  pid $p  mode adaptive  ember-demo  live  2 allocations" "$dir/frame" || fail "$p not live: $(cat "$dir/frame")"
   [ "$(grep -cE "^ +$p +[01] " "$dir/frame")" = 2 ] || fail "$p's allocations: $(cat "$dir/frame")"
 done
-grep -qE "^  (pid $killed  mode static  DEAD: the process is gone|[0-9]+ not running, DEAD.* $killed( |$))" "$dir/frame" ||
+grep -qE "^  (pid $killed  mode adaptive  DEAD: the process is gone|[0-9]+ not running, DEAD.* $killed( |$))" "$dir/frame" ||
   fail "$killed not marked dead: $(cat "$dir/frame")"
 grep -qE "^ +$killed " "$dir/frame" && fail "a dead process's allocations among the running: $(cat "$dir/frame")"
 "$top" --once --width 80 "$killed" >"$dir/frame"
-grep -q "^> pid $killed  mode static  DEAD: the process is gone" "$dir/frame" || fail "the dead one: $(cat "$dir/frame")"
+grep -q "^> pid $killed  mode adaptive  DEAD: the process is gone" "$dir/frame" || fail "the dead one: $(cat "$dir/frame")"
 rm -f "/dev/shm/ember-$killed.live"
 # the big one's maps (260 regions, so 256 groups in the record) against its record, scaled and wrapped
 for how in "" --wrap; do

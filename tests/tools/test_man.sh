@@ -45,5 +45,5 @@ sed 's/^#EMBER/EMBER/' "$build/docs/ember.conf.example" >"$conf"
 out=$(env -u EMBER_LOG EMBER_CONFIG_FILE="$conf" "$build/bin/ember-run" --print-config 2>&1) ||
   fail "the example, uncommented, is not a valid configuration: $out"
 grep -q 'ember-run: ' <<<"$out" && fail "the example, uncommented, gets warnings: $out"
-grep -Eq "^EMBER_MODE +static +$conf:[0-9]+$" <<<"$out" || fail "the example's EMBER_MODE: $out"
+grep -Eq "^EMBER_MODE +adaptive +$conf:[0-9]+$" <<<"$out" || fail "the example's EMBER_MODE: $out"
 echo "man pages: ${#pages[@]} well-formed"

@@ -192,7 +192,7 @@ Test(config_file, a_bad_value_is_an_error_naming_the_file_and_line)
 	char err[512];
 	cr_assert_eq(load(&cfg, err, sizeof err), -1);
 	cr_expect(strstr(err, "/a.conf:2: EMBER_MODE=adaptve is not valid: expected off, mapped, static or adaptive"), "%s", err);
-	cr_expect_eq(cfg.mode, EMBER_MODE_STATIC, "the default stands in");
+	cr_expect_eq(cfg.mode, EMBER_MODE_ADAPTIVE, "the default stands in");
 	setenv("EMBER_MODE", "mapped", 1);
 	cr_assert_eq(load(&cfg, err, sizeof err), 0, "the environment's value is the one in effect, and it is good: %s", err);
 	cr_expect_eq(cfg.mode, EMBER_MODE_MAPPED);
@@ -226,7 +226,7 @@ Test(config_file, a_symbolic_link_is_not_followed)
 	struct ember_config cfg;
 	char err[512];
 	cr_assert_eq(load(&cfg, err, sizeof err), 0, "%s", err);
-	cr_expect_eq(cfg.mode, EMBER_MODE_STATIC, "the link's target was read");
+	cr_expect_eq(cfg.mode, EMBER_MODE_ADAPTIVE, "the link's target was read");
 	cr_expect(noted("/link.conf: a symbolic link, not followed; the file is ignored"));
 }
 
@@ -236,11 +236,11 @@ Test(config_file, a_file_others_can_write_is_refused)
 	struct ember_config cfg;
 	char err[512];
 	cr_assert_eq(load(&cfg, err, sizeof err), 0, "%s", err);
-	cr_expect_eq(cfg.mode, EMBER_MODE_STATIC);
+	cr_expect_eq(cfg.mode, EMBER_MODE_ADAPTIVE);
 	cr_expect(noted("/a.conf: writable by others than its owner (chmod go-w fixes it); the file is ignored"));
 	setenv("EMBER_CONFIG_FILE", file("b.conf", "EMBER_MODE=off\n", 0646), 1);
 	cr_assert_eq(load(&cfg, err, sizeof err), 0, "%s", err);
-	cr_expect_eq(cfg.mode, EMBER_MODE_STATIC, "world-writable");
+	cr_expect_eq(cfg.mode, EMBER_MODE_ADAPTIVE, "world-writable");
 }
 
 Test(config_file, a_strangers_file_is_refused_and_the_system_file_must_be_roots)
