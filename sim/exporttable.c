@@ -3,6 +3,7 @@
  * one, made up for tests (ember_sim.h), so that they can check that a
  * table pointer passes through the shim untouched.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "sim.h"
@@ -23,8 +24,16 @@ SIM_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const C
 {
 	if (!ppExportTable || !pExportTableId)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (memcmp(pExportTableId->bytes, EMBER_SIM_TEST_EXPORT_UUID, sizeof pExportTableId->bytes) != 0)
+	if (memcmp(pExportTableId->bytes, EMBER_SIM_TEST_EXPORT_UUID, sizeof pExportTableId->bytes) != 0) {
+		/* the CUDA runtime's first step: without a word here, its programs die of cudaErrorNotSupported */
+		static int told;
+		if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+			fprintf(stderr, "ember-sim driver: the program asked for one of the real driver's private "
+					"interfaces (cuGetExportTable), as the CUDA runtime (cudart), and so PyTorch, "
+					"CuPy, JAX and nvcc-built programs, does first; the simulated driver serves "
+					"driver-API programs only, so it will fail. Run it on a GPU.\n");
 		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	*ppExportTable = &test_table;
 	return CUDA_SUCCESS;
 }

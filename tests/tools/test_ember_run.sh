@@ -94,3 +94,20 @@ grep -Eq '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-
 out=$("$run" --driver sim --log info -- "$demo" 16 1 2>&1)
 grep -q '^ember\[[0-9]*\] info: ' <<<"$out" || fail "a line without --log-time changed: $out"
 echo "log timestamps: ok"
+
+# the simulated driver and the CUDA runtime: refused before the program starts, and told at its first private table
+bin=$(dirname "$run")
+for prog in runtime_prog runtime_prog_shared; do
+  [ -x "$bin/$prog" ] || { echo "sim refusal: $prog not built here (no nvcc), not checked"; continue; }
+  out=$("$run" --driver sim -- "$bin/$prog" 2>&1) && fail "--driver sim started $prog"
+  grep -q "ember-run: the simulated driver cannot serve .*$prog: it carries nvcc-built kernels" <<<"$out" ||
+    fail "the refusal of $prog: $out"
+done
+if [ -x "$bin/runtime_prog" ]; then
+  out=$(env EMBER_REAL_LIBCUDA="$bin/../lib/libember-sim.so" LD_PRELOAD="$bin/../lib/libember.so" "$bin/runtime_prog" 2>&1) &&
+    fail "runtime_prog ran on the simulated driver"
+  [ "$(grep -c '^ember-sim driver: the program asked for one of the real driver.s private interfaces' <<<"$out")" = 1 ] ||
+    fail "the simulated driver's line, once: $out"
+fi
+"$run" --driver sim -- true || fail "a program without cudart was refused"
+echo "simulated driver and cudart: ok"

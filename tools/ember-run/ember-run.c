@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sim_check.h"
 #include "config_file.h"
 
 #ifndef EMBER_VERSION_STRING
@@ -80,7 +81,7 @@ static void usage(FILE *out)
 	ember_config_describe(out, false);
 	fprintf(out, "\nexamples:\n"
 		     "  ember-run --log info -- python3 train.py\n"
-		     "  ember-run --driver sim -- ./my_cuda_program\n");
+		     "  ember-run --driver sim -- ./my_driver_api_program   (no GPU: not for cudart programs)\n");
 }
 
 /* The folder of this executable, to find libember.so and libember-sim.so. */
@@ -351,6 +352,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		setenv("EMBER_REAL_LIBCUDA", sim, 1);
+		char why[160];
+		if (ember_run_sim_check(cmd[0], why, sizeof why) != 0) {
+			fprintf(stderr,
+				"ember-run: the simulated driver cannot serve %s: %s, and the CUDA runtime needs "
+				"the real driver's private interfaces. It serves driver-API programs (ember-demo, "
+				"the tests). Run it on a GPU (--driver real), or record it there with --trace and "
+				"replay the trace with ember-sim.\n",
+				cmd[0], why);
+			return 2;
+		}
 	}
 	if (prepend_preload(shim_path) != 0) {
 		fprintf(stderr, "ember-run: cannot set LD_PRELOAD: %s\n", strerror(errno));
