@@ -17,6 +17,10 @@ def gib(b):
     return f"{b / (1 << 30):.1f} GiB"
 
 
+NAMES = {"off": "stock UVM (off)", "mapped": "Ember mapped", "static": "Ember static",
+         "adaptive": "Ember adaptive (default)"}
+
+
 def main():
     results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results")
     rows = [r for r in load(os.path.join(results, "uvm.jsonl")) if "error" not in r]
@@ -67,15 +71,17 @@ def main():
             if v == "bound":
                 ax.bar(xs, ys, width, label="oracle bound", color="white", edgecolor="black", hatch="//")
             else:
-                ax.bar(xs, ys, width, label=v, color=colors[v])
+                ax.bar(xs, ys, width, label=NAMES.get(v, v), color=colors[v])
         ax.set_xticks([j + width * len(variants) / 2 for j in range(len(sizes))])
         ax.set_xticklabels([gib(ws) for ws in sizes])
         ax.set_title(f"{bench} ({gpu}, budget {gib(rows[0]['budget_bytes'])})", fontsize=9)
-        ax.set_ylabel("seconds (median, log scale)")
+        ax.set_ylabel("seconds (median, log scale; lower is better)")
         ax.set_yscale("log")
         ax.set_xlabel("working set")
         ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.text(0.01, 0.005, "stock UVM (off) runs only where the working set fits the budget: "
+             "past it, it would need more GPU memory than the budget allows.", fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(os.path.join(results, "uvm.png"), dpi=120)
     print(f"wrote {os.path.join(results, 'uvm.png')}")
 

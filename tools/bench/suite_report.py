@@ -241,6 +241,11 @@ def plots(m, results):
     made = []
     colors = {"off": "#888888", "mapped": "#d62728", "static": "#1f77b4", "adaptive": "#2ca02c",
               "bound": "#000000", "peer": "#ff7f0e", "resident": "#9467bd"}
+    labels = {"off": "stock UVM (off)", "mapped": "Ember mapped", "static": "Ember static",
+              "adaptive": "Ember adaptive (default)", "resident": "everything resident", "peer": "peer"}
+    labels[m.default_mode()] = f"Ember {m.default_mode()} (default)"
+    labels.update({v: f"Ember {v}" for v in EMBER if v != m.default_mode()})
+
     def bars(ax, scale, variants, value, ylabel):
         """One bar per (workload, variant) where value(bench, scale, record) is known, log scale."""
         w = 0.8 / len(variants)
@@ -251,7 +256,7 @@ def plots(m, results):
                 if y:
                     xs.append(j + (i - (len(variants) - 1) / 2) * w)
                     ys.append(y)
-            ax.bar(xs, ys, w, label=v, color=colors[v])
+            ax.bar(xs, ys, w, label=labels[v], color=colors[v])
         ax.set_yscale("log")
         ax.set_xticks(range(len(m.benches)))
         ax.set_xticklabels(m.benches, rotation=30, fontsize=7)
@@ -271,14 +276,19 @@ def plots(m, results):
     # speedup over mapped, log scale, like the paper's Figure 10
     fig, axes = plt.subplots(2, 1, figsize=(12, 7), squeeze=False)
     for ax, scale in zip(axes[:, 0], (0.5, 1.5)):
-        bars(ax, scale, (["off"] if scale == 0.5 else []) + ["static", "adaptive"], over_mapped, "speedup over mapped")
+        bars(ax, scale, (["off"] if scale == 0.5 else []) + ["static", "adaptive"], over_mapped,
+             "speedup over Ember mapped (higher is better)")
         ax.axhline(1, color="#d62728", lw=0.8)
+        if scale != 0.5:
+            ax.set_title(f"{scale}x of the budget (no stock-UVM bar: past the budget it would need more "
+                         "GPU memory than the budget allows)")
         ax.legend(fontsize=7)
     save(fig, "speedup.png")
     # time against the bound
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), squeeze=False)
     for ax, scale in zip(axes[0], (0.5, 1.5)):
-        bars(ax, scale, ["mapped", "static", "adaptive"], lambda b, scale, r: x_bound(r), "time / bound")
+        bars(ax, scale, ["mapped", "static", "adaptive"], lambda b, scale, r: x_bound(r),
+             "time / oracle bound (lower is better; 1 is the bound)")
         ax.axhline(1.25, color="k", ls="--", lw=0.8, label="1.25x bound")
         ax.legend(fontsize=7)
     save(fig, "bound.png")
@@ -286,17 +296,20 @@ def plots(m, results):
     gen = [b for b in m.benches if b.startswith(("hf-", "llama"))]
     if gen:
         fig, ax = plt.subplots(figsize=(8, 4))
+        shown = set()
         for j, b in enumerate(gen):
             runs = [("resident", m.ok(b, 1.5, "resident"))] + [(v, m.ok(b, 1.5, v)) for v in EMBER] + \
                    [("peer", p) for p in m.peers(b, 1.5) if "error" not in p]
             for i, (v, r) in enumerate(runs):
                 if r and r.get("tokens_per_second"):
-                    ax.bar(j + (i - 2) * 0.15, r["tokens_per_second"], 0.15, color=colors[v],
-                           label=v if j == 0 else None)
+                    label = f"peer: {r.get('variant')}" if v == "peer" else labels[v]
+                    label = None if label in shown else label
+                    shown.add(label)
+                    ax.bar(j + (i - 2) * 0.15, r["tokens_per_second"], 0.15, color=colors[v], label=label)
         ax.set_yscale("log")
         ax.set_xticks(range(len(gen)))
         ax.set_xticklabels(gen)
-        ax.set_ylabel("tokens per second")
+        ax.set_ylabel("tokens per second (higher is better)")
         ax.set_title("token generation at 1.5x: Ember against the peers")
         ax.legend(fontsize=8)
         save(fig, "peers.png")
