@@ -157,11 +157,17 @@ llama() {
 }
 
 overhead() {
-  # bench: launch-overhead. Three rounds, the variants interleaved, so drift hits them alike.
+  # bench: launch-overhead. Rounds of the variants interleaved, in turn forwards and backwards so that
+  # drift hits them alike (the H200's rounds without Ember ranged 3.3-4.1 us); the report takes each
+  # variant's difference to the same round's run without Ember. Not pinned: Ember's worker thread
+  # would then share the program's core, which no user's program does.
   local lo=$EMBER_BUILD/bin/ember-launch-overhead out=$results/overhead.jsonl
+  local order="none static static-no-events adaptive adaptive-no-events"
   : >"$out"
-  for round in 1 2 3; do
-    for v in none static static-no-events adaptive adaptive-no-events; do
+  for round in $(seq 1 "${EMBER_OVERHEAD_ROUNDS:-5}"); do
+    local vs=$order
+    [ $((round % 2)) = 0 ] && vs=$(tr ' ' '\n' <<<"$order" | tac | tr '\n' ' ')
+    for v in $vs; do
       local pre=()
       case $v in
         static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --) ;;
