@@ -173,22 +173,30 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute att
 			continue;
 		int v = h200[i].value;
 		if (attrib == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)
-			v += dev;
+			v += sim_globals.physical[dev];
 		else if (attrib == CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID)
-			v = dev;
+			v = sim_globals.physical[dev];
 		*pi = v;
 		return CUDA_SUCCESS;
 	}
 	return CUDA_ERROR_INVALID_VALUE;
 }
 
-/* Stable and distinct per device: "EmberSimGPU" then the ordinal. */
-static void device_uuid(CUuuid *uuid, CUdevice dev)
+/*
+ * Stable and distinct per simulated GPU: "EmberSimGPU" then its physical
+ * index, whatever ordinal CUDA_VISIBLE_DEVICES gives it (visible.c).
+ */
+void sim_physical_uuid(CUuuid *uuid, int physical)
 {
 	static const char prefix[] = "EmberSimGPU";
 	memset(uuid->bytes, 0, sizeof uuid->bytes);
 	memcpy(uuid->bytes, prefix, sizeof prefix - 1);
-	uuid->bytes[15] = (char)dev;
+	uuid->bytes[15] = (char)physical;
+}
+
+static void device_uuid(CUuuid *uuid, CUdevice dev)
+{
+	sim_physical_uuid(uuid, sim_globals.physical[dev]);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
@@ -208,7 +216,7 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 
 static void pci_bus_id(char *out, size_t len, CUdevice dev)
 {
-	snprintf(out, len, "00000000:%02X:00.0", SIM_PCI_BUS_BASE + dev);
+	snprintf(out, len, "00000000:%02X:00.0", SIM_PCI_BUS_BASE + sim_globals.physical[dev]);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
@@ -236,11 +244,15 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pci
 	unsigned domain, bus, device;
 	if (!dev || !pciBusId || !parse_bus_id(pciBusId, &domain, &bus, &device))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (domain != 0 || device != 0 || bus < SIM_PCI_BUS_BASE ||
-	    !sim_device_valid((CUdevice)(bus - SIM_PCI_BUS_BASE)))
+	if (domain != 0 || device != 0 || bus < SIM_PCI_BUS_BASE)
 		return CUDA_ERROR_INVALID_DEVICE;
-	*dev = (CUdevice)(bus - SIM_PCI_BUS_BASE);
-	return CUDA_SUCCESS;
+	/* the ordinal of that simulated GPU, if CUDA_VISIBLE_DEVICES shows it */
+	for (unsigned d = 0; d < sim_globals.devices; d++)
+		if ((unsigned)sim_globals.physical[d] == bus - SIM_PCI_BUS_BASE) {
+			*dev = (CUdevice)d;
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_INVALID_DEVICE;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)

@@ -36,7 +36,8 @@ static void load_config(void)
 	char err[256] = "";
 	if (ember_config_load(&cfg, err, sizeof err) != 0)
 		fprintf(stderr, "ember-sim: %s; using its default\n", err);
-	sim_globals.devices = cfg.sim_devices < 1 ? 1 : SIM_MIN(cfg.sim_devices, SIM_MAX_DEVICES);
+	sim_globals.physical_devices = cfg.sim_devices < 1 ? 1 : SIM_MIN(cfg.sim_devices, SIM_MAX_DEVICES);
+	sim_globals.devices = sim_visible_setup(sim_globals.physical_devices, sim_globals.physical);
 	sim_globals.device_memory = ember_size_resolve(cfg.sim_memory, host_memory());
 }
 

@@ -41,10 +41,18 @@
 /* ---- init.c: process-wide state ---- */
 
 struct sim_globals {
-	unsigned devices;        /* EMBER_SIM_DEVICES */
+	unsigned devices;        /* the GPUs the process sees: EMBER_SIM_DEVICES under CUDA_VISIBLE_DEVICES */
 	uint64_t device_memory;  /* EMBER_SIM_MEMORY, per device */
+	unsigned physical_devices;          /* EMBER_SIM_DEVICES */
+	int physical[SIM_MAX_DEVICES];      /* ordinal -> the simulated GPU it is (its PCI bus id, its UUID) */
 };
 extern struct sim_globals sim_globals;
+
+/* visible.c: CUDA_VISIBLE_DEVICES over `physical` GPUs; fills map (ordinal -> GPU), returns how many. */
+unsigned sim_visible_setup(unsigned physical, int *map);
+/* device.c: physical GPU g's UUID; visible.c: as nvidia-smi prints it, "GPU-xxxxxxxx-xxxx-...". */
+void sim_physical_uuid(CUuuid *uuid, int physical);
+void sim_device_uuid_text(char *out, size_t len, int physical);
 
 /* Loads the configuration, once. */
 void sim_setup(void);

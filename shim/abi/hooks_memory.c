@@ -14,6 +14,7 @@
 #include "state.h"
 #include "budget_source.h"
 #include "census.h"
+#include "gpus.h"
 #include "physical.h"
 #include "placement.h"
 #include "shim.h"
@@ -36,6 +37,9 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 			   (unsigned long long)p, bytes);
 		return;
 	}
+	/* accessed by the GPUs in use; one that starts using it later is added at its launch (gpus.h) */
+	if (ember_strategy->scans)
+		a->accessed_by = ember_gpus_new_alloc_mask(dev);
 	CUresult r = ember_placement_advise(a);
 	if (r != CUDA_SUCCESS) {
 		ember_warn("advising %#llx (%zu bytes) failed (CUresult %d); the driver places it",

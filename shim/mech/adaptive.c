@@ -41,19 +41,17 @@ static bool wake_due(uint64_t now)
 static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 {
 	uint64_t now = ember_shim_engine.ops->now(ember_shim_engine.ops_self);
-	int devs[EMBER_SCAN_MAX_REFS];
-	unsigned ndevs = 0;
+	/*
+	 * Promotions go to the launch's own GPU only: an allocation whose
+	 * regions another GPU holds stays there (read over the peer link or
+	 * the host) and is handed over once that GPU stops using it (gpus.h).
+	 */
+	int devs[1];
+	unsigned ndevs = at->device >= 0 ? 1 : 0;
+	devs[0] = at->device;
 	scan->stream_key = ember_scan_stream_key((CUstream)at->stream, at->per_thread);
 	ember_table_lock(EMBER_TABLE);
 	ember_monitor_launch(scan, now);
-	for (unsigned i = 0; i < scan->n; i++) {
-		int dev = scan->allocs[i]->device;
-		bool seen = false;
-		for (unsigned k = 0; k < ndevs; k++)
-			seen |= devs[k] == dev;
-		if (!seen && dev >= 0)
-			devs[ndevs++] = dev;
-	}
 	ember_table_unlock(EMBER_TABLE);
 	ember_monitor_learn(scan);
 	size_t waiting = 0;

@@ -1,8 +1,10 @@
 /* Per-GPU budgets and the accounting of memory Ember does not place. */
 #include <cuda.h>
+#include <stdlib.h>
 
 #include "state.h"
 #include "budget_source.h"
+#include "gpus.h"
 #include "tracer.h"
 #include "regions.h"
 #include "shim.h"
@@ -57,8 +59,17 @@ static void establish(int dev)
 	struct ember_device_account copy = *acc;
 	ember_table_unlock(EMBER_TABLE);
 	ember_trace_budget(dev, &copy);
-	ember_info("GPU %d: budget %.2f GiB (%s), high watermark %.2f GiB, low %.2f GiB", dev, gib(budget),
-		   why, gib(acc->high), gib(acc->low));
+	ember_gpus_seen(dev);
+	/* the ordinal is the process's own, after CUDA_VISIBLE_DEVICES: say which GPU it is */
+	char ident[160];
+	ember_gpu_describe(dev, ident, sizeof ident);
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char shown[65] = "";
+	for (size_t i = 0; visible && visible[i] && i < sizeof shown - 1; i++) /* printable only: no forged lines */
+		shown[i] = visible[i] > ' ' && visible[i] < 0x7f ? visible[i] : '?';
+	ember_info("GPU %d: budget %.2f GiB (%s), high watermark %.2f GiB, low %.2f GiB; physical GPU %s%s%s%s", dev,
+		   gib(budget), why, gib(copy.high), gib(copy.low), ident, visible ? " (CUDA_VISIBLE_DEVICES=" : "",
+		   shown, visible ? ")" : "");
 }
 
 int ember_budget_current_device(void)

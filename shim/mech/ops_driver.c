@@ -29,6 +29,15 @@ static void find_gpus(void)
 	}
 }
 
+/*
+ * Host-preferred, and accessed by the GPUs in use (a->accessed_by, which
+ * gpus.c fills; every GPU that can map managed memory when it is empty).
+ * A GPU that comes into use later gets its accessed-by at its first
+ * launch that references the allocation (advise_access): advising every
+ * GPU a process can see costs an advice per GPU and allocation, and maps
+ * the allocation into GPUs that never read it (a torchrun worker sees
+ * all eight and uses one).
+ */
 static int advise_mapped(void *self, const struct ember_alloc *a)
 {
 	pthread_once(&gpus_once, find_gpus);
@@ -36,11 +45,22 @@ static int advise_mapped(void *self, const struct ember_alloc *a)
 		return CUDA_SUCCESS;
 	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
 	CUresult r = EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host);
+	uint32_t want = __atomic_load_n(&a->accessed_by, __ATOMIC_RELAXED);
 	for (int i = 0; r == CUDA_SUCCESS && i < ngpus; i++) {
+		if (want && !(want & (1u << gpus[i])))
+			continue;
 		CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = gpus[i] };
 		r = EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_ACCESSED_BY, gpu);
 	}
 	return r;
+}
+
+static int advise_access(void *self, const struct ember_alloc *a, int dev)
+{
+	if (a->size == 0)
+		return CUDA_SUCCESS;
+	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+	return EMBER_REAL(cuMemAdvise_v2)(a->base, a->size, CU_MEM_ADVISE_SET_ACCESSED_BY, gpu);
 }
 
 /* Where op's regions begin. */
@@ -213,6 +233,7 @@ static uint64_t now(void *self)
 
 const struct ember_ops ember_driver_ops = {
 	.advise_mapped = advise_mapped,
+	.advise_access = advise_access,
 	.promote = promote,
 	.demote = demote,
 	.completion = completion,

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 
 #include "ember/ember.h"
+#include "budget_source.h"
+#include "gpus.h"
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
@@ -70,6 +72,8 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 		scan = NULL; /* scanned only for the trace */
 	struct ember_at at = { .stream = stream, .per_thread = per_thread };
 	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
+	at.device = scan ? ember_budget_current_device() : -1;
+	ember_gpus_launch(scan, at.device, &at); /* several GPUs: gpus.h */
 	ember_strategy->launch(scan, &at);
 }
 

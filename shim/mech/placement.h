@@ -2,7 +2,8 @@
  * Placement: what Ember does to an allocation, by mode, as one strategy
  * table chosen once at start-up (mapped, static or adaptive) in place of
  * mode checks. Every managed allocation is advised once, whole (preferred
- * location the host, accessed-by each GPU), so it is mapped by default.
+ * location the host, accessed-by each GPU in use; a GPU that starts using
+ * it later is added at its launch: gpus.h), so it is mapped by default.
  * Static promotes its leading regions at its first launch, or at once for
  * converted plain allocations, up to the budget's high watermark; adaptive
  * moves regions by demand (adaptive.c).

@@ -10,8 +10,10 @@ bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t fir
 	if (!ember_grow(&m->v, m->n, &m->cap, sizeof *m->v, 16))
 		return false;
 	m->v[m->n++] = (struct ember_move){ a, first, count, promote };
-	for (uint32_t r = first; r < first + count; r++)
+	for (uint32_t r = first; r < first + count; r++) {
+		a->charged += a->regions[r].state == EMBER_REGION_MAPPED;
 		a->regions[r].state = promote ? EMBER_REGION_PROMOTING : EMBER_REGION_DEMOTING;
+	}
 	a->refs++;
 	a->in_flight += count;
 	return true;
@@ -41,6 +43,7 @@ void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, 
 	/* a released demotion's bytes left the account when it was issued: a failure brings them back */
 	uint64_t released = 0;
 	for (uint32_t r = m->first; r < m->first + m->count; r++) {
+		a->charged -= after == EMBER_REGION_MAPPED && a->regions[r].state != EMBER_REGION_MAPPED;
 		a->regions[r].state = after;
 		if (a->regions[r].released)
 			released += ember_region_bytes(a, r);

@@ -19,6 +19,7 @@ struct ember_at {
 	void *ctx;       /* the driver context (CUcontext) */
 	void *stream;    /* the launch's stream (CUstream) */
 	bool per_thread; /* a _ptsz launch: stream 0 is the per-thread default stream */
+	int device;      /* a launch's GPU (set by the shim's ember_placement_launch; 0 elsewhere) */
 };
 
 /* How the issuer waits for the moves it issued. */
@@ -42,8 +43,13 @@ struct ember_op {
 enum ember_op_status { EMBER_OP_DONE, EMBER_OP_PENDING, EMBER_OP_FAILED };
 
 struct ember_ops {
-	/* Make a whole allocation mapped: host-preferred, accessed by every GPU. 0 or the driver's error. */
+	/*
+	 * Make a whole allocation mapped: host-preferred, accessed by the GPUs
+	 * of a->accessed_by (every GPU when it is 0). 0 or the driver's error.
+	 */
 	int (*advise_mapped)(void *self, const struct ember_alloc *a);
+	/* Add GPU dev to a whole allocation's accessed-by set (a GPU that starts using it). May be NULL. */
+	int (*advise_access)(void *self, const struct ember_alloc *a, int dev);
 	/* Start a move, ordered after everything issued before it in at's context. 0 or the error. */
 	int (*promote)(void *self, struct ember_op *op);
 	int (*demote)(void *self, struct ember_op *op);

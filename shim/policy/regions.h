@@ -85,6 +85,9 @@ struct ember_alloc {
 	struct ember_repeat repeat; /* policy: demand counted, not yet credited to the regions */
 	uint32_t fresh_r0, fresh_r1; /* policy: regions credited since the last launch promotion (r0 == r1: none) */
 	bool any_departed;           /* policy: a sliding range may have left regions behind */
+	uint32_t charged;            /* regions not mapped (promoting, resident, demoting): moves.c keeps it */
+	uint32_t accessed_by;        /* bit d: advised accessed-by GPU d (gpus.c); read and set atomically */
+	uint64_t home_ref;           /* gpus.c: when a launch on `device` last referenced it (ns) */
 	struct ember_region regions[];
 };
 

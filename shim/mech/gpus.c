@@ -1,0 +1,117 @@
+/* Several GPUs in one process: see gpus.h. */
+#include <cuda.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpus.h"
+#include "launch_scan.h"
+#include "shim.h"
+#include "split.h"
+#include "state.h"
+
+static uint32_t in_use;
+
+void ember_gpus_seen(int dev)
+{
+	if (dev >= 0 && dev < EMBER_MAX_DEVICES)
+		__atomic_fetch_or(&in_use, 1u << dev, __ATOMIC_RELAXED);
+}
+
+uint32_t ember_gpus_in_use(void)
+{
+	return __atomic_load_n(&in_use, __ATOMIC_RELAXED);
+}
+
+uint32_t ember_gpus_new_alloc_mask(int dev)
+{
+	uint32_t mask = ember_gpus_in_use();
+	if (dev >= 0 && dev < EMBER_MAX_DEVICES)
+		mask |= 1u << dev;
+	return mask;
+}
+
+void ember_gpu_describe(int dev, char *out, size_t len)
+{
+	char bus[64] = "";
+	CUuuid u;
+	if (EMBER_REAL(cuDeviceGetPCIBusId)(bus, (int)sizeof bus, (CUdevice)dev) != CUDA_SUCCESS)
+		snprintf(bus, sizeof bus, "PCI bus id unknown");
+	if (EMBER_REAL(cuDeviceGetUuid_v2)(&u, (CUdevice)dev) != CUDA_SUCCESS) {
+		snprintf(out, len, "%s", bus);
+		return;
+	}
+	const unsigned char *b = (const unsigned char *)u.bytes;
+	snprintf(out, len, "%s GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", bus, b[0],
+		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* What a launch on dev does to one allocation, decided under the table lock. */
+enum step { STEP_NONE, STEP_REHOMED, STEP_HANDOVER };
+
+static enum step decide(struct ember_alloc *a, int dev, uint64_t now, int *from)
+{
+	*from = a->device;
+	if (a->freed || a->device == dev)
+		return STEP_NONE;
+	if (a->charged == 0 && a->in_flight == 0) {
+		__atomic_store_n(&a->device, dev, __ATOMIC_RELAXED);
+		__atomic_store_n(&a->home_ref, now, __ATOMIC_RELAXED);
+		return STEP_REHOMED;
+	}
+	/* its GPU's silence counts from the first launch seen (a converted allocation is populated before any) */
+	uint64_t home_ref = __atomic_load_n(&a->home_ref, __ATOMIC_RELAXED);
+	if (!home_ref) {
+		__atomic_store_n(&a->home_ref, now, __ATOMIC_RELAXED);
+		return STEP_NONE;
+	}
+	const struct ember_policy_params *p = &ember_shim_ctx.params;
+	uint64_t stale = (uint64_t)p->stale_intervals * p->interval_ns;
+	if (ember_shim_ctx.adaptive && a->in_flight == 0 && now > home_ref && now - home_ref > stale)
+		return STEP_HANDOVER;
+	return STEP_NONE;
+}
+
+void ember_gpus_launch(struct ember_scan *scan, int dev, const struct ember_at *at)
+{
+	if (!scan || dev < 0 || dev >= EMBER_MAX_DEVICES)
+		return;
+	const struct ember_ops *ops = ember_shim_engine.ops;
+	uint64_t now = ops->now(ember_shim_engine.ops_self);
+	struct ember_moves handover = { 0 };
+	for (unsigned i = 0; i < scan->n; i++) {
+		struct ember_alloc *a = scan->allocs[i];
+		if (a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		uint32_t bit = 1u << dev;
+		if (!(__atomic_load_n(&a->accessed_by, __ATOMIC_RELAXED) & bit) && ops->advise_access) {
+			/* before the launch, or its first reads of host pages fault one 4 KiB page at a time */
+			int r = ops->advise_access(ember_shim_engine.ops_self, a, dev);
+			if (r == 0)
+				__atomic_fetch_or(&a->accessed_by, bit, __ATOMIC_RELAXED);
+			else
+				ember_debug("advising %#llx accessed by GPU %d failed (CUresult %d)",
+					    (unsigned long long)a->base, dev, r);
+		}
+		/* the common case, without the lock: its own GPU referenced it */
+		if (__atomic_load_n(&a->device, __ATOMIC_RELAXED) == dev) {
+			__atomic_store_n(&a->home_ref, now, __ATOMIC_RELAXED);
+			continue;
+		}
+		int from;
+		ember_table_lock(EMBER_TABLE);
+		enum step s = decide(a, dev, now, &from);
+		if (s == STEP_HANDOVER)
+			ember_split_demote(&ember_shim_ctx, a, 0, a->nregions, &handover);
+		ember_table_unlock(EMBER_TABLE);
+		if (s == STEP_REHOMED)
+			ember_debug("%#llx: referenced by a launch on GPU %d, nothing of it on GPU %d: placed for GPU %d now",
+				    (unsigned long long)a->base, dev, from, dev);
+		else if (s == STEP_HANDOVER)
+			ember_debug("%#llx: used on GPU %d and no longer on GPU %d: its regions there go back to the host",
+				    (unsigned long long)a->base, dev, from);
+	}
+	if (handover.n)
+		ember_engine_start(&ember_shim_engine, &handover, at, EMBER_ORDER_NONE);
+	else
+		ember_moves_free(&handover);
+}

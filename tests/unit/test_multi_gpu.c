@@ -1,0 +1,420 @@
+/*
+ * Several GPUs (issue 13, part 1), on the simulated driver with
+ * EMBER_SIM_DEVICES of 2 and more: CUDA_VISIBLE_DEVICES renumbers the
+ * GPUs as the driver does, budgets follow the ordinal the process sees and
+ * the log names the physical GPU, every GPU that uses an allocation is
+ * advised accessed-by, and residency goes to the GPU whose launches
+ * reference an allocation (shim/mech/gpus.h). The bytes always come back
+ * intact. test_placement's two_gpus_each_keep_their_own_budget is the
+ * first of these.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ember/ember.h"
+#include "ember_sim.h"
+#include "harness.h"
+
+#define MiB (1ull << 20)
+
+static void *sim, *shim;
+
+TestSuite(multi_gpu, .timeout = 60);
+
+/* ---- the simulated driver alone ---- */
+
+static void sim_only(const char *devices, const char *visible)
+{
+	setenv("EMBER_SIM_DEVICES", devices, 1);
+	if (visible)
+		setenv("CUDA_VISIBLE_DEVICES", visible, 1);
+	else
+		unsetenv("CUDA_VISIBLE_DEVICES");
+	sim = load_sim();
+	CU_OK(SYM(sim, cuInit)(0));
+}
+
+static int count(void)
+{
+	int n = -1;
+	CU_OK(SYM(sim, cuDeviceGetCount)(&n));
+	return n;
+}
+
+static void bus_id(int dev, char *out)
+{
+	CU_OK(SYM(sim, cuDeviceGetPCIBusId)(out, 32, dev));
+}
+
+static int uuid_last(int dev)
+{
+	CUuuid u;
+	CU_OK(SYM(sim, cuDeviceGetUuid_v2)(&u, dev));
+	return (unsigned char)u.bytes[15];
+}
+
+Test(multi_gpu, cuda_visible_devices_renumbers_the_simulated_gpus_by_index)
+{
+	sim_only("4", "2,0");
+	cr_assert_eq(count(), 2);
+	char bus[32];
+	bus_id(0, bus);
+	cr_expect_str_eq(bus, "00000000:1A:00.0", "ordinal 0 is simulated GPU 2");
+	bus_id(1, bus);
+	cr_expect_str_eq(bus, "00000000:18:00.0", "ordinal 1 is simulated GPU 0");
+	cr_expect_eq(uuid_last(0), 2, "the UUID is the physical GPU's");
+	cr_expect_eq(uuid_last(1), 0);
+	int v = -1;
+	CU_OK(SYM(sim, cuDeviceGetAttribute)(&v, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 0));
+	cr_expect_eq(v, 0x1a);
+	CUdevice d = -1;
+	CU_OK(SYM(sim, cuDeviceGetByPCIBusId)(&d, "0000:18:00.0"));
+	cr_expect_eq(d, 1, "a bus id finds the ordinal the process sees");
+	cr_expect_eq(SYM(sim, cuDeviceGetByPCIBusId)(&d, "0000:19:00.0"), CUDA_ERROR_INVALID_DEVICE,
+		     "a hidden GPU is not found");
+	cr_expect_eq(SYM(sim, cuDeviceGet)(&d, 2), CUDA_ERROR_INVALID_DEVICE);
+}
+
+Test(multi_gpu, cuda_visible_devices_takes_uuid_prefixes_and_stops_at_a_bad_entry)
+{
+	/* simulated GPU 3's UUID, then GPU 1, then one that does not exist, then 0 (not reached) */
+	sim_only("4", "GPU-456d6265-7253-696d-4750-550000000003, 1,7,0");
+	cr_assert_eq(count(), 2, "the list ends at the first entry that is not a GPU");
+	cr_expect_eq(uuid_last(0), 3);
+	cr_expect_eq(uuid_last(1), 1);
+}
+
+Test(multi_gpu, cuda_visible_devices_stops_at_a_repeated_gpu)
+{
+	sim_only("3", "1,1,2");
+	cr_assert_eq(count(), 1);
+	cr_expect_eq(uuid_last(0), 1);
+}
+
+Test(multi_gpu, a_list_naming_no_simulated_gpu_leaves_them_all_visible)
+{
+	sim_only("2", "GPU-37055aa0-a27d-54da-e72e-ab9deeee66cc");
+	cr_expect_eq(count(), 2);
+}
+
+/* ---- through the shim ---- */
+
+static CUfunction reread[2];
+static CUcontext ctxs[2];
+
+/* The shim over two (or more) simulated GPUs, a primary context on GPUs 0 and 1, the reread kernel in each; GPU 0 current. */
+static void start(const char *mode, const char *devices)
+{
+	setenv("EMBER_SIM_DEVICES", devices, 1);
+	setenv("EMBER_MODE", mode, 1);
+	if (!getenv("EMBER_BUDGET"))
+		setenv("EMBER_BUDGET", "64M", 1);
+	sim = load_sim();
+	shim = load_shim();
+	CU_OK(SYM(shim, cuInit)(0));
+	for (int d = 1; d >= 0; d--) {
+		CUdevice dev;
+		CUmodule mod;
+		CU_OK(SYM(shim, cuDeviceGet)(&dev, d));
+		CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctxs[d], dev));
+		CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
+		CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&reread[d], mod, "ember_reread_sum"));
+	}
+}
+
+/* Only GPU 0's context: GPU 1 is not in use until use_gpu(1). */
+static void start_on_gpu0(const char *mode)
+{
+	setenv("EMBER_SIM_DEVICES", "2", 1);
+	setenv("EMBER_MODE", mode, 1);
+	setenv("EMBER_BUDGET", "64M", 1);
+	sim = load_sim();
+	shim = load_shim();
+	CUmodule mod = start_context(shim);
+	CU_OK(SYM(shim, cuCtxGetCurrent)(&ctxs[0]));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread[0], mod, "ember_reread_sum"));
+}
+
+static void use_gpu(int d)
+{
+	if (!ctxs[d]) {
+		CUdevice dev;
+		CUmodule mod;
+		CU_OK(SYM(shim, cuDeviceGet)(&dev, d));
+		CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctxs[d], dev));
+		CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
+		CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&reread[d], mod, "ember_reread_sum"));
+	}
+	CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
+}
+
+static CUdeviceptr managed(size_t bytes, unsigned char fill)
+{
+	CUdeviceptr p = 0;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, fill, bytes);
+	return p;
+}
+
+/* A launch on GPU d reading all of [p, p + bytes). */
+static void read_on(int d, CUdeviceptr p, size_t bytes)
+{
+	use_gpu(d);
+	launch_reread(shim, reread[d], p, bytes);
+}
+
+static void flush(void)
+{
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+}
+
+static uint64_t resident(int d)
+{
+	return SYM(sim, ember_sim_device_resident_bytes)(d);
+}
+
+static uint32_t accessed_by(CUdeviceptr p)
+{
+	struct ember_sim_block_info info;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &info), 0);
+	return info.accessed_by & ~(1u << 31);
+}
+
+/* The GPU Ember places p's allocation for (ember_region_info's device). */
+static int placed_for(CUdeviceptr p)
+{
+	struct ember_region_info info;
+	cr_assert_eq(SYM(shim, ember_region_info)((void *)p, &info), 0);
+	return info.device;
+}
+
+static unsigned resident_regions(CUdeviceptr p, size_t bytes)
+{
+	unsigned n = 0;
+	for (size_t off = 0; off < bytes; off += 2 * MiB) {
+		struct ember_region_info info;
+		if (SYM(shim, ember_region_info)((void *)(p + off), &info) == 0 && info.state == 2)
+			n++;
+	}
+	return n;
+}
+
+static void expect_bytes(CUdeviceptr p, size_t bytes, unsigned char fill)
+{
+	for (size_t i = 0; i < bytes; i += 4093)
+		cr_assert_eq(((unsigned char *)p)[i], fill, "byte %zu of %#llx", i, (unsigned long long)p);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { 0, (long)ms * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Four simulated GPUs, the process sees 3 and 1 as ordinals 0 and 1:
+ * EMBER_BUDGET_<n> is by the ordinal, cuMemGetInfo on each reports its
+ * own, and each budget's line names the physical GPU it is.
+ */
+Test(multi_gpu, budgets_follow_the_ordinal_the_process_sees_and_the_log_names_the_physical_gpu)
+{
+	char log[] = "/tmp/ember-multi-gpu-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
+	setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
+	setenv("EMBER_BUDGET_0", "32M", 1);
+	setenv("EMBER_BUDGET_1", "48M", 1);
+	start("static", "4");
+	size_t free_b, total[2];
+	for (int d = 0; d < 2; d++) {
+		use_gpu(d);
+		CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total[d]));
+	}
+	cr_expect_eq(total[0], 32 * MiB, "ordinal 0 (simulated GPU 3) has EMBER_BUDGET_0");
+	cr_expect_eq(total[1], 48 * MiB, "ordinal 1 (simulated GPU 1) has EMBER_BUDGET_1");
+	char buf[16384];
+	read_file(log, buf, sizeof buf);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "GPU 0: budget 0.03 GiB (EMBER_BUDGET_<n>)"), 1, "%s", buf);
+	cr_expect_eq(lines_with(buf, "physical GPU 00000000:1B:00.0 GPU-456d6265-7253-696d-4750-550000000003 "
+				     "(CUDA_VISIBLE_DEVICES=3,1)"),
+		     1, "%s", buf);
+	cr_expect_eq(lines_with(buf, "GPU 1: budget 0.05 GiB (EMBER_BUDGET_<n>)"), 1, "%s", buf);
+	cr_expect_eq(lines_with(buf, "physical GPU 00000000:19:00.0 GPU-456d6265-7253-696d-4750-550000000001 "
+				     "(CUDA_VISIBLE_DEVICES=3,1)"),
+		     1, "%s", buf);
+}
+
+/*
+ * Accessed-by for the GPUs in use, not every GPU the process can see: an
+ * allocation made while only GPU 0 is in use is advised for GPU 0; a
+ * launch on GPU 1 that references it adds GPU 1 before it runs, so GPU 1
+ * reads it through the mapping instead of faulting page by page.
+ */
+Test(multi_gpu, every_gpu_that_uses_an_allocation_is_advised_accessed_by)
+{
+	start_on_gpu0("static");
+	CUdeviceptr p = managed(8 * MiB, 0x5a);
+	cr_expect_eq(accessed_by(p), 1u, "advised for GPU 0 alone: GPU 1 is not in use");
+	read_on(1, p, 8 * MiB);
+	flush();
+	cr_expect_eq(accessed_by(p), 3u, "GPU 1 added at its first launch that references it");
+	cr_expect_eq(accessed_by(p + 6 * MiB), 3u, "over the whole allocation");
+	CUdeviceptr q = managed(8 * MiB, 0x6b);
+	cr_expect_eq(accessed_by(q), 3u, "a later allocation: both GPUs are in use");
+	expect_bytes(p, 8 * MiB, 0x5a);
+	expect_bytes(q, 8 * MiB, 0x6b);
+}
+
+/* Mapped mode scans no launch, so it advises every GPU at allocation, as before. */
+Test(multi_gpu, mapped_mode_advises_every_gpu_at_allocation)
+{
+	start_on_gpu0("mapped");
+	CUdeviceptr p = managed(4 * MiB, 1);
+	cr_expect_eq(accessed_by(p), 3u);
+}
+
+/*
+ * Allocated in GPU 0's context, first launched on GPU 1: nothing of it is
+ * on GPU 0, so it is placed for GPU 1, and the static split lands there,
+ * under GPU 1's budget.
+ */
+Test(multi_gpu, an_allocation_first_launched_on_another_gpu_is_split_onto_that_gpu)
+{
+	setenv("EMBER_BUDGET_1", "32M", 1);
+	start("static", "2");
+	use_gpu(0);
+	CUdeviceptr p = managed(100 * MiB, 0x33);
+	cr_expect_eq(placed_for(p), 0, "made in GPU 0's context");
+	read_on(1, p, 100 * MiB);
+	flush();
+	cr_expect_eq(placed_for(p), 1, "placed for the GPU whose launch referenced it");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 1, "its prefix on GPU 1");
+	cr_expect_eq(resident(0), 0, "nothing on GPU 0");
+	cr_expect_leq(resident(1), 32 * MiB / 100 * 90, "GPU 1 under its own high watermark");
+	cr_expect_gt(resident(1), 16 * MiB);
+	size_t free_b, total_b;
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b)); /* GPU 1 current */
+	cr_expect_eq(total_b - free_b, resident(1), "GPU 1's account holds it");
+	use_gpu(0);
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, total_b, "GPU 0's account holds nothing");
+	expect_bytes(p, 100 * MiB, 0x33);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	flush();
+	cr_expect_eq(resident(0) + resident(1), 0);
+}
+
+/*
+ * Static splits once: split on GPU 0, then read on GPU 1, it stays on
+ * GPU 0 (GPU 1 reads it over the peer link), and GPU 1 promotes nothing.
+ */
+Test(multi_gpu, static_keeps_a_split_where_it_was_made)
+{
+	start("static", "2");
+	CUdeviceptr p = managed(32 * MiB, 0x44);
+	read_on(0, p, 32 * MiB);
+	flush();
+	uint64_t on0 = resident(0);
+	cr_expect_eq(on0, 32 * MiB);
+	read_on(1, p, 32 * MiB);
+	flush();
+	cr_expect_eq(placed_for(p), 0);
+	cr_expect_eq(resident(0), on0);
+	cr_expect_eq(resident(1), 0);
+	cr_expect_eq(accessed_by(p), 3u);
+	expect_bytes(p, 32 * MiB, 0x44);
+}
+
+static void adaptive_env(void)
+{
+	setenv("EMBER_INTERVAL_MS", "5", 1);
+	setenv("EMBER_SPAN", "8M", 1);
+}
+
+/* Read p on GPU d until `done` holds (at most n tries, 5 ms apart). */
+#define READ_UNTIL(d, p, bytes, n, done)                                          \
+	for (int try_ = 0; try_ < (n) && !(done); try_++) {                       \
+		read_on((d), (p), (bytes));                                       \
+		sleep_ms(5);                                                      \
+	}
+
+/*
+ * Adaptive: hot on GPU 0, promoted there; then only GPU 1 reads it. Once
+ * GPU 0 has not referenced it for EMBER_STALE_INTERVALS, a launch on GPU 1
+ * sends GPU 0's regions back to the host, the next launch places it for
+ * GPU 1, and its promotions bring it to GPU 1. Neither budget is passed.
+ */
+Test(multi_gpu, adaptive_hands_an_allocation_over_to_the_gpu_that_now_uses_it)
+{
+	adaptive_env();
+	start("adaptive", "2");
+	CUdeviceptr p = managed(16 * MiB, 0x77);
+	READ_UNTIL(0, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
+	flush();
+	cr_assert_eq(resident_regions(p, 16 * MiB), 8, "hot on GPU 0: promoted there");
+	cr_expect_eq(resident(0), 16 * MiB);
+	READ_UNTIL(1, p, 16 * MiB, 200, placed_for(p) == 1 && resident_regions(p, 16 * MiB) == 8);
+	flush();
+	cr_expect_eq(placed_for(p), 1, "placed for GPU 1 now");
+	cr_expect_eq(resident_regions(p, 16 * MiB), 8, "and promoted there");
+	cr_expect_eq(resident(1), 16 * MiB);
+	cr_expect_eq(resident(0), 0, "GPU 0 gave it back");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 1);
+	size_t free_b, total_b;
+	use_gpu(0);
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, total_b, "GPU 0's account is empty");
+	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(0), 64 * MiB / 100 * 90);
+	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(1), 64 * MiB / 100 * 90);
+	expect_bytes(p, 16 * MiB, 0x77);
+}
+
+/*
+ * Adaptive, an allocation both GPUs keep reading: it stays where it is
+ * (GPU 1 reads GPU 0's regions over the peer link), and launches on
+ * GPU 1 promote nothing onto GPU 0 nor GPU 1.
+ */
+Test(multi_gpu, adaptive_leaves_an_allocation_both_gpus_use_where_it_is)
+{
+	adaptive_env();
+	start("adaptive", "2");
+	CUdeviceptr p = managed(16 * MiB, 0x12);
+	READ_UNTIL(0, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
+	flush();
+	cr_assert_eq(resident_regions(p, 16 * MiB), 8);
+	for (int i = 0; i < 40; i++) {
+		read_on(i % 2, p, 16 * MiB);
+		sleep_ms(2);
+	}
+	flush();
+	cr_expect_eq(placed_for(p), 0);
+	cr_expect_eq(resident(0), 16 * MiB);
+	cr_expect_eq(resident(1), 0);
+	expect_bytes(p, 16 * MiB, 0x12);
+}
+
+/*
+ * Adaptive, a launch on GPU 1 of data placed for GPU 0 but hot only on
+ * GPU 1 from the start: never promoted onto GPU 0 (the launch's GPU is the
+ * only one a launch promotes for), but onto GPU 1 once placed for it.
+ */
+Test(multi_gpu, adaptive_promotes_onto_the_launching_gpu_only)
+{
+	adaptive_env();
+	start("adaptive", "2");
+	use_gpu(0);
+	CUdeviceptr p = managed(16 * MiB, 0x21);
+	READ_UNTIL(1, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
+	flush();
+	cr_expect_eq(placed_for(p), 1);
+	cr_expect_eq(resident(0), 0);
+	cr_expect_eq(resident(1), 16 * MiB);
+	expect_bytes(p, 16 * MiB, 0x21);
+}
