@@ -30,19 +30,44 @@ uint32_t ember_gpus_new_alloc_mask(int dev)
 	return mask;
 }
 
+/* Each GPU's identity, kept when its budget is made known, for the statistics (written without the driver). */
+static struct {
+	char bus[32], uuid[48];
+	bool known;
+} ident[EMBER_MAX_DEVICES];
+
 void ember_gpu_describe(int dev, char *out, size_t len)
 {
-	char bus[64] = "";
+	char bus[32] = "", uuid[48] = "";
 	CUuuid u;
 	if (EMBER_REAL(cuDeviceGetPCIBusId)(bus, (int)sizeof bus, (CUdevice)dev) != CUDA_SUCCESS)
-		snprintf(bus, sizeof bus, "PCI bus id unknown");
-	if (EMBER_REAL(cuDeviceGetUuid_v2)(&u, (CUdevice)dev) != CUDA_SUCCESS) {
-		snprintf(out, len, "%s", bus);
-		return;
+		bus[0] = 0;
+	for (char *c = bus; *c; c++) /* the driver's text goes into logs and JSON: hex digits, ':' and '.' only */
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'A' && *c <= 'F') || (*c >= 'a' && *c <= 'f') || *c == ':' ||
+		      *c == '.'))
+			*c = '?';
+	if (EMBER_REAL(cuDeviceGetUuid_v2)(&u, (CUdevice)dev) == CUDA_SUCCESS) {
+		const unsigned char *b = (const unsigned char *)u.bytes;
+		snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 	}
-	const unsigned char *b = (const unsigned char *)u.bytes;
-	snprintf(out, len, "%s GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", bus, b[0],
-		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	snprintf(out, len, "%s %s", bus[0] ? bus : "(PCI bus id unknown)", uuid[0] ? uuid : "(UUID unknown)");
+	if (dev >= 0 && dev < EMBER_MAX_DEVICES) {
+		ember_table_lock(EMBER_TABLE);
+		memcpy(ident[dev].bus, bus, sizeof bus);
+		memcpy(ident[dev].uuid, uuid, sizeof uuid);
+		ident[dev].known = true;
+		ember_table_unlock(EMBER_TABLE);
+	}
+}
+
+bool ember_gpu_identity(int dev, const char **bus, const char **uuid)
+{
+	if (dev < 0 || dev >= EMBER_MAX_DEVICES || !ident[dev].known)
+		return false;
+	*bus = ident[dev].bus;
+	*uuid = ident[dev].uuid;
+	return true;
 }
 
 /* What a launch on dev does to one allocation, decided under the table lock. */

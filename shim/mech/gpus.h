@@ -31,6 +31,7 @@
 #ifndef EMBER_GPUS_H
 #define EMBER_GPUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,12 @@ uint32_t ember_gpus_in_use(void);
 
 /* "00000000:1A:00.0 GPU-456d6265-..." for ordinal dev, or what of it the driver answers. */
 void ember_gpu_describe(int dev, char *out, size_t len);
+
+/*
+ * The PCI bus id and UUID ember_gpu_describe found for dev ("" for what the
+ * driver did not answer), or false before it ran. Table lock held.
+ */
+bool ember_gpu_identity(int dev, const char **bus, const char **uuid);
 
 /* The accessed-by set a new allocation on dev is advised with: dev and every GPU in use. */
 uint32_t ember_gpus_new_alloc_mask(int dev);

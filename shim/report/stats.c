@@ -7,6 +7,7 @@
 #include "state.h"
 #include "tracer.h"
 #include "census.h"
+#include "gpus.h"
 #include "grow.h"
 #include "shim.h"
 #include "live.h"
@@ -58,13 +59,16 @@ void ember_stats_write(FILE *f)
 		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);
 		if (!acc->budget)
 			continue;
+		const char *bus = "", *uuid = "";
+		ember_gpu_identity(d, &bus, &uuid);
 		fprintf(f,
-			"%s    {\"device\": %d, \"budget_bytes\": %" PRIu64 ", \"high_bytes\": %" PRIu64
+			"%s    {\"device\": %d, \"pci_bus_id\": \"%s\", \"uuid\": \"%s\", \"budget_bytes\": %" PRIu64
+			", \"high_bytes\": %" PRIu64
 			", \"low_bytes\": %" PRIu64 ", \"resident_bytes\": %" PRIu64 ", \"other_bytes\": %" PRIu64
 			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
 			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
 			", \"migrate_seconds\": %.6f}",
-			sep, d, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
+			sep, d, bus, uuid, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
 			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted,
 			acc->migrate_ns / 1e9);
 		sep = ",\n";

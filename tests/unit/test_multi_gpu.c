@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ember/ember.h"
@@ -249,6 +250,35 @@ Test(multi_gpu, budgets_follow_the_ordinal_the_process_sees_and_the_log_names_th
 	cr_expect_eq(lines_with(buf, "physical GPU 00000000:19:00.0 GPU-456d6265-7253-696d-4750-550000000001 "
 				     "(CUDA_VISIBLE_DEVICES=3,1)"),
 		     1, "%s", buf);
+}
+
+/* The exit statistics carry each GPU's physical identity beside its account. */
+Test(multi_gpu, the_statistics_name_each_gpus_pci_bus_id_and_uuid)
+{
+	char path[] = "/tmp/ember-multi-gpu-stats-XXXXXX";
+	temp_file_env("EMBER_STATS", path);
+	setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		start("static", "4");
+		CUdeviceptr p = managed(4 * MiB, 9);
+		read_on(1, p, 4 * MiB);
+		flush();
+		exit(0); /* the shim writes its statistics at exit */
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	char buf[16384];
+	read_file(path, buf, sizeof buf);
+	unlink(path);
+	cr_expect_not_null(strstr(buf, "{\"device\": 0, \"pci_bus_id\": \"00000000:1B:00.0\", "
+				       "\"uuid\": \"GPU-456d6265-7253-696d-4750-550000000003\", \"budget_bytes\": 67108864"),
+			   "%s", buf);
+	cr_expect_not_null(strstr(buf, "{\"device\": 1, \"pci_bus_id\": \"00000000:19:00.0\", "
+				       "\"uuid\": \"GPU-456d6265-7253-696d-4750-550000000001\""),
+			   "%s", buf);
 }
 
 /*
