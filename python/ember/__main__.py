@@ -1,0 +1,4 @@
+"""python -m ember ... is ember-run ..."""
+from ._commands import ember_run
+
+ember_run()
