@@ -62,8 +62,8 @@ for f in ember/__init__.py ember/_commands.py ember/bin/ember-run ember/bin/embe
   grep -q "^$f " <<<"$list" || fail "$f is not in the wheel"
 done
 grep -qE '^(tests?|ember/bin/test_)' <<<"$list" && fail "tests in the wheel"
-echo "wheel: $(du -k "$whl" | cut -f1) KiB, $(grep -cE '^ember[^ ]*[^/] ' <<<"$list") files"
-grep -E '^ember(/bin/|/lib/ember/|\.libs/)[^ ]*[^/] ' <<<"$list" | awk '{ printf "  %-44s %8d\n", $1, $NF }'
+echo "wheel: $(du -k "$whl" | cut -f1) KiB, $(grep -cE '^ember[^ ]*[^ /] ' <<<"$list") files"
+grep -E '^ember(/bin/|/lib/ember/|\.libs/)[^ ]*[^ /] ' <<<"$list" | awk '{ printf "  %-44s %8d\n", $1, $NF }'
 
 # a fresh virtual environment, the wheel installed offline from the file
 "$py" -m venv "$tmp/venv"
