@@ -12,6 +12,13 @@
 #define SIM_HOST_LINK_BPS 55.4e9       /* pinned copy host<->device */
 #define SIM_MAPPED_BPS 51e9            /* GPU access to host memory through a mapping */
 #define SIM_HOST_MEMCPY_BPS 20e9       /* host to host through the driver (assumed) */
+/*
+ * A GPU reading another GPU's memory over the peer link (assumed, not
+ * measured: NVLink 4 between two H200s, one direction; over PCIe
+ * peer-to-peer it would be near SIM_HOST_LINK_BPS). Issue 13 measures it
+ * on the x2 machine.
+ */
+#define SIM_PEER_BPS 300e9
 
 /* Prefetch to GPU: 2 MiB calls 16 GB/s, 64 MiB calls 44-47, one 2 GiB call 48.7. */
 #define SIM_PROMOTE_BPS 48.7e9

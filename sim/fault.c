@@ -48,11 +48,17 @@ static bool brings_in(enum gpu_path p)
 	return p == MIGRATE || p == DUPLICATE || p == POPULATE;
 }
 
-/* The block is being accessed from host memory through a mapping it now has. */
+/* Reading through a mapping: host memory at the mapped rate, another GPU's over the peer link. */
+static uint64_t mapped_read(const struct sim_block *b, size_t n)
+{
+	return sim_transfer_ns(n, b->where >= 0 ? SIM_PEER_BPS : SIM_MAPPED_BPS);
+}
+
+/* The block is being accessed where it is, through a mapping it now has. */
 static uint64_t read_remotely(struct sim_block *b, int dev, size_t n)
 {
 	b->mapped |= bit(dev);
-	return sim_transfer_ns(n, SIM_MAPPED_BPS);
+	return mapped_read(b, n);
 }
 
 /* One block, n of whose bytes a kernel on dev touches. */
@@ -70,7 +76,7 @@ static uint64_t gpu_touch(struct sim_alloc *a, size_t i, size_t n, bool write, i
 			b->host_copy = false;
 		return device_time;
 	case MAPPED:
-		return sim_transfer_ns(n, SIM_MAPPED_BPS);
+		return mapped_read(b, n);
 	case FAULT_MAP:
 		b->mapped |= bit(dev);
 		return sim_transfer_ns(n, SIM_FAULT_MAP_BPS);

@@ -362,6 +362,39 @@ Test(multi_gpu, static_keeps_a_split_where_it_was_made)
 	expect_bytes(p, 32 * MiB, 0x44);
 }
 
+/*
+ * The simulated driver's peer link (sim/cost.h): GPU 1 reading a split
+ * that lives on GPU 0 runs at the peer rate, GPU 1 reading mapped host
+ * memory at the host-mapped rate, and their ratio is the gain the rates
+ * predict (peer.h), within the launch's fixed cost.
+ */
+Test(multi_gpu, the_simulated_peer_link_reads_at_its_rate)
+{
+	setenv("EMBER_BUDGET_1", "1M", 1); /* no room for a region on GPU 1: what it reads stays where it is */
+	start("static", "2");
+	CUdeviceptr on0 = managed(32 * MiB, 0x55), host = managed(32 * MiB, 0x66);
+	read_on(0, on0, 32 * MiB); /* split onto GPU 0 */
+	flush();
+	cr_assert_eq(resident(0), 32 * MiB);
+	double ns[2];
+	CUdeviceptr what[2] = { on0, host };
+	for (int i = 0; i < 2; i++) {
+		read_on(1, what[i], 32 * MiB); /* the first launch maps it for GPU 1 */
+		flush();
+		uint64_t t0 = SYM(sim, ember_sim_now_ns)();
+		read_on(1, what[i], 32 * MiB);
+		CU_OK(SYM(shim, cuCtxSynchronize)());
+		ns[i] = (double)(SYM(sim, ember_sim_now_ns)() - t0);
+	}
+	double bytes = 32.0 * MiB;
+	cr_expect(ns[0] > bytes / 300e9 * 1e9 && ns[0] < bytes / 300e9 * 1e9 * 1.2, "peer: %.0f ns", ns[0]);
+	cr_expect(ns[1] > bytes / 51e9 * 1e9 && ns[1] < bytes / 51e9 * 1e9 * 1.2, "host-mapped: %.0f ns", ns[1]);
+	double gain = ns[1] / ns[0], predicted = 300.0 / 51.0;
+	cr_expect(gain > predicted * 0.8 && gain < predicted * 1.25, "gain %.2f against %.2f predicted", gain, predicted);
+	cr_expect_eq(resident(1), 0);
+	expect_bytes(on0, 32 * MiB, 0x55);
+}
+
 static void adaptive_env(void)
 {
 	setenv("EMBER_INTERVAL_MS", "5", 1);
