@@ -39,7 +39,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 	}
 	/* accessed by the GPUs in use; one that starts using it later is added at its launch (gpus.h) */
 	if (ember_strategy->scans)
-		a->accessed_by = ember_gpus_new_alloc_mask(dev);
+		__atomic_store_n(&a->accessed_by, ember_gpus_new_alloc_mask(dev), __ATOMIC_RELAXED); /* in the table already */
 	CUresult r = ember_placement_advise(a);
 	if (r != CUDA_SUCCESS) {
 		ember_warn("advising %#llx (%zu bytes) failed (CUresult %d); the driver places it",

@@ -8,6 +8,7 @@
  * intact. test_placement's two_gpus_each_keep_their_own_budget is the
  * first of these.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,4 +481,59 @@ Test(multi_gpu, adaptive_promotes_onto_the_launching_gpu_only)
 	cr_expect_eq(resident(0), 0);
 	cr_expect_eq(resident(1), 16 * MiB);
 	expect_bytes(p, 16 * MiB, 0x21);
+}
+
+/*
+ * Two threads, one per GPU, launching at once over an allocation of their
+ * own and one they share, in adaptive mode with small budgets: the
+ * allocations' GPU may move under them, but neither budget is passed, the
+ * accounts end empty after the frees, and the bytes come back intact.
+ */
+static CUdeviceptr shared_p, own_p[2];
+
+static void *gpu_thread(void *arg)
+{
+	int d = (int)(intptr_t)arg;
+	CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
+	for (int i = 0; i < 150; i++) {
+		launch_reread(shim, reread[d], (i % 3) ? own_p[d] : shared_p, 24 * MiB);
+		if (i % 10 == 0)
+			sleep_ms(1);
+	}
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	return NULL;
+}
+
+Test(multi_gpu, two_threads_on_two_gpus_sharing_an_allocation_keep_both_budgets)
+{
+	adaptive_env();
+	setenv("EMBER_BUDGET", "32M", 1);
+	start("adaptive", "2");
+	shared_p = managed(24 * MiB, 0xa1);
+	own_p[0] = managed(24 * MiB, 0xb2);
+	own_p[1] = managed(24 * MiB, 0xc3);
+	pthread_t t[2];
+	for (intptr_t d = 0; d < 2; d++)
+		cr_assert_eq(pthread_create(&t[d], NULL, gpu_thread, (void *)d), 0);
+	for (int d = 0; d < 2; d++)
+		pthread_join(t[d], NULL);
+	use_gpu(0);
+	flush();
+	for (int d = 0; d < 2; d++)
+		cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(d), 32 * MiB / 100 * 90, "GPU %d", d);
+	cr_expect_eq(accessed_by(shared_p), 3u);
+	expect_bytes(shared_p, 24 * MiB, 0xa1);
+	expect_bytes(own_p[0], 24 * MiB, 0xb2);
+	expect_bytes(own_p[1], 24 * MiB, 0xc3);
+	CU_OK(SYM(shim, cuMemFree_v2)(shared_p));
+	CU_OK(SYM(shim, cuMemFree_v2)(own_p[0]));
+	CU_OK(SYM(shim, cuMemFree_v2)(own_p[1]));
+	flush();
+	cr_expect_eq(resident(0) + resident(1), 0);
+	size_t free_b, total_b;
+	for (int d = 0; d < 2; d++) {
+		use_gpu(d);
+		CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+		cr_expect_eq(free_b, total_b, "GPU %d's account is empty after the frees", d);
+	}
 }
