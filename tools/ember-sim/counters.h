@@ -19,6 +19,8 @@ struct sim_counter {
 	uint64_t region;  /* va >> EMBER_AC_REGION_SHIFT, or UINT64_MAX when free */
 	uint32_t count, mask;
 	uint64_t used;    /* for least-recently-used replacement */
+	unsigned older, newer; /* the recency list, by index (n: none) */
+	unsigned chain;        /* the next counter in the same hash bucket (n: none) */
 };
 
 struct sim_counters {
@@ -26,6 +28,9 @@ struct sim_counters {
 	unsigned n;          /* how many counters the GPU has */
 	uint32_t threshold;  /* sectors that raise a notification */
 	uint64_t clock;
+	unsigned *bucket;    /* region hash -> first counter of its chain (n: none); nbucket a power of two */
+	unsigned nbucket;
+	unsigned oldest, newest; /* the recency list's ends; free counters are the oldest */
 	uint64_t lost;       /* counts dropped when a counter was taken for another region */
 	struct ember_ac_record *out; /* notifications raised and not yet taken */
 	size_t nout, capout;

@@ -31,8 +31,9 @@ static void usage(FILE *out)
 		"  --working-set SIZE   bytes the workload allocates (default 24G); sizes take K M G T\n"
 		"  --budget SIZE        device memory the variants may use; for stock UVM this is the\n"
 		"                       VRAM (default: a trace's D line, else 16G)\n"
-		"  --variant V|all      uvm, uvm-noprefetch, prefetch, mapped, static, adaptive, a\n"
-		"                       comma list, or all (= uvm,prefetch,mapped,static,adaptive; default)\n"
+		"  --variant V|all      uvm, uvm-noprefetch, prefetch, mapped, static, adaptive,\n"
+		"                       resident (everything on the GPU, nothing moved), a comma\n"
+		"                       list, or all (= uvm,prefetch,mapped,static,adaptive; default)\n"
 		"  --trace FILE         replay an EMBER_TRACE file instead of a workload\n"
 		"  --json               one JSON object per variant per line\n"
 		"  --sweep              run working sets of 0.25x .. 4x the budget and print them\n"
@@ -44,7 +45,8 @@ static void usage(FILE *out)
 		"  --seed N             random seed (default 1)\n"
 		"workload options:\n"
 		"  --passes N           launches (reread 8, strided 8, random 32, window 32, phase 16,\n"
-		"                       scan 13 queries, wavefront 64 diagonals)\n"
+		"                       scan 13 queries, wavefront 64 diagonals; nw and nw-scalar:\n"
+		"                       every anti-diagonal of tiles unless given)\n"
 		"  --stride SIZE        strided: bytes between 32 B elements (default 16K)\n"
 		"  --reads N            random: 4-byte reads per 2 MiB block per launch (default 16)\n"
 		"  --drift PCT          window: window movement per launch, %% of the window (default 5)\n"
@@ -172,7 +174,7 @@ static void variants(const char *spec, const struct sim_variant **out, unsigned 
 		const struct sim_variant *v = sim_variant_find(t);
 		if (!v)
 			bad("--variant: unknown variant '%s' (expected uvm, uvm-noprefetch, prefetch, mapped, static, "
-			    "adaptive or all)", t);
+			    "adaptive, resident or all)", t);
 		if (n + 1 < max)
 			out[n++] = v;
 	}

@@ -50,3 +50,29 @@ const struct sim_variant sim_variant_mapped = {
 	.finish = mapped_finish,
 	.tier_of = mapped_tier,
 };
+
+/* `resident`: everything in device memory from the start and nothing moved,
+ * as if the GPU were large enough: the reference "everything resident". */
+static uint64_t resident_alloc(void *v, uint64_t id, uint64_t size, unsigned flags, uint64_t now) { return 0; }
+
+static double resident_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uint64_t touched,
+			      enum sim_pattern pat, bool write, uint64_t now)
+{
+	return sim_read_cost(((struct mapped *)v)->p, SIM_TIER_DEVICE, bytes, touched, pat);
+}
+
+static enum sim_tier resident_tier(void *v, uint64_t id, uint64_t block) { return SIM_TIER_DEVICE; }
+
+const struct sim_variant sim_variant_resident = {
+	.name = "resident",
+	.start = mapped_start,
+	.alloc = resident_alloc,
+	.free = mapped_free,
+	.before_launch = mapped_before,
+	.access = resident_access,
+	.after_launch = mapped_after,
+	.advance = mapped_advance,
+	.counts = mapped_counts,
+	.finish = mapped_finish,
+	.tier_of = resident_tier,
+};

@@ -48,6 +48,8 @@ double sim_read_cost(const struct sim_profile *p, enum sim_tier t, uint64_t byte
 		return fmax(stream, (double)touched / SIM_STRIDED_ELEM / rps * 1e9);
 	case SIM_RANDOM:
 		return fmax(stream, (double)touched / SIM_RANDOM_ELEM / rps * 1e9);
+	case SIM_PIECES:
+		return at(touched, dev ? p->resident_piece_gbps : p->mapped_piece_gbps);
 	case SIM_SPARSE: /* latency per touched block dominates: the wavefront figure */
 		return (double)touched / SIM_RANDOM_ELEM / rps * 1e9 +
 		       (touched ? (dev ? p->resident_sparse_block_us : p->mapped_sparse_block_us) * 1e3 : 0);

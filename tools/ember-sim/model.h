@@ -20,6 +20,8 @@ struct sim_profile {
 	double mapped_sparse_reads_per_s;   /* random 4-byte reads of mapped memory */
 	double resident_sparse_reads_per_s; /* random 4-byte reads of device memory */
 	double mapped_sparse_block_us;      /* latency per 2 MiB block a sparse access touches, mapped */
+	double mapped_piece_gbps;           /* 128-byte pieces scattered over mapped memory */
+	double resident_piece_gbps;         /* the same in device memory */
 	double resident_sparse_block_us;    /* the same, device-resident */
 	double promote_gbps;                /* prefetch to GPU, bulk */
 	double promote_call_us;             /* fixed cost of one prefetch-to-GPU call */
@@ -53,6 +55,7 @@ double sim_advise_cost(const struct sim_profile *p, uint64_t bytes, uint64_t cal
 /* Element sizes a pattern reads in: what turns touched bytes into reads. */
 #define SIM_RANDOM_ELEM 4u
 #define SIM_STRIDED_ELEM 32u            /* one sector per strided element */
+#define SIM_PIECE_ELEM 128u             /* a piece: one tile row of 32 ints */
 
 /* Grow the zero-filled array *array of *n elements of elem bytes, by doubling, until index fits. */
 bool sim_grow_to(void *array, uint64_t *n, uint64_t index, size_t elem);

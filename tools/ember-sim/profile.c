@@ -23,6 +23,8 @@ static const struct key keys[] = {
 	K(mapped_sparse_reads_per_s, "reads/s", "random 4 B reads of mapped memory"),
 	K(resident_sparse_reads_per_s, "reads/s", "random 4 B reads of device memory"),
 	K(mapped_sparse_block_us, "us", "latency per 2 MiB block a sparse launch touches, mapped"),
+	K(mapped_piece_gbps, "GB/s", "128-byte pieces scattered over mapped memory"),
+	K(resident_piece_gbps, "GB/s", "128-byte pieces scattered over device memory"),
 	K(resident_sparse_block_us, "us", "latency per 2 MiB block a sparse launch touches, resident"),
 	K(promote_gbps, "GB/s", "prefetch to GPU, bulk"),
 	K(promote_call_us, "us", "fixed cost of one prefetch-to-GPU call"),
@@ -55,6 +57,10 @@ void sim_profile_default(struct sim_profile *p)
 		/* The wavefront figure (1 KiB in each of 8192 regions: >30 ms mapped,
 		 * 0.35 ms resident) less its 4 B-read share. */
 		.mapped_sparse_block_us = 3.2,
+		/* 128-byte pieces over 4 GiB, measured on the H200 by the suite's
+		 * sparse probe (tools/bench/results/suite/sparse-probe.json) */
+		.mapped_piece_gbps = 44.42,
+		.resident_piece_gbps = 297.6,
 		.resident_sparse_block_us = 0.035,
 		.promote_gbps = 48.7,
 		.promote_call_us = 88,

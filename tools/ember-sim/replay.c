@@ -147,7 +147,7 @@ static double small_mapped_cost(const struct sim_variant *v, void *st, const str
 	uint64_t small = (uint64_t)(p->mapped_small_mib * (1 << 20));
 	for (unsigned r = 0; r < l->n; r++) {
 		const struct sim_range *rg = &l->ranges[r];
-		if (rg->bytes && rg->bytes < small && v->tier_of(st, rg->alloc_id, rg->offset / SIM_BLOCK) == SIM_TIER_MAPPED)
+		if (rg->bytes && rg->bytes < small && rg->seen != SIM_SEEN_SCAN && v->tier_of(st, rg->alloc_id, rg->offset / SIM_BLOCK) == SIM_TIER_MAPPED)
 			return p->mapped_small_launch_us * 1e3;
 	}
 	return 0;
@@ -209,7 +209,7 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			after_mark = true;
 			double ns = env->profile->launch_us * 1e3 + l->compute_ns;
 			for (unsigned r = 0; r < l->n; r++)
-				if (l->ranges[r].bytes)
+				if (l->ranges[r].bytes && l->ranges[r].seen != SIM_SEEN_SCAN) /* a guess only: nothing read */
 					ns += range_cost(v, st, &l->ranges[r], start, ns);
 			ns += small_mapped_cost(v, st, env->profile, l);
 			now = start + (uint64_t)ns;

@@ -18,13 +18,13 @@ void sim_report_row(FILE *out, const struct sim_row *w, bool json, bool sweep)
 		fprintf(out, "{\"workload\":\"%s\",\"working_set\":%llu,\"budget\":%llu,\"variant\":\"%s\","
 			"\"sim_seconds\":%.9g,\"bytes_promoted\":%llu,\"bytes_demoted\":%llu,\"faults\":%llu,"
 			"\"evictions\":%llu,\"bytes_evicted\":%llu,\"migrations\":%llu,\"launches\":%llu,\"ratio\":%.4g,"
-			"\"window_seconds\":%.9g,\"notifications\":%llu",
+			"\"window_seconds\":%.9g,\"notifications\":%llu,\"credited\":%llu",
 			w->workload, (unsigned long long)w->working_set, (unsigned long long)w->budget, w->variant,
 			w->r->seconds, (unsigned long long)c->bytes_promoted, (unsigned long long)c->bytes_demoted,
 			(unsigned long long)c->faults, (unsigned long long)c->evictions,
 			(unsigned long long)c->bytes_evicted, (unsigned long long)c->migrations,
 			(unsigned long long)w->r->launches, ratio, w->r->window_seconds,
-			(unsigned long long)c->notifications);
+			(unsigned long long)c->notifications, (unsigned long long)c->credited);
 		if (w->trace_skipped >= 0)
 			fprintf(out, ",\"trace_skipped\":%lld", w->trace_skipped);
 		fprintf(out, "}\n");

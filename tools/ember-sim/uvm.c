@@ -186,8 +186,10 @@ static uint32_t pages_needed(struct uvm *u, uint64_t bytes, uint64_t touched, en
 	case SIM_STREAM:
 		memset(events, 16, np);
 		return all;
+	case SIM_PIECES: /* spread like strided elements, a piece each */
 	case SIM_STRIDED: {
-		n = touched / SIM_STRIDED_ELEM ? touched / SIM_STRIDED_ELEM : 1;
+		unsigned elem = pat == SIM_PIECES ? SIM_PIECE_ELEM : SIM_STRIDED_ELEM;
+		n = touched / elem ? touched / elem : 1;
 		uint64_t spacing = bytes / n ? bytes / n : 1;
 		if (spacing <= SIM_PAGE) {
 			uint64_t per = SIM_PAGE / spacing;

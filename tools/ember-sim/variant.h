@@ -9,13 +9,25 @@
 #include "model.h"
 
 enum sim_tier { SIM_TIER_DEVICE, SIM_TIER_MAPPED, SIM_TIER_FAULT /* not present on the GPU, access faults (stock UVM) */ };
-enum sim_pattern { SIM_STREAM, SIM_STRIDED, SIM_RANDOM, SIM_SPARSE };
+/* SIM_PIECES: 128-byte pieces (a tile's rows) scattered over the range, costed at the sparse probe's rates */
+enum sim_pattern { SIM_STREAM, SIM_STRIDED, SIM_RANDOM, SIM_SPARSE, SIM_PIECES };
+
+/*
+ * Who sees a range: by default both the kernel (it reads the range) and the
+ * launch scan (it guesses the range from the launch's arguments). A kernel
+ * passed only base pointers and scalars reads ranges the scan cannot bound
+ * (SIM_SEEN_KERNEL) while the scan credits a guess that the kernel may not
+ * read at all (SIM_SEEN_SCAN): the whole allocation, or one region where it
+ * takes a scalar for a count.
+ */
+enum sim_seen { SIM_SEEN_BOTH, SIM_SEEN_KERNEL, SIM_SEEN_SCAN };
 
 struct sim_range {
 	uint64_t alloc_id, offset, bytes;
 	enum sim_pattern pattern;
 	uint64_t touched; /* bytes the kernel actually reads in the range; == bytes for streaming */
 	bool write;
+	enum sim_seen seen; /* SIM_SEEN_BOTH unless a workload says otherwise */
 };
 
 /* A range one argument of a traced launch covered, for launch order (launch_order.h). */
@@ -37,7 +49,10 @@ struct sim_launch {
 /* An allocation made as plain device memory and converted to managed (EMBER_MANAGE_ALL). */
 #define SIM_ALLOC_CONVERTED 1u
 
-struct sim_counts { uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations, notifications; };
+struct sim_counts {
+	uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations, notifications;
+	uint64_t credited; /* notifications the shim's reader credited (the rest were foreign) */
+};
 
 struct sim_env {
 	const struct sim_profile *profile;
@@ -73,7 +88,7 @@ double sim_read_cost(const struct sim_profile *p, enum sim_tier t, uint64_t byte
 
 /* The registry (variants.c). */
 extern const struct sim_variant sim_variant_uvm, sim_variant_uvm_noprefetch, sim_variant_prefetch,
-	sim_variant_mapped, sim_variant_static, sim_variant_adaptive;
+	sim_variant_mapped, sim_variant_static, sim_variant_adaptive, sim_variant_resident;
 const struct sim_variant *sim_variant_find(const char *name);
 /* NULL-terminated: the variants `--variant all` runs. */
 extern const struct sim_variant *const sim_variants_all[];

@@ -7,16 +7,23 @@
  * ranges into demand as the launch scan does, runs the worker's periodic
  * pass, and completes moves when their virtual time comes.
  *
- * Demand comes from the launch scan (the ranges each launch references),
- * from the access-counter model (--param counters=1: notifications for
- * mapped regions actually read past the threshold, as the driver patch
- * would deliver them), or both; --param scan=0 leaves the counters alone.
+ * Demand comes from the launch scan (the ranges each launch references,
+ * as the scan sees them: a workload may say that the kernel reads other
+ * ranges than the scan guesses, enum sim_seen), or with --param counters=1
+ * from the access-counter model too: notifications for mapped regions
+ * actually read past the threshold, as the driver patch would deliver
+ * them, taken by the shim's own reader (shim/signal/counters.c): each is
+ * checked and credited to its region, and where notifications cover an
+ * allocation a launch credits only its resident and promoting regions, as
+ * the shim's launch path does (ember_counters_launch_demand). --param
+ * scan=0 leaves the counters alone.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
 #include "engine.h"
+#include "signal/counters.h" /* the shim's access-counter reader */
 #include "launch_order.h"
 #include "variant.h"
 
@@ -39,6 +46,9 @@ struct ember_variant {
 	bool scan;                    /* launches' ranges are demand */
 	bool counting;                /* the access-counter model runs */
 	struct sim_counters counters;
+	struct ember_ac_reader reader; /* the shim's reader, with its cover of allocations */
+	bool drain_on_grid;            /* counter_drain_ms given: the queue drained every drain_ns (0: after each launch) */
+	uint64_t drain_ns, next_drain; /* else it is drained after each of the worker's passes, as worker.c does */
 	uint64_t notifications;
 	struct followed *followed; /* launch order: each kernel argument's latest ranges */
 	uint64_t nfollowed, followed_cap, follow_clock;
@@ -137,9 +147,19 @@ static void *start(const struct sim_env *env, bool adaptive)
 					 .track = track, .defer = defer, .sink = ev };
 	ev->next_base = 1ull << 40;
 	ev->scan = param(env, "scan", 1) != 0;
-	ev->counting = param(env, "counters", 0) != 0 &&
+	ev->counting = adaptive && param(env, "counters", 0) != 0 && /* static takes no demand */
 		       sim_counters_init(&ev->counters, (unsigned)param(env, "counter_count", 256),
 					 (uint32_t)param(env, "counter_threshold", 256)) == 0;
+	ev->reader.cover_ns = (uint64_t)(param(env, "counter_cover_ms", 1000) * MS);
+	/*
+	 * When notifications reach the reader: the shim's worker drains the
+	 * tools queue after each of its passes (every interval_ms in adaptive
+	 * mode) and each completion of a move, and at least every 100 ms
+	 * (worker.c's run_periodic, uvm_events.c). --param counter_drain_ms=N
+	 * drains every N ms instead, 0 after every launch.
+	 */
+	ev->drain_on_grid = param(env, "counter_drain_ms", -1) >= 0;
+	ev->drain_ns = (uint64_t)(param(env, "counter_drain_ms", 0) * MS);
 	return ev;
 }
 
@@ -241,11 +261,15 @@ static unsigned referenced(struct ember_variant *ev, const struct sim_launch *l,
 	return n;
 }
 
+static void take_notifications(struct ember_variant *ev, uint64_t now);
+
 static void pass_at(struct ember_variant *ev, uint64_t t)
 {
 	poll(ev, t);
 	ev->last_pass = t;
 	ember_engine_reclaim(&ev->eng, 0, &(struct ember_at){ 0 });
+	if (!ev->drain_on_grid)
+		take_notifications(ev, t); /* the worker drains the event queue after its pass */
 }
 
 /*
@@ -331,10 +355,17 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 		if (ev->scan)
 			slide(ev, l);
 		bool fresh = false;
-		for (unsigned i = 0; ev->scan && i < l->n; i++) {
+		for (unsigned i = 0; i < l->n; i++) {
+			const struct sim_range *r = &l->ranges[i];
 			uint32_t r0, r1;
-			struct ember_alloc *a = alloc_of(ev, l->ranges[i].alloc_id);
-			if (regions_of(a, &l->ranges[i], &r0, &r1))
+			struct ember_alloc *a = alloc_of(ev, r->alloc_id);
+			if (r->seen == SIM_SEEN_KERNEL || !regions_of(a, r, &r0, &r1))
+				continue; /* the scan does not see what the kernel alone knows */
+			/* where the counters cover a, they replace the scan's guess (ember_counters_launch_demand) */
+			if (ev->counting && ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes,
+							   EMBER_LAUNCH_DEMAND, now, &fresh))
+				continue;
+			if (ev->scan)
 				fresh |= ember_policy_demand(&ev->pc, a, r0, r1, EMBER_LAUNCH_DEMAND, now);
 		}
 		ember_table_unlock(&ev->table);
@@ -374,33 +405,47 @@ static double v_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uin
 	return sim_read_cost(ev->p, tier, bytes, touched, pat);
 }
 
-/* The notifications a launch raised become demand once it has run, as the event queue delivers them. */
-static void take_notifications(struct ember_variant *ev)
+/*
+ * The notifications raised by now reach the shim's reader when the event
+ * queue is drained, and go through its checks and crediting (ember_ac_feed),
+ * as the driver's records do once decoded. Records are raised in time order.
+ */
+static void take_notifications(struct ember_variant *ev, uint64_t now)
 {
 	if (!ev->counting || !ev->counters.nout)
 		return;
+	size_t n = 0;
+	while (n < ev->counters.nout && ev->counters.out[n].timestamp_ns <= now)
+		n++;
+	if (!n)
+		return;
 	ember_table_lock(&ev->table);
-	for (size_t i = 0; i < ev->counters.nout; i++) {
-		const struct ember_ac_record *r = &ev->counters.out[i];
-		struct ember_alloc *a = ember_table_find(&ev->table, r->va);
-		if (a && a->kind != EMBER_ALLOC_PLAIN) {
-			uint32_t reg = (uint32_t)((r->va - a->base) >> EMBER_REGION_SHIFT);
-			ember_policy_demand(&ev->pc, a, reg, reg + 1, EMBER_LAUNCH_DEMAND, r->timestamp_ns);
-		}
-	}
-	ev->notifications += ev->counters.nout;
-	ev->counters.nout = 0;
+	ember_ac_feed(&ev->reader, &ev->pc, ev->counters.out, n * sizeof *ev->counters.out, now);
 	ember_table_unlock(&ev->table);
+	ev->notifications += n;
+	ev->counters.nout -= n;
+	memmove(ev->counters.out, ev->counters.out + n, ev->counters.nout * sizeof *ev->counters.out);
+}
+
+/* On a grid of drain_ns (0: at every call, after each launch). */
+static void drain_on_grid(struct ember_variant *ev, uint64_t now)
+{
+	if (!ev->drain_on_grid || now < ev->next_drain)
+		return;
+	if (ev->drain_ns)
+		ev->next_drain = (now / ev->drain_ns + 1) * ev->drain_ns;
+	take_notifications(ev, now);
 }
 
 static void v_after(void *v, const struct sim_launch *l, uint64_t end)
 {
-	take_notifications(v);
+	drain_on_grid(v, end);
 	pass_if_due(v, end, false);
 }
 
 static void v_advance(void *v, uint64_t now)
 {
+	drain_on_grid(v, now);
 	pass_if_due(v, now, false);
 }
 
@@ -411,7 +456,8 @@ static void v_counts(void *v, struct sim_counts *out)
 	*out = (struct sim_counts){ .bytes_promoted = acc->bytes_promoted,
 				    .bytes_demoted = acc->bytes_demoted,
 				    .migrations = ev->migrations,
-				    .notifications = ev->notifications };
+				    .notifications = ev->notifications,
+				    .credited = ev->reader.counts.credited };
 }
 
 static void v_finish(void *v)

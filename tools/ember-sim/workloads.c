@@ -1,5 +1,7 @@
 /* The built-in workloads. Each is a few allocations and a loop of launches
  * whose ranges say which bytes each kernel reads and how densely. */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -157,17 +159,98 @@ static int wavefront(const struct sim_wl_opts *o, struct sim_events *e)
 	return rc ? rc : sim_events_free(e, 1);
 }
 
+/*
+ * The suite's Needleman-Wunsch (tools/bench/suite/nw.cu) as the driver sees
+ * it: two (n+1)^2 int matrices, score and ref, filled in waves of 32x32
+ * tiles, one launch per anti-diagonal of tiles. Tile (ti, tj) reads the row
+ * above it and the column left of it in score, its 32x32 of ref, and writes
+ * its 32x32 of score: 128-byte pieces of 33 rows at column tj * 32. The
+ * matrices are row-major, so a launch's tiles ti in [lo, hi] lie in one
+ * band of rows, [32 lo, 32 hi + 33), and the band of each matrix is what
+ * the kernel reads: thin (about 2 KiB of each 2 MiB region of ref, 5 KiB of
+ * score) and moving, growing from the top of both matrices to all of them
+ * and shrinking to their bottom. The kernel gets only the two base
+ * pointers and scalars (cols, wave, penalty), so the launch scan never sees
+ * the band: `nw` models a scan that credits each pointer's whole
+ * allocation, `nw-scalar` one that takes cols for an element count and
+ * credits cols * 4 bytes, one region of each matrix. Touched bytes are
+ * counted in the 32-byte sectors the GPU moves (a left-column int is a
+ * sector of its own). The sweep runs three times over the same data, as
+ * the suite runs it; the timed window (a mark) is the last run.
+ */
+enum { NW_TILE = 32, NW_SECTOR = 32, NW_PIECE = NW_TILE * 4, NW_RUNS = 3 };
+
+/* One alignment: nw_init, then a launch per anti-diagonal of tiles. */
+static int nw_run(const struct sim_wl_opts *o, struct sim_events *e, uint64_t dim, uint64_t guess)
+{
+	uint64_t row = dim * 4, size = dim * dim * 4, tiles = (dim - 1) / NW_TILE;
+	/* nw_init: row 0 and column 0 of score, the column an int (a sector) in every row */
+	struct sim_range init[2] = { rng(0, 0, size, SIM_PIECES, row + dim * NW_SECTOR), rng(0, 0, guess, SIM_STREAM, 0) };
+	init[0].seen = SIM_SEEN_KERNEL;
+	init[0].write = true;
+	init[1].seen = SIM_SEEN_SCAN;
+	int rc = sim_events_launch(e, 0, 2, init, 0);
+	uint64_t waves = 2 * tiles - 1;
+	if (o->passes && o->passes < waves)
+		waves = o->passes;
+	for (uint64_t w = 0; w < waves && !rc; w++) {
+		uint64_t lo = w + 1 > tiles ? w + 1 - tiles : 0, hi = w < tiles - 1 ? w : tiles - 1, k = hi - lo + 1;
+		uint64_t top = lo * NW_TILE * row, bottom = (hi * NW_TILE + NW_TILE + 1) * row;
+		bottom = bottom > size ? size : bottom;
+		/* per tile: score, the row above (a piece), the left column (32 sectors) and its 32 rows written; ref, its 32 rows */
+		struct sim_range r[4] = {
+			rng(0, top, bottom - top, SIM_PIECES, k * (NW_PIECE + NW_TILE * NW_SECTOR + NW_TILE * NW_PIECE)),
+			rng(1, top + row, bottom - top - row, SIM_PIECES, k * NW_TILE * NW_PIECE),
+			rng(0, 0, guess, SIM_STREAM, 0),
+			rng(1, 0, guess, SIM_STREAM, 0),
+		};
+		r[0].write = true;
+		r[0].seen = r[1].seen = SIM_SEEN_KERNEL;
+		r[2].seen = r[3].seen = SIM_SEEN_SCAN;
+		rc = sim_events_launch(e, 0, 4, r, 0);
+	}
+	return rc;
+}
+
+static int nw(const struct sim_wl_opts *o, struct sim_events *e, bool scalar)
+{
+	uint64_t n = (uint64_t)sqrt((double)o->working_set / 8.0);
+	n = n > NW_TILE ? (n - 1) / NW_TILE * NW_TILE : NW_TILE;
+	uint64_t dim = n + 1, size = dim * dim * 4;
+	uint64_t guess = scalar ? dim * 4 : size; /* what the scan credits of each matrix */
+	int rc = sim_events_alloc(e, 0, size);
+	rc = rc ? rc : sim_events_alloc(e, 1, size);
+	for (unsigned run = 0; run < NW_RUNS && !rc; run++) {
+		if (run == NW_RUNS - 1)
+			rc = sim_events_mark(e);
+		rc = rc ? rc : nw_run(o, e, dim, guess);
+	}
+	rc = rc ? rc : sim_events_free(e, 0);
+	return rc ? rc : sim_events_free(e, 1);
+}
+
+static int nw_whole(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	return nw(o, e, false);
+}
+
+static int nw_scalar(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	return nw(o, e, true);
+}
+
 static const struct {
 	const char *name;
 	int (*build)(const struct sim_wl_opts *, struct sim_events *);
 } table[] = {
 	{ "reread", reread }, { "strided", strided }, { "random", random_wl }, { "window", window },
 	{ "phase", phase }, { "decode", decode }, { "scan", scan }, { "wavefront", wavefront },
+	{ "nw", nw_whole }, { "nw-scalar", nw_scalar },
 };
 
 const char *sim_workload_names(void)
 {
-	return "reread, strided, random, window, phase, decode, scan, wavefront";
+	return "reread, strided, random, window, phase, decode, scan, wavefront, nw, nw-scalar";
 }
 
 int sim_workload_build(const char *name, const struct sim_wl_opts *o, struct sim_events *e, char *err, size_t errlen)

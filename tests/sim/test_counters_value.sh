@@ -1,0 +1,46 @@
+#!/bin/bash
+# The access counters fix the wavefront's blindness in the model, and
+# tools/bench/results/counters.jsonl regenerates by one command.
+#   test_counters_value.sh EMBER_SIM COUNTERS_PY COUNTERS_JSONL
+# nw-scalar is the suite's Needleman-Wunsch whose launch scan takes a scalar
+# for a count and credits one region of each matrix: with the launch scan
+# alone Ember-adaptive promotes those two regions and reads the rest mapped.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+PY=${2:?counters.py}
+COMMITTED=${3:?counters.jsonl}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# One command regenerates the cases; the model is deterministic, so they must
+# equal the committed file's lines for the same cases, byte for byte.
+python3 "$PY" --sim "$SIM" --only '^nw-scalar@' --out "$tmp/c.jsonl" --jobs 2 >"$tmp/table"
+cat "$tmp/table"
+[ "$(wc -l <"$tmp/c.jsonl")" -eq 2 ] || fail "expected 2 cases"
+grep '"case": "nw-scalar@' "$COMMITTED" >"$tmp/committed" || fail "no nw-scalar case in $COMMITTED"
+diff "$tmp/committed" "$tmp/c.jsonl" || fail "$COMMITTED is stale: run python3 tools/bench/counters.py"
+
+# field CASE MODE NAME: a number from the regenerated file
+get() {
+	python3 - "$tmp/c.jsonl" "$@" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    row = json.loads(line)
+    if row["case"] == sys.argv[2]:
+        print(row[sys.argv[3]][sys.argv[4]])
+EOF
+}
+for c in nw-scalar@0.5x nw-scalar@1.5x; do
+	scan=$(get $c scan window_seconds)
+	for m in counters counters_prompt; do
+		t=$(get $c $m window_seconds)
+		check "$t < $scan" "$c: adaptive with $m is faster than with the launch scan alone ($t s against $scan s)"
+		check "$(get $c $m bytes_promoted) > $(get $c scan bytes_promoted)" \
+			"$c: $m promote regions the kernel reads, which the scan never credits"
+		check "$(get $c $m credited) > 0" "$c: $m notifications went through the shim's reader"
+	done
+done
+# Delivered after each launch, the counters bring the wavefront at 0.5x within 1.1x of everything resident.
+check "$(get nw-scalar@0.5x counters_prompt window_seconds) <= 1.1 * $(get nw-scalar@0.5x resident window_seconds)" \
+	"nw-scalar@0.5x: counters, delivered promptly, within 1.1x of everything resident"
+echo PASS
