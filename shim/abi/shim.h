@@ -33,9 +33,13 @@ extern void *volatile ember_slot_table[EMBER_SLOT_COUNT];
 /*
  * The driver's own function for an export, with its exact prototype, for
  * hooks that forward. One load, no lock; before the first call the slot
- * holds the lazy stub, which resolves itself when called.
+ * holds the lazy stub, which resolves itself when called. The load is atomic:
+ * ember_resolve_slot stores the slot while other threads read it, and a
+ * plain read of it is a data race (TSan found one, cuGetProcAddress_v2
+ * against a resolving thread, in test_threads); on x86_64 it is the same mov.
  */
-#define EMBER_REAL(name) ((__typeof__(&name))ember_slot_table[EMBER_SLOT_##name])
+#define EMBER_REAL(name) \
+	((__typeof__(&name))__atomic_load_n(&ember_slot_table[EMBER_SLOT_##name], __ATOMIC_ACQUIRE))
 
 /* Used by the lazy stubs: find, store and return the real function. */
 void *ember_resolve_slot(unsigned slot);
