@@ -144,6 +144,39 @@ EMBER_PUBLIC long long ember_evict(const void *ptr, size_t bytes)
 	return over_range((CUdeviceptr)ptr, bytes, false);
 }
 
+/*
+ * The driver's own migrations to host memory (the UVM event queue): a host
+ * read of results took pages from resident regions, or the driver evicted.
+ * On the H200, each warm run of pathfinder and BFS at 0.5x of the budget
+ * then faulted them back page by page (126,462 GPU faults for pathfinder's
+ * 8 GiB). Mapped again, the regions are promoted by the next launch that
+ * references them, in one prefetch ordered before it: the static split is
+ * made again, and adaptive's repeats of the range end.
+ */
+static void displaced_range(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
+{
+	uint64_t *total = arg;
+	uint64_t bytes = ember_regions_displaced(&ember_shim_ctx, a, r0, r1);
+	if (!bytes)
+		return;
+	*total += bytes;
+	a->repeat.count = 0;
+	__atomic_store_n(&a->referenced, false, __ATOMIC_RELEASE);
+}
+
+void ember_placement_displaced(uint64_t addr, uint64_t bytes)
+{
+	if (!ember_active || !ember_strategy->moves || !bytes)
+		return;
+	uint64_t total = 0;
+	ember_table_lock(EMBER_TABLE);
+	for_each_overlap(addr, bytes, displaced_range, &total);
+	ember_table_unlock(EMBER_TABLE);
+	if (total)
+		ember_debug("the driver moved %llu bytes at 0x%llx to host memory: their regions are promoted again "
+			    "at their next launch", (unsigned long long)bytes, (unsigned long long)addr);
+}
+
 static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
 {
 	for (uint32_t r = r0; r < r1; r++)

@@ -48,4 +48,7 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 /* The application advised or prefetched [ptr, ptr + bytes): Ember keeps off it. */
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes);
 
+/* The driver moved [addr, addr + bytes) to host memory on its own: its resident regions are placed again. */
+void ember_placement_displaced(uint64_t addr, uint64_t bytes);
+
 #endif

@@ -66,3 +66,22 @@ void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, 
 	ember_table_unlock(pc->table);
 	ember_alloc_put(pc->table, a);
 }
+
+uint64_t ember_regions_displaced(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	struct ember_device_account *acc = ember_table_account(pc->table, a->device);
+	uint64_t bytes = 0;
+	for (uint32_t r = r0; r < r1 && r < a->nregions && !a->freed; r++) {
+		struct ember_region *reg = &a->regions[r];
+		if (reg->state != EMBER_REGION_RESIDENT || reg->hinted)
+			continue;
+		reg->state = EMBER_REGION_MAPPED;
+		a->charged--;
+		bytes += ember_region_bytes(a, r);
+	}
+	if (acc && bytes)
+		ember_budget_release(acc, bytes);
+	a->stats.bytes_displaced += bytes;
+	return bytes;
+}
+

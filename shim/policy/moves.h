@@ -49,4 +49,14 @@ struct ember_policy_ctx;
  */
 void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, bool ok, uint64_t ns, uint64_t now);
 
+/*
+ * The driver moved pages of regions [r0, r1) of a to host memory on its own
+ * (a host touch of GPU-preferred pages, its eviction): those resident there
+ * are mapped again and leave the account, so that the next placement that
+ * looks at them promotes them as it would any mapped region. Table locked
+ * by the caller; regions in flight or the application's are left alone.
+ * Returns the bytes.
+ */
+uint64_t ember_regions_displaced(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1);
+
 #endif

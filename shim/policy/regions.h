@@ -69,6 +69,7 @@ struct ember_alloc_stats {
 	uint64_t promotions, demotions;       /* operations issued */
 	uint64_t bytes_promoted, bytes_demoted;
 	uint64_t migrate_ns;                  /* driver time of completed migrations */
+	uint64_t bytes_displaced;             /* resident bytes the driver moved to host memory on its own */
 };
 
 struct ember_alloc {

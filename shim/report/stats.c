@@ -42,8 +42,8 @@ static void write_alloc_stats(FILE *f, const struct ember_alloc_stats *s)
 {
 	fprintf(f,
 		"\"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64 ", \"bytes_promoted\": %" PRIu64
-		", \"bytes_demoted\": %" PRIu64 ", \"migrate_seconds\": %.6f",
-		s->promotions, s->demotions, s->bytes_promoted, s->bytes_demoted, s->migrate_ns / 1e9);
+		", \"bytes_demoted\": %" PRIu64 ", \"bytes_displaced\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+		s->promotions, s->demotions, s->bytes_promoted, s->bytes_demoted, s->bytes_displaced, s->migrate_ns / 1e9);
 }
 
 void ember_stats_write(FILE *f)

@@ -207,6 +207,9 @@ static void drain(uint32_t min_records)
 		ember_uvm_count(&e, &c);
 		if (e.type == EMBER_UVM_EVENT_ACCESS_COUNTER && ember_strategy->demand)
 			notify(&e);
+		/* the driver's own move to host memory (Ember's are the user's): those regions are not resident */
+		if (e.type == EMBER_UVM_EVENT_MIGRATION && e.dst == 0 && e.cause != EMBER_UVM_CAUSE_USER)
+			ember_placement_displaced(e.address, e.bytes);
 	}
 	__atomic_store_n(&control->get_behind, get, __ATOMIC_RELEASE);
 	__atomic_store_n(&control->get_ahead, get, __ATOMIC_RELEASE);

@@ -1,5 +1,7 @@
 /*
- * The patched driver's access-counter notifications, end to end through
+ * The UVM tools queue end to end through the shim: the patched driver's
+ * access-counter notifications, and the driver's own migrations to host
+ * memory (regions placed again). Through
  * the shim on the simulated driver: this test program stands in for the
  * UVM tools device (its own open, readlink and ioctl are found before the C
  * library's by every library in the process, the shim included) and for
@@ -33,10 +35,12 @@
 static int fake_uvm_fd = -1, tools_fd = -1;
 static const char *param_value;   /* what the module parameter's file holds; NULL: no such file */
 static bool refuse_notify;        /* the driver refuses event type 61 */
-static unsigned char *volatile queue;
-static struct ember_uvm_queue_control *volatile control;
+/* set by the shim's worker (its ioctls), read by the test's thread: atomics */
+static unsigned char *queue;
+static struct ember_uvm_queue_control *control;
 static uint64_t queue_entries;
-static volatile uint64_t enabled_types;
+static uint64_t enabled_types;
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 
 static int real_open(const char *path, int flags, mode_t mode)
 {
@@ -113,9 +117,10 @@ int ioctl(int fd, unsigned long request, ...)
 	va_end(ap);
 	if (fd >= 0 && fd == tools_fd && request == INIT_TRACKER_V2) {
 		struct init_tracker_params *p = arg;
-		queue_entries = p->queue_buffer_entries;
-		control = (struct ember_uvm_queue_control *)(uintptr_t)p->control_buffer;
-		queue = (unsigned char *)(uintptr_t)p->queue_buffer;
+		__atomic_store_n(&queue_entries, p->queue_buffer_entries, __ATOMIC_RELEASE);
+		__atomic_store_n(&queue, (unsigned char *)(uintptr_t)p->queue_buffer, __ATOMIC_RELEASE);
+		__atomic_store_n(&control, (struct ember_uvm_queue_control *)(uintptr_t)p->control_buffer,
+				 __ATOMIC_RELEASE);
 		p->status = 0;
 		return 0;
 	}
@@ -125,7 +130,7 @@ int ioctl(int fd, unsigned long request, ...)
 		bool notify = p->event_type_flags >> EMBER_AC_UVM_EVENT & 1;
 		p->status = test_type || (notify && refuse_notify) ? NV_ERR_INVALID_ARGUMENT : 0;
 		if (!p->status)
-			enabled_types |= p->event_type_flags;
+			__atomic_fetch_or(&enabled_types, p->event_type_flags, __ATOMIC_RELEASE);
 		return 0;
 	}
 	if (fd >= 0 && fd == fake_uvm_fd && request == FLUSH_EVENTS) {
@@ -147,8 +152,8 @@ static void sleep_ms(unsigned ms)
 /* Write one entry at the driver's put and publish it, as the driver's enqueue does. */
 static void put_entry(uint64_t va, uint16_t gpu, uint32_t count, uint32_t mask, unsigned char tail)
 {
-	uint32_t put = control->put_behind;
-	unsigned char *e = queue + (size_t)(put % queue_entries) * ENTRY;
+	uint32_t put = LOAD(LOAD(control)->put_behind);
+	unsigned char *e = LOAD(queue) + (size_t)(put % LOAD(queue_entries)) * ENTRY;
 	memset(e, 0, ENTRY);
 	e[0] = EMBER_AC_UVM_EVENT;
 	memcpy(e + EMBER_AC_UVM_GPU, &gpu, 2);
@@ -158,8 +163,8 @@ static void put_entry(uint64_t va, uint16_t gpu, uint32_t count, uint32_t mask, 
 	uint64_t ts = 1;
 	memcpy(e + EMBER_AC_UVM_TIMESTAMP, &ts, 8);
 	e[ENTRY - 1] = tail;
-	__atomic_store_n(&control->put_ahead, put + 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&control->put_behind, put + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&LOAD(control)->put_ahead, put + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&LOAD(control)->put_behind, put + 1, __ATOMIC_RELEASE);
 }
 
 static int state_of(void *shim, CUdeviceptr p, unsigned region)
@@ -169,15 +174,38 @@ static int state_of(void *shim, CUdeviceptr p, unsigned region)
 	return info.state;
 }
 
+/* A migration record as the driver writes it (uvm_events.h's offsets): cause, from src to dst (0: the CPU). */
+static void put_migration(uint64_t va, uint64_t bytes, uint8_t cause, uint16_t src, uint16_t dst)
+{
+	uint32_t put = LOAD(LOAD(control)->put_behind);
+	unsigned char *e = LOAD(queue) + (size_t)(put % LOAD(queue_entries)) * ENTRY;
+	memset(e, 0, ENTRY);
+	e[0] = EMBER_UVM_EVENT_MIGRATION;
+	e[EMBER_UVM_MIGRATION_CAUSE] = cause;
+	memcpy(e + EMBER_UVM_MIGRATION_SRC, &src, 2);
+	memcpy(e + EMBER_UVM_MIGRATION_DST, &dst, 2);
+	memcpy(e + EMBER_UVM_MIGRATION_ADDRESS, &va, 8);
+	memcpy(e + EMBER_UVM_MIGRATION_BYTES, &bytes, 8);
+	__atomic_store_n(&LOAD(control)->put_ahead, put + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&LOAD(control)->put_behind, put + 1, __ATOMIC_RELEASE);
+}
+
+static void *start_in(char *log, const char *mode);
+
 /* The shim on the simulated driver, adaptive, a 64 MiB budget and 2 MiB spans, the queue read. */
 static void *start(char *log)
+{
+	return start_in(log, "adaptive");
+}
+
+static void *start_in(char *log, const char *mode)
 {
 	fake_uvm_fd = real_open("/dev/null", O_RDONLY, 0);
 	cr_assert_geq(fake_uvm_fd, 0);
 	temp_file_env("EMBER_LOG_FILE", log);
 	setenv("EMBER_LOG", "info", 1);
 	setenv("EMBER_UVM_EVENTS", "1", 1);
-	setenv("EMBER_MODE", "adaptive", 1);
+	setenv("EMBER_MODE", mode, 1);
 	setenv("EMBER_BUDGET", "64M", 1);
 	setenv("EMBER_SPAN", "2M", 1);
 	void *sim = load_sim();
@@ -188,9 +216,9 @@ static void *start(char *log)
 /* Wait for the worker to open the queue (it starts at the first launch). */
 static void wait_for_queue(void)
 {
-	for (int i = 0; i < 300 && !control; i++)
+	for (int i = 0; i < 300 && !LOAD(control); i++)
 		sleep_ms(10);
-	cr_assert_not_null(control, "the shim never initialised the event tracker");
+	cr_assert_not_null(LOAD(control), "the shim never initialised the event tracker");
 }
 
 Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_only_that)
@@ -209,7 +237,7 @@ Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_onl
 	CU_OK(SYM(shim, cuMemAllocManaged)(&starter, 2 * MiB, CU_MEM_ATTACH_GLOBAL));
 	launch_reread(shim, reread, starter, 2 * MiB);
 	wait_for_queue();
-	cr_assert(enabled_types >> EMBER_AC_UVM_EVENT & 1, "the shim asked for the notifications");
+	cr_assert(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1, "the shim asked for the notifications");
 	/* eight entries, enough for the shim to tell their size: regions 3 and 9, and what must be dropped */
 	put_entry(p + 3 * REGION, 1, 300, 0xffffffff, 0);
 	put_entry(p + 9 * REGION + 0x10000, 1, 300, 0x2, 0);
@@ -219,9 +247,9 @@ Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_onl
 	put_entry(0x10000, 1, 300, 0xffffffff, 0);           /* nobody's: foreign */
 	put_entry(p + 5 * REGION, 1, 300, 0xffffffff, 0x55); /* its tail is not the driver's zeroes: malformed */
 	put_entry(p + 7 * REGION, 0, 300, 0xffffffff, 0);    /* the CPU as the GPU: out of range */
-	for (int i = 0; i < 300 && __atomic_load_n(&control->get_behind, __ATOMIC_ACQUIRE) != 8; i++)
+	for (int i = 0; i < 300 && LOAD(LOAD(control)->get_behind) != 8; i++)
 		sleep_ms(10);
-	cr_assert_eq(control->get_behind, 8, "the shim read the eight entries");
+	cr_assert_eq(LOAD(LOAD(control)->get_behind), 8, "the shim read the eight entries");
 	/*
 	 * Launches over the whole allocation: promotions happen at launches,
 	 * and the counters cover it, so what is promoted is what they named,
@@ -275,14 +303,14 @@ Test(counters_queue, an_unpatched_driver_costs_one_line)
 {
 	param_value = NULL;
 	scan_alone("no uvm_access_counter_notify parameter");
-	cr_expect_not(enabled_types >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
+	cr_expect_not(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
 }
 
 Test(counters_queue, a_patched_driver_loaded_without_the_parameter_costs_one_line)
 {
 	param_value = "0\n";
 	scan_alone("loaded with uvm_access_counter_notify=0");
-	cr_expect_not(enabled_types >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
+	cr_expect_not(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
 }
 
 Test(counters_queue, a_driver_that_refuses_the_type_costs_one_line)
@@ -291,3 +319,46 @@ Test(counters_queue, a_driver_that_refuses_the_type_costs_one_line)
 	refuse_notify = true;
 	scan_alone("the driver refused event type 61");
 }
+
+/*
+ * The driver's own migrations to host memory (a host read of results): the
+ * regions they took are mapped again in the table, out of the account, and
+ * the next launch promotes them before it runs, as the static split did;
+ * Ember's own moves and moves toward the GPU change nothing.
+ */
+Test(counters_queue, regions_the_driver_moved_to_the_host_are_promoted_again_at_the_next_launch)
+{
+	param_value = NULL;
+	char log[] = "/tmp/ember-counters-queue-XXXXXX";
+	void *shim = start_in(log, "static");
+	CUmodule mod = start_context(shim);
+	CUfunction reread;
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 0x3c, 32 * MiB);
+	launch_reread(shim, reread, p, 32 * MiB);
+	wait_for_queue();
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	for (unsigned r = 0; r < 16; r++)
+		cr_assert_eq(state_of(shim, p, r), 2, "region %u: the static split", r);
+	enum { COHERENCE = 2, USER = 1 };
+	put_migration(p + 3 * REGION + 4096, 8192, COHERENCE, 1, 0); /* the host read two pages of region 3 */
+	put_migration(p + 3 * REGION + 65536, 4096, COHERENCE, 1, 0);
+	put_migration(p + 5 * REGION, REGION, USER, 1, 0);           /* a move Ember asked for */
+	for (int i = 0; i < 5; i++)
+		put_migration(p + 7 * REGION, 65536, COHERENCE, 0, 1); /* back to the GPU on a fault */
+	for (int i = 0; i < 300 && LOAD(LOAD(control)->get_behind) != 8; i++)
+		sleep_ms(10);
+	cr_assert_eq(LOAD(LOAD(control)->get_behind), 8, "the shim read the eight entries");
+	for (unsigned r = 0; r < 16; r++)
+		cr_expect_eq(state_of(shim, p, r), r == 3 ? 0 : 2, "region %u after the driver's moves", r);
+	launch_reread(shim, reread, p, 32 * MiB);
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	for (unsigned r = 0; r < 16; r++)
+		cr_expect_eq(state_of(shim, p, r), 2, "region %u after the next launch", r);
+	for (size_t i = 0; i < 32 * MiB; i += 4099)
+		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
+	unlink(log);
+}
+
