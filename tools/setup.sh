@@ -9,6 +9,7 @@ ember_install_deps() {
   local need=()
   command -v cmake >/dev/null || need+=(cmake)
   command -v cc >/dev/null || need+=(gcc)
+  command -v g++ >/dev/null || need+=(g++)   # nvcc's host compiler, for the CUDA test programs
   command -v pkg-config >/dev/null || need+=(pkg-config)
   pkg-config --exists criterion 2>/dev/null || need+=(libcriterion-dev)
   pkg-config --exists libelf 2>/dev/null || need+=(libelf-dev)
