@@ -3,9 +3,9 @@
  * access-counter notifications, and the driver's own migrations to host
  * memory (regions placed again). Through
  * the shim on the simulated driver: this test program stands in for the
- * UVM tools device (its own open, readlink and ioctl are found before the C
- * library's by every library in the process, the shim included) and for
- * the module parameter's file. The shim opens the queue, asks for event
+ * UVM tools device (its own open and readlink, uvm_standin.c's, and ioctl
+ * are found before the C library's by every library in the process, the
+ * shim included) and for the module parameter's file. The shim opens the queue, asks for event
  * type 61 when the parameter says 1, and the test writes entries into the
  * queue as the driver would: the same code path as on a GPU, from the
  * queue's bytes to the region table. Without the parameter, or when the
@@ -13,7 +13,6 @@
  * places as before.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,13 +25,13 @@
 #include "ember/uvm_events.h"
 #include "ember_sim.h"
 #include "harness.h"
+#include "uvm_standin.h"
 
 #define MiB (1ull << 20)
 #define REGION (2 * MiB)
 #define ENTRY 72 /* the 580 driver's V2 entry */
 
-/* The stand-in's state. */
-static int fake_uvm_fd = -1, tools_fd = -1;
+/* The stand-in's state, beside uvm_standin.c's descriptors. */
 static const char *param_value;   /* what the module parameter's file holds; NULL: no such file */
 static bool refuse_notify;        /* the driver refuses event type 61 */
 /* set by the shim's worker (its ioctls), read by the test's thread: atomics */
@@ -42,59 +41,24 @@ static uint64_t queue_entries;
 static uint64_t enabled_types;
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 
-static int real_open(const char *path, int flags, mode_t mode)
+/* The module parameter's file, for the stand-in's open(). */
+static int open_param(const char *path)
 {
-	static int (*next)(const char *, int, ...);
-	if (!next)
-		next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
-	return next(path, flags, mode);
-}
-
-int open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
+	if (strcmp(path, EMBER_AC_UVM_PARAM))
+		return UVM_STANDIN_PASS;
+	if (!param_value) {
+		errno = ENOENT;
+		return -1;
 	}
-	if (!strcmp(path, "/dev/nvidia-uvm-tools"))
-		return tools_fd = real_open("/dev/null", O_RDWR | O_CLOEXEC, 0);
-	if (!strcmp(path, EMBER_AC_UVM_PARAM)) {
-		if (!param_value) {
-			errno = ENOENT;
-			return -1;
-		}
-		char tmp[] = "/tmp/ember-counters-param-XXXXXX";
-		int fd = mkstemp(tmp);
-		if (fd >= 0) {
-			if (write(fd, param_value, strlen(param_value)) < 0)
-				(void)0;
-			lseek(fd, 0, SEEK_SET);
-			unlink(tmp);
-		}
-		return fd;
+	char tmp[] = "/tmp/ember-counters-param-XXXXXX";
+	int fd = mkstemp(tmp);
+	if (fd >= 0) {
+		if (write(fd, param_value, strlen(param_value)) < 0)
+			(void)0;
+		lseek(fd, 0, SEEK_SET);
+		unlink(tmp);
 	}
-	return real_open(path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...) __attribute__((alias("open")));
-
-ssize_t readlink(const char *path, char *buf, size_t size)
-{
-	static ssize_t (*next)(const char *, char *, size_t);
-	if (!next)
-		next = (ssize_t(*)(const char *, char *, size_t))dlsym(RTLD_NEXT, "readlink");
-	char mine[64];
-	snprintf(mine, sizeof mine, "/proc/self/fd/%d", fake_uvm_fd);
-	if (fake_uvm_fd >= 0 && !strcmp(path, mine)) {
-		const char *dev = "/dev/nvidia-uvm";
-		size_t n = strlen(dev) < size ? strlen(dev) : size;
-		memcpy(buf, dev, n);
-		return (ssize_t)n;
-	}
-	return next(path, buf, size);
+	return fd;
 }
 
 /* The driver's tools ioctls, as far as the shim uses them (uvm_events.c, counters_feed.c). */
@@ -115,7 +79,7 @@ int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	if (fd >= 0 && fd == tools_fd && request == INIT_TRACKER_V2) {
+	if (fd >= 0 && fd == uvm_standin_tools_fd && request == INIT_TRACKER_V2) {
 		struct init_tracker_params *p = arg;
 		__atomic_store_n(&queue_entries, p->queue_buffer_entries, __ATOMIC_RELEASE);
 		__atomic_store_n(&queue, (unsigned char *)(uintptr_t)p->queue_buffer, __ATOMIC_RELEASE);
@@ -124,7 +88,7 @@ int ioctl(int fd, unsigned long request, ...)
 		p->status = 0;
 		return 0;
 	}
-	if (fd >= 0 && fd == tools_fd && request == ENABLE_EVENTS) {
+	if (fd >= 0 && fd == uvm_standin_tools_fd && request == ENABLE_EVENTS) {
 		struct enable_events_params *p = arg;
 		bool test_type = p->event_type_flags >> EMBER_UVM_EVENT_ACCESS_COUNTER & 1; /* gated: a stock driver */
 		bool notify = p->event_type_flags >> EMBER_AC_UVM_EVENT & 1;
@@ -133,7 +97,7 @@ int ioctl(int fd, unsigned long request, ...)
 			__atomic_fetch_or(&enabled_types, p->event_type_flags, __ATOMIC_RELEASE);
 		return 0;
 	}
-	if (fd >= 0 && fd == fake_uvm_fd && request == FLUSH_EVENTS) {
+	if (fd >= 0 && fd == uvm_standin_fd && request == FLUSH_EVENTS) {
 		*(uint32_t *)arg = 0;
 		return 0;
 	}
@@ -200,17 +164,9 @@ static void *start(char *log)
 
 static void *start_in(char *log, const char *mode)
 {
-	fake_uvm_fd = real_open("/dev/null", O_RDONLY, 0);
-	cr_assert_geq(fake_uvm_fd, 0);
-	temp_file_env("EMBER_LOG_FILE", log);
-	setenv("EMBER_LOG", "info", 1);
-	setenv("EMBER_UVM_EVENTS", "1", 1);
-	setenv("EMBER_MODE", mode, 1);
-	setenv("EMBER_BUDGET", "64M", 1);
+	uvm_standin_open_hook = open_param;
 	setenv("EMBER_SPAN", "2M", 1);
-	void *sim = load_sim();
-	(void)sim;
-	return load_shim();
+	return uvm_standin_load_shim(log, mode);
 }
 
 /* Wait for the worker to open the queue (it starts at the first launch). */
