@@ -113,12 +113,27 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Write one entry at the driver's put and publish it, as the driver's enqueue does. */
+/* The driver's next entry, zeroed, at its put (returned in *put). */
+static unsigned char *next_entry(uint32_t *put)
+{
+	*put = LOAD(LOAD(control)->put_behind);
+	unsigned char *e = LOAD(queue) + (size_t)(*put % LOAD(queue_entries)) * ENTRY;
+	memset(e, 0, ENTRY);
+	return e;
+}
+
+/* The entry at put published, as the driver's enqueue does. */
+static void publish(uint32_t put)
+{
+	__atomic_store_n(&LOAD(control)->put_ahead, put + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&LOAD(control)->put_behind, put + 1, __ATOMIC_RELEASE);
+}
+
+/* Write one notification at the driver's put and publish it. */
 static void put_entry(uint64_t va, uint16_t gpu, uint32_t count, uint32_t mask, unsigned char tail)
 {
-	uint32_t put = LOAD(LOAD(control)->put_behind);
-	unsigned char *e = LOAD(queue) + (size_t)(put % LOAD(queue_entries)) * ENTRY;
-	memset(e, 0, ENTRY);
+	uint32_t put;
+	unsigned char *e = next_entry(&put);
 	e[0] = EMBER_AC_UVM_EVENT;
 	memcpy(e + EMBER_AC_UVM_GPU, &gpu, 2);
 	memcpy(e + EMBER_AC_UVM_COUNT, &count, 4);
@@ -127,71 +142,111 @@ static void put_entry(uint64_t va, uint16_t gpu, uint32_t count, uint32_t mask, 
 	uint64_t ts = 1;
 	memcpy(e + EMBER_AC_UVM_TIMESTAMP, &ts, 8);
 	e[ENTRY - 1] = tail;
-	__atomic_store_n(&LOAD(control)->put_ahead, put + 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&LOAD(control)->put_behind, put + 1, __ATOMIC_RELEASE);
-}
-
-static int state_of(void *shim, CUdeviceptr p, unsigned region)
-{
-	struct ember_region_info info;
-	cr_assert_eq(SYM(shim, ember_region_info)((void *)(p + (uint64_t)region * REGION), &info), 0);
-	return info.state;
+	publish(put);
 }
 
 /* A migration record as the driver writes it (uvm_events.h's offsets): cause, from src to dst (0: the CPU). */
 static void put_migration(uint64_t va, uint64_t bytes, uint8_t cause, uint16_t src, uint16_t dst)
 {
-	uint32_t put = LOAD(LOAD(control)->put_behind);
-	unsigned char *e = LOAD(queue) + (size_t)(put % LOAD(queue_entries)) * ENTRY;
-	memset(e, 0, ENTRY);
+	uint32_t put;
+	unsigned char *e = next_entry(&put);
 	e[0] = EMBER_UVM_EVENT_MIGRATION;
 	e[EMBER_UVM_MIGRATION_CAUSE] = cause;
 	memcpy(e + EMBER_UVM_MIGRATION_SRC, &src, 2);
 	memcpy(e + EMBER_UVM_MIGRATION_DST, &dst, 2);
 	memcpy(e + EMBER_UVM_MIGRATION_ADDRESS, &va, 8);
 	memcpy(e + EMBER_UVM_MIGRATION_BYTES, &bytes, 8);
-	__atomic_store_n(&LOAD(control)->put_ahead, put + 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&LOAD(control)->put_behind, put + 1, __ATOMIC_RELEASE);
+	publish(put);
 }
 
-static void *start_in(char *log, const char *mode);
+/* A case's shim, its kernel and its allocation: 32 MiB (16 regions), every byte 0x3c. */
+struct run {
+	char log[sizeof "/tmp/ember-counters-queue-XXXXXX"];
+	void *shim;
+	CUfunction reread;
+	CUdeviceptr p;
+};
 
-/* The shim on the simulated driver, adaptive, a 64 MiB budget and 2 MiB spans, the queue read. */
-static void *start(char *log)
+/*
+ * The shim on the simulated driver in mode, a 64 MiB budget and 2 MiB
+ * spans, the queue read and the module parameter's file stood in for;
+ * a context, and the allocation.
+ */
+static void start(struct run *r, const char *mode)
 {
-	return start_in(log, "adaptive");
-}
-
-static void *start_in(char *log, const char *mode)
-{
+	strcpy(r->log, "/tmp/ember-counters-queue-XXXXXX");
 	uvm_standin_open_hook = open_param;
 	setenv("EMBER_SPAN", "2M", 1);
-	return uvm_standin_load_shim(log, mode);
+	r->shim = uvm_standin_load_shim(r->log, mode);
+	CUmodule mod = start_context(r->shim);
+	CU_OK(SYM(r->shim, cuModuleGetFunction)(&r->reread, mod, "ember_reread_sum"));
+	CU_OK(SYM(r->shim, cuMemAllocManaged)(&r->p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)r->p, 0x3c, 32 * MiB);
 }
+
+/* n launches over the whole allocation */
+static void launch_all(const struct run *r, int n)
+{
+	for (int i = 0; i < n; i++)
+		launch_reread(r->shim, r->reread, r->p, 32 * MiB);
+}
+
+static void flush(const struct run *r)
+{
+	cr_assert_eq(SYM(r->shim, ember_flush)(), 0);
+}
+
+static int state_of(const struct run *r, unsigned region)
+{
+	struct ember_region_info info;
+	cr_assert_eq(SYM(r->shim, ember_region_info)((void *)(r->p + (uint64_t)region * REGION), &info), 0);
+	return info.state;
+}
+
+/* Every byte of the allocation as it was written. */
+static void bytes_intact(const struct run *r)
+{
+	for (size_t i = 0; i < 32 * MiB; i += 4099)
+		cr_assert_eq(((unsigned char *)r->p)[i], 0x3c, "byte %zu", i);
+}
+
+/* The log read into buf and removed: exactly one line from the access-counter reader. */
+static void one_counters_line(struct run *r, char *buf, size_t size)
+{
+	cr_assert_gt(read_file(r->log, buf, size), 0);
+	unlink(r->log);
+	cr_expect_eq(lines_with(buf, "access counters:"), 1, "one line: %s", buf);
+}
+
+/* Poll every 10 ms, for 3 s at the most, until cond holds: the shim's worker keeps its own time. */
+#define WAIT_UNTIL(cond)                                          \
+	for (int waited_ = 0; waited_ < 300 && !(cond); waited_++) \
+		sleep_ms(10)
 
 /* Wait for the worker to open the queue (it starts at the first launch). */
 static void wait_for_queue(void)
 {
-	for (int i = 0; i < 300 && !LOAD(control); i++)
-		sleep_ms(10);
+	WAIT_UNTIL(LOAD(control));
 	cr_assert_not_null(LOAD(control), "the shim never initialised the event tracker");
+}
+
+/* Wait for the shim to have read the eight entries a case wrote. */
+static void wait_for_eight_read(void)
+{
+	WAIT_UNTIL(LOAD(LOAD(control)->get_behind) == 8);
+	cr_assert_eq(LOAD(LOAD(control)->get_behind), 8, "the shim read the eight entries");
 }
 
 Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_only_that)
 {
 	param_value = "1\n";
-	char log[] = "/tmp/ember-counters-queue-XXXXXX";
-	void *shim = start(log);
-	CUmodule mod = start_context(shim);
-	CUfunction reread;
-	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
-	memset((void *)p, 0x3c, 32 * MiB);
+	struct run r;
+	start(&r, "adaptive");
+	CUdeviceptr p = r.p;
 	/* the first launch starts the worker, which opens the queue: one over another allocation */
 	CUdeviceptr starter;
-	CU_OK(SYM(shim, cuMemAllocManaged)(&starter, 2 * MiB, CU_MEM_ATTACH_GLOBAL));
-	launch_reread(shim, reread, starter, 2 * MiB);
+	CU_OK(SYM(r.shim, cuMemAllocManaged)(&starter, 2 * MiB, CU_MEM_ATTACH_GLOBAL));
+	launch_reread(r.shim, r.reread, starter, 2 * MiB);
 	wait_for_queue();
 	cr_assert(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1, "the shim asked for the notifications");
 	/* eight entries, enough for the shim to tell their size: regions 3 and 9, and what must be dropped */
@@ -203,26 +258,20 @@ Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_onl
 	put_entry(0x10000, 1, 300, 0xffffffff, 0);           /* nobody's: foreign */
 	put_entry(p + 5 * REGION, 1, 300, 0xffffffff, 0x55); /* its tail is not the driver's zeroes: malformed */
 	put_entry(p + 7 * REGION, 0, 300, 0xffffffff, 0);    /* the CPU as the GPU: out of range */
-	for (int i = 0; i < 300 && LOAD(LOAD(control)->get_behind) != 8; i++)
-		sleep_ms(10);
-	cr_assert_eq(LOAD(LOAD(control)->get_behind), 8, "the shim read the eight entries");
+	wait_for_eight_read();
 	/*
 	 * Launches over the whole allocation: promotions happen at launches,
 	 * and the counters cover it, so what is promoted is what they named,
 	 * not the scan's guess (all of it)
 	 */
-	for (int i = 0; i < 5; i++)
-		launch_reread(shim, reread, p, 32 * MiB);
+	launch_all(&r, 5);
 	sleep_ms(200);
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-	for (unsigned r = 0; r < 16; r++)
-		cr_expect_eq(state_of(shim, p, r), r == 3 || r == 9 ? 2 : 0, "region %u", r);
-	for (size_t i = 0; i < 32 * MiB; i += 4099)
-		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
+	flush(&r);
+	for (unsigned i = 0; i < 16; i++)
+		cr_expect_eq(state_of(&r, i), i == 3 || i == 9 ? 2 : 0, "region %u", i);
+	bytes_intact(&r);
 	char buf[16384];
-	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
-	unlink(log);
-	cr_expect_eq(lines_with(buf, "access counters:"), 1, "one line: %s", buf);
+	one_counters_line(&r, buf, sizeof buf);
 	cr_expect_not_null(strstr(buf, "access counters: reading the driver's notifications"), "%s", buf);
 	cr_expect_not_null(strstr(buf, "the driver writes 72-byte entries"), "%s", buf);
 }
@@ -230,27 +279,17 @@ Test(counters_queue, notifications_from_the_queue_promote_what_they_name_and_onl
 /* Without the driver's notifications: one line why, and the launch scan places as it always did. */
 static void scan_alone(const char *why)
 {
-	char log[] = "/tmp/ember-counters-queue-XXXXXX";
-	void *shim = start(log);
-	CUmodule mod = start_context(shim);
-	CUfunction reread;
-	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
-	memset((void *)p, 0x3c, 32 * MiB);
-	for (int i = 0; i < 5; i++)
-		launch_reread(shim, reread, p, 32 * MiB);
+	struct run r;
+	start(&r, "adaptive");
+	launch_all(&r, 5);
 	wait_for_queue();
 	sleep_ms(200);
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-	for (unsigned r = 0; r < 16; r++)
-		cr_expect_eq(state_of(shim, p, r), 2, "region %u: the scan credited the whole allocation", r);
-	for (size_t i = 0; i < 32 * MiB; i += 4099)
-		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
+	flush(&r);
+	for (unsigned i = 0; i < 16; i++)
+		cr_expect_eq(state_of(&r, i), 2, "region %u: the scan credited the whole allocation", i);
+	bytes_intact(&r);
 	char buf[16384];
-	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
-	unlink(log);
-	cr_expect_eq(lines_with(buf, "access counters:"), 1, "one line: %s", buf);
+	one_counters_line(&r, buf, sizeof buf);
 	cr_expect_not_null(strstr(buf, "access counters: none from this driver"), "%s", buf);
 	cr_expect_not_null(strstr(buf, why), "%s", buf);
 }
@@ -285,36 +324,27 @@ Test(counters_queue, a_driver_that_refuses_the_type_costs_one_line)
 Test(counters_queue, regions_the_driver_moved_to_the_host_are_promoted_again_at_the_next_launch)
 {
 	param_value = NULL;
-	char log[] = "/tmp/ember-counters-queue-XXXXXX";
-	void *shim = start_in(log, "static");
-	CUmodule mod = start_context(shim);
-	CUfunction reread;
-	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
-	memset((void *)p, 0x3c, 32 * MiB);
-	launch_reread(shim, reread, p, 32 * MiB);
+	struct run r;
+	start(&r, "static");
+	CUdeviceptr p = r.p;
+	launch_all(&r, 1);
 	wait_for_queue();
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-	for (unsigned r = 0; r < 16; r++)
-		cr_assert_eq(state_of(shim, p, r), 2, "region %u: the static split", r);
+	flush(&r);
+	for (unsigned i = 0; i < 16; i++)
+		cr_assert_eq(state_of(&r, i), 2, "region %u: the static split", i);
 	enum { COHERENCE = 2, USER = 1 };
 	put_migration(p + 3 * REGION + 4096, 8192, COHERENCE, 1, 0); /* the host read two pages of region 3 */
 	put_migration(p + 3 * REGION + 65536, 4096, COHERENCE, 1, 0);
 	put_migration(p + 5 * REGION, REGION, USER, 1, 0);           /* a move Ember asked for */
 	for (int i = 0; i < 5; i++)
 		put_migration(p + 7 * REGION, 65536, COHERENCE, 0, 1); /* back to the GPU on a fault */
-	for (int i = 0; i < 300 && LOAD(LOAD(control)->get_behind) != 8; i++)
-		sleep_ms(10);
-	cr_assert_eq(LOAD(LOAD(control)->get_behind), 8, "the shim read the eight entries");
-	for (unsigned r = 0; r < 16; r++)
-		cr_expect_eq(state_of(shim, p, r), r == 3 ? 0 : 2, "region %u after the driver's moves", r);
-	launch_reread(shim, reread, p, 32 * MiB);
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-	for (unsigned r = 0; r < 16; r++)
-		cr_expect_eq(state_of(shim, p, r), 2, "region %u after the next launch", r);
-	for (size_t i = 0; i < 32 * MiB; i += 4099)
-		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);
-	unlink(log);
+	wait_for_eight_read();
+	for (unsigned i = 0; i < 16; i++)
+		cr_expect_eq(state_of(&r, i), i == 3 ? 0 : 2, "region %u after the driver's moves", i);
+	launch_all(&r, 1);
+	flush(&r);
+	for (unsigned i = 0; i < 16; i++)
+		cr_expect_eq(state_of(&r, i), 2, "region %u after the next launch", i);
+	bytes_intact(&r);
+	unlink(r.log);
 }
-
