@@ -25,9 +25,8 @@
 #include <string.h>
 
 #include "counters.h"
+#include "fuzz_common.h"
 #include "monitor.h"
-#include "policy.h"
-#include "state.h"
 
 enum { ALLOCS = 4 };
 
@@ -45,43 +44,12 @@ bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, 
 	return true;
 }
 
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static unsigned take(struct input *in)
+/* libFuzzer's one-time setup, before the first input */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static uint64_t take16(struct input *in)
-{
-	return take(in) | (uint64_t)take(in) << 8;
-}
-
-static uint32_t take32(struct input *in)
-{
-	return (uint32_t)(take16(in) | take16(in) << 16);
-}
-
-static void setup_once(void)
-{
-	static bool done;
-	if (done)
-		return;
-	done = true;
-	ember_table_init(&ember_shim_table, &accounts);
-	ember_shim_ctx = (struct ember_policy_ctx){
-		.params = { .span_regions = 4, .threshold = 256, .interval_ns = 25000000, .heat_ratio = 2.0,
-			    .stale_intervals = 5 },
-		.table = &ember_shim_table,
-		.accounts = &accounts,
-		.adaptive = true,
-	};
+	(void)argc, (void)argv;
+	fuzz_policy_init(&accounts);
+	return 0;
 }
 
 static void check_counts(const struct ember_ac_reader *rd)
@@ -119,7 +87,6 @@ static void record_into(struct ember_ac_record *r, const struct ember_alloc *a, 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	setup_once();
 	struct input in = { data, size };
 	ember_table_reset(&ember_shim_table);
 	static struct ember_ac_reader rd;

@@ -20,12 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "kernels.h"
 #include "launch_scan.h"
 #include "monitor.h"
-#include "policy.h"
 #include "shim.h"
-#include "state.h"
 
 enum { KERNELS = 4, MAX_PARAMS = 24, ALLOCS = 4 };
 
@@ -66,35 +65,14 @@ static CUresult CUDAAPI kernel_param_info(CUkernel k, size_t index, size_t *offs
 	return param_info((CUfunction)k, index, offset, size);
 }
 
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static unsigned take(struct input *in)
+/* libFuzzer's one-time setup, before the first input */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static void setup_once(void)
-{
-	static bool done;
-	if (done)
-		return;
-	done = true;
+	(void)argc, (void)argv;
 	ember_slot_table[EMBER_SLOT_cuFuncGetParamInfo] = (void *)param_info;
 	ember_slot_table[EMBER_SLOT_cuKernelGetParamInfo] = (void *)kernel_param_info;
-	ember_table_init(&ember_shim_table, &accounts);
-	ember_shim_ctx = (struct ember_policy_ctx){
-		.params = { .span_regions = 4, .threshold = 256, .interval_ns = 25000000, .heat_ratio = 2.0,
-			    .stale_intervals = 5 },
-		.table = &ember_shim_table,
-		.accounts = &accounts,
-		.adaptive = true,
-	};
+	fuzz_policy_init(&accounts);
+	return 0;
 }
 
 static void launch(struct input *in, uint64_t *bases, const uint64_t *sizes, unsigned nallocs, uint64_t now)
@@ -139,7 +117,6 @@ static void launch(struct input *in, uint64_t *bases, const uint64_t *sizes, uns
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	setup_once();
 	struct input in = { data, size };
 	memset(kernel, 0, sizeof kernel);
 	ember_kernels_forget();
