@@ -1,8 +1,9 @@
 /*
  * ember-top: a live view of what Ember is doing in every program of yours
  * that runs with EMBER_LIVE=1 (ember-run --live 1): each GPU's budget and
- * residency, and each allocation's region map. --once prints one frame as
- * plain text, for scripts and tests; otherwise tui.c draws it until q.
+ * residency, and each allocation's region map, shaded by demand. --once
+ * prints one frame as plain text, for scripts and tests; otherwise tui.c
+ * draws it until q.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,22 +18,24 @@
 
 static const char usage_text[] = "usage: ember-top [options] [PID]\n"
 				 "Shows every program of yours that runs with Ember's live file (EMBER_LIVE=1:\n"
-				 "ember-run --live 1 -- PROGRAM): each process, each GPU's budget gauge, and each\n"
-				 "allocation's region map. A process killed before it could remove its file is\n"
-				 "marked dead; one whose PID went to another process, stale. With PID, that\n"
-				 "process is the one shown.\n"
+				 "ember-run --live 1 -- PROGRAM): each process, each GPU's budget gauge and its\n"
+				 "resident and mapped bytes, and each allocation's region map, shaded by demand.\n"
+				 "A process killed before it could remove its file is marked dead; one whose PID\n"
+				 "went to another process, stale. With PID, that process is the one shown.\n"
 				 "\n"
 				 "  --once          print one frame as plain text and exit, without curses\n"
 				 "  --wait SECONDS  wait this long at most for a program to publish, at the start\n"
 				 "                  and after the last one ends (default: until q; --once: 0)\n"
 				 "  --file PATH     show this live file only\n"
 				 "  --dir DIR       where the live files are (default /dev/shm)\n"
-				 "  --sort KEY      residency, size, address or name (default residency)\n"
+				 "  --sort KEY      residency, size, address, name or demand (default residency)\n"
 				 "  --filter TEXT   allocations at least this big (100M, >=1G), or the programs\n"
 				 "                  whose name contains TEXT\n"
 				 "  --width COLS    --once's width (default: the terminal's, else $COLUMNS, else 120)\n"
 				 "  --wrap          wrap long maps, one cell per group of the record, instead of\n"
 				 "                  scaling them to the width\n"
+				 "  --demand        the maps' cells as their demand levels (0-9), not their\n"
+				 "                  states: --once's text has no shading to show them by\n"
 				 "  -h, --help      this help\n"
 				 "\n";
 
@@ -148,7 +151,7 @@ static int take(struct options *o, const char *a, const char *value)
 			if (!strcmp(value, top_sort_name(s)))
 				o->view.sort = s;
 		if (o->view.sort == TOP_SORTS)
-			return bad("--sort takes residency, size, address or name", value);
+			return bad("--sort takes residency, size, address, name or demand", value);
 	} else if (!strcmp(a, "--filter")) {
 		snprintf(o->view.filter, sizeof o->view.filter, "%s", value);
 	} else if (!strcmp(a, "--file")) {
@@ -183,6 +186,8 @@ static int parse(int argc, char **argv, struct options *o)
 			o->once = true;
 		} else if (!strcmp(a, "--wrap")) {
 			o->view.wrap = true;
+		} else if (!strcmp(a, "--demand")) {
+			o->view.demand = true;
 		} else if (end != a && !*end && pid > 0 && pid < (1L << 30)) {
 			o->view.selected_pid = (int)pid;
 		} else {

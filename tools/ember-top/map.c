@@ -4,7 +4,8 @@
  * group g of len holds regions [g*n/len, (g+1)*n/len)). Wider than the
  * room, groups are merged the same way, and a merged cell claims no more
  * than every one of its groups does: '#' only when all are resident, '.'
- * only when all are mapped, '+' for a mix of the two.
+ * only when all are mapped, '+' for a mix of the two. The demand map beside
+ * it (one level a glyph) merges to the hottest of a cell's groups.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -96,4 +97,49 @@ double top_map_resident(uint64_t size, const char *map, bool *partly)
 		}
 	}
 	return n ? (double)resident / (double)(2 * n) : 0;
+}
+
+const char top_demand_legend[] = " 0 none, 5+ at or past the promotion threshold, x2 a step";
+
+/* The level of groups [g0, g1): the hottest one's; '?' where the record had none. */
+static char hottest(const char *demand, int g0, int g1)
+{
+	char top = '0';
+	for (int g = g0; g < g1; g++) {
+		if (demand[g] == '?')
+			return '?';
+		top = demand[g] > top ? demand[g] : top;
+	}
+	return top;
+}
+
+int top_demand_fit(const char *demand, int len, int cells, char *out)
+{
+	if (cells < 1)
+		cells = 1;
+	if ((int)strlen(demand) != len) { /* none in the record: every cell unknown */
+		int n = len < cells ? len : cells;
+		memset(out, '?', (size_t)n);
+		out[n] = 0;
+		return n;
+	}
+	if (len <= cells) {
+		memcpy(out, demand, (size_t)len);
+		out[len] = 0;
+		return len;
+	}
+	for (int c = 0; c < cells; c++)
+		out[c] = hottest(demand, (int)((int64_t)c * len / cells), (int)((int64_t)(c + 1) * len / cells));
+	out[cells] = 0;
+	return cells;
+}
+
+double top_demand_mean(uint64_t size, const char *demand)
+{
+	uint64_t n = regions_of(size), sum = 0;
+	int len = (int)strlen(demand);
+	for (int g = 0; g < len; g++)
+		if (demand[g] >= '0' && demand[g] <= '9')
+			sum += (uint64_t)(demand[g] - '0') * (group_start(n, len, g + 1) - group_start(n, len, g));
+	return n && len ? (double)sum / (double)n : 0;
 }

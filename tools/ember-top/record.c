@@ -34,6 +34,9 @@ static void parse_device(struct top_proc *p, const char *line)
 		   " peak %" SCNu64 " promotions %" SCNu64 " demotions %" SCNu64,
 		   &d.id, &d.budget, &d.high, &d.low, &d.resident, &d.other, &d.peak, &d.promotions, &d.demotions) != 9)
 		return;
+	/* a key added later (shim/report/live.h): absent from older records */
+	const char *mapped = strstr(line, " mapped ");
+	d.has_mapped = mapped && sscanf(mapped, " mapped %" SCNu64, &d.mapped) == 1;
 	p->devices[p->ndevices++] = d;
 }
 
@@ -52,6 +55,28 @@ static void parse_alloc(struct top_list *list, int proc, const char *line)
 			*c = '?';
 	list->allocs = grow(list->allocs, &list->allocs_cap, list->nallocs + 1, sizeof a);
 	list->allocs[list->nallocs++] = a;
+}
+
+/* The demand levels of the allocation just read with that id; dropped unless they are one a map glyph. */
+static void parse_demand(struct top_list *list, const struct top_proc *p, const char *line)
+{
+	uint64_t id;
+	int at = -1;
+	if (sscanf(line, "demand %" SCNu64 " %n", &id, &at) != 1 || at < 0)
+		return;
+	const char *levels = line + at;
+	size_t n = strcspn(levels, " ");
+	for (int i = list->nallocs - 1; i >= p->first_alloc; i--) {
+		struct top_alloc *a = &list->allocs[i];
+		if (a->id != id)
+			continue;
+		if (n != strlen(a->map))
+			return;
+		for (size_t k = 0; k < n; k++)
+			a->demand[k] = levels[k] >= '0' && levels[k] <= '9' ? levels[k] : '?';
+		a->demand[n] = 0;
+		return;
+	}
 }
 
 int top_record_read(struct top_list *list, const char *path)
@@ -74,7 +99,7 @@ int top_record_read(struct top_list *list, const char *path)
 		return -1;
 	}
 	list->procs = grow(list->procs, &list->procs_cap, list->nprocs + 1, sizeof *list->procs);
-	int proc = list->nprocs++;
+	int proc = list->nprocs++; /* (version 1 grows only by additions, skipped here when unknown) */
 	struct top_proc *p = &list->procs[proc];
 	*p = (struct top_proc){ .written = st.st_mtim, .first_alloc = list->nallocs };
 	snprintf(p->mode, sizeof p->mode, "?");
@@ -89,6 +114,8 @@ int top_record_read(struct top_list *list, const char *path)
 			parse_device(p, line);
 		else if (!strncmp(line, "alloc ", 6))
 			parse_alloc(list, proc, line);
+		else if (!strncmp(line, "demand ", 7))
+			parse_demand(list, p, line);
 	}
 	p->nallocs = list->nallocs - p->first_alloc;
 	free(line);

@@ -7,7 +7,7 @@
 
 const char *top_sort_name(enum top_sort s)
 {
-	static const char *names[TOP_SORTS] = { "residency", "size", "address", "name" };
+	static const char *names[TOP_SORTS] = { "residency", "size", "address", "name", "demand" };
 	return s < TOP_SORTS ? names[s] : "?";
 }
 
@@ -55,6 +55,11 @@ static int by_key(const void *x, const void *y)
 	case TOP_SORT_RESIDENCY: { /* the most resident first */
 		double ra = top_map_resident(a->size, a->map, &partly), rb = top_map_resident(b->size, b->map, &partly);
 		c = (ra < rb) - (ra > rb);
+		break;
+	}
+	case TOP_SORT_DEMAND: { /* the hottest first: the mean level of its regions */
+		double da = top_demand_mean(a->size, a->demand), db = top_demand_mean(b->size, b->demand);
+		c = (da < db) - (da > db);
 		break;
 	}
 	case TOP_SORT_SIZE:

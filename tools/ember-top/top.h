@@ -19,6 +19,8 @@ enum { TOP_MAX_DEVICES = 16, TOP_NAME = 64 };
 struct top_device {
 	int id;
 	uint64_t budget, high, low, resident, other, peak, promotions, demotions;
+	uint64_t mapped;  /* its allocations' bytes in host memory, mapped for it */
+	bool has_mapped;  /* the record says (older shims did not) */
 	bool has_rates; /* set from two records of the same process (tui.c), never from one */
 	double promotions_per_s, demotions_per_s;
 };
@@ -27,6 +29,7 @@ struct top_alloc {
 	uint64_t id, base, size;
 	char kind[16];
 	char map[EMBER_LIVE_MAP_MAX + 1];
+	char demand[EMBER_LIVE_MAP_MAX + 1]; /* a level '0'-'9' per glyph of map; "": not in the record */
 	int proc; /* index into the list it was read into */
 };
 
@@ -77,5 +80,11 @@ void top_map_cell_regions(uint64_t size, int len, int cells, uint64_t *least, ui
 double top_map_resident(uint64_t size, const char *map, bool *partly);
 /* What each glyph means, in one short line (the help has it at length). */
 extern const char top_map_legend[];
+/* A demand map drawn as top_map_fit draws the map: a merged cell has the level of its hottest group. */
+int top_demand_fit(const char *demand, int len, int cells, char *out);
+/* The mean demand level of an allocation's regions, 0 to 9 (0 when the record has none). */
+double top_demand_mean(uint64_t size, const char *demand);
+/* The demand levels, in one short line. */
+extern const char top_demand_legend[];
 
 #endif

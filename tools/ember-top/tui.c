@@ -1,7 +1,8 @@
 /*
  * The interactive view: view.c's frame, redrawn twice a second, with the
  * lines above the allocations held in place while the allocations scroll,
- * the region maps in colour, a help overlay and a filter prompt.
+ * the region maps in colour and shaded by demand, a help overlay and a
+ * filter prompt.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -12,19 +13,28 @@
 const char top_keys_help[] = "Keys:\n"
 			     "  q               quit\n"
 			     "  h, ?            help (any key closes it)\n"
-			     "  s               sort the allocations: residency, size, address, name\n"
+			     "  s               sort the allocations: residency, size, address, name,\n"
+			     "                  demand\n"
 			     "  /               filter: a size (100M: allocations at least that big) or\n"
 			     "                  part of a program's name; empty clears, Esc keeps\n"
 			     "  Tab, p          the next process, then all of them (Shift-Tab, P: back)\n"
 			     "  w               wrap the maps instead of scaling them\n"
+			     "  d               show the maps' demand levels instead of their states\n"
 			     "  Up, Down, j, k  scroll the allocations a line\n"
 			     "  PgUp, PgDn      a page; Home, End (g, G): the first, the last\n"
 			     "  r               refresh now (else every half second)\n"
 			     "Map: one cell per region of 2 MiB, or per CELL regions when scaled to fit:\n"
 			     "  # resident, . mapped, + partly resident, > promoting, < demoting,\n"
-			     "  h the application's (Ember leaves it be), : partly the application's\n";
+			     "  h the application's (Ember leaves it be), : partly the application's\n"
+			     "Shading: a cell's demand, its hottest region's as the policy reads it now\n"
+			     "(halving every interval): 0 none, 5 and up at or past the promotion\n"
+			     "threshold, each level twice the one below; none, blue, cyan, yellow, red.\n";
 
-enum { PAIR_RESIDENT = 1, PAIR_PARTLY, PAIR_PROMOTING, PAIR_DEMOTING, PAIR_APP, PAIR_GONE };
+enum { PAIR_RESIDENT = 1, PAIR_PARTLY, PAIR_PROMOTING, PAIR_DEMOTING, PAIR_APP, PAIR_GONE, PAIR_SHADE };
+
+/* The demand shades: levels 1-2, 3-4, 5-6 (at or past the promotion threshold), 7-9; 0 is not shaded. */
+enum { SHADES = 4 };
+static const short shade_colour[SHADES] = { COLOR_BLUE, COLOR_CYAN, COLOR_YELLOW, COLOR_RED };
 
 static void colours(void)
 {
@@ -38,6 +48,16 @@ static void colours(void)
 	init_pair(PAIR_DEMOTING, COLOR_MAGENTA, -1);
 	init_pair(PAIR_APP, COLOR_BLUE, -1);
 	init_pair(PAIR_GONE, COLOR_RED, -1);
+	for (int k = 0; k < SHADES; k++) /* dark glyphs on the shade: readable on each */
+		init_pair((short)(PAIR_SHADE + k), COLOR_BLACK, shade_colour[k]);
+}
+
+/* A cell's attribute for its demand level, or 0 when it is not shaded (level 0, none known, no colour). */
+static attr_t shade_attr(char level)
+{
+	if (!has_colors() || level < '1' || level > '9')
+		return 0;
+	return COLOR_PAIR(PAIR_SHADE + (level - '1') / 2 - (level == '9')) | A_BOLD;
 }
 
 static attr_t glyph_attr(char c)
@@ -79,17 +99,29 @@ static attr_t line_attr(enum top_line_kind kind)
 	}
 }
 
+/* The line's own text up to its map, the map's cells (each shaded by its demand), then the rest as text. */
 static void draw_line(int row, const struct top_line *l)
 {
 	int len = (int)strlen(l->text), plain = l->map_col >= 0 && l->map_col < len ? l->map_col : len;
+	int shaded = (int)strlen(l->shade), cells = l->kind == TOP_ALLOC ? len - plain : shaded;
 	attron(line_attr(l->kind));
 	mvaddnstr(row, 0, l->text, plain < COLS ? plain : COLS);
 	if (l->kind == TOP_PROC_SELECTED)
 		for (int c = plain; c < COLS; c++) /* the bar across the whole width */
 			addch(' ');
 	attroff(line_attr(l->kind));
-	for (int c = plain; c < len && c < COLS; c++)
-		mvaddch(row, c, (chtype)(unsigned char)l->text[c] | glyph_attr(l->text[c]));
+	for (int c = plain; c < plain + cells && c < len && c < COLS; c++) {
+		char glyph = l->text[c];
+		attr_t shade = c - plain < shaded ? shade_attr(l->shade[c - plain]) : 0;
+		/* the state's colour where no demand shades it; a digit (the demand view) is coloured by its shade only */
+		attr_t a = shade ? shade : glyph >= '0' && glyph <= '9' ? A_NORMAL : glyph_attr(glyph);
+		mvaddch(row, c, (chtype)(unsigned char)glyph | a);
+	}
+	if (plain + cells < len && plain + cells < COLS) {
+		attron(line_attr(l->kind));
+		mvaddnstr(row, plain + cells, l->text + plain + cells, COLS - plain - cells);
+		attroff(line_attr(l->kind));
+	}
 }
 
 static void help_overlay(void)
@@ -218,7 +250,7 @@ static void draw(const struct top_frame *f, struct scroller *s)
 	move(LINES - 1, 0);
 	if (rows > s->page)
 		printw(" lines %d-%d of %d |", s->top + 1, s->top + s->page < rows ? s->top + s->page : rows, rows);
-	printw(" q quit  h help  s sort  / filter  Tab process  w wrap  arrows PgUp PgDn scroll");
+	printw(" q quit  h help  s sort  / filter  Tab process  w wrap  d demand  arrows PgUp PgDn");
 	clrtoeol();
 	attroff(A_REVERSE);
 	refresh();
@@ -286,6 +318,9 @@ static bool on_key(struct session *s, struct top_view *v, int key)
 		break;
 	case 'w':
 		v->wrap = !v->wrap;
+		break;
+	case 'd':
+		v->demand = !v->demand;
 		break;
 	default:
 		scroll_by(&s->scroll, key);

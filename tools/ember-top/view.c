@@ -2,7 +2,9 @@
  * The frame: a title, each process (the one shown marked '>') with its
  * GPUs' budget gauges, then one row per allocation with its region map,
  * scaled to the width (CELL says how many regions a cell stands for) or,
- * with wrap, one cell per group over as many lines as it takes.
+ * with wrap, one cell per group over as many lines as it takes. Each map
+ * cell carries its demand level (the hottest of its regions'), which the
+ * interactive view shades it by, and which the demand view shows as digits.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -29,6 +31,7 @@ static struct top_line *add(struct top_frame *f, enum top_line_kind kind, const 
 	struct top_line *l = &f->lines[f->n++];
 	l->kind = kind;
 	l->map_col = -1;
+	l->shade[0] = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(l->text, sizeof l->text, fmt, ap);
@@ -84,7 +87,8 @@ static void add_gpu(struct top_frame *f, const struct top_view *v, const struct 
 	bool gib = d->budget >= (1ull << 30);
 	double unit = gib ? (double)(1ull << 30) : (double)(1ull << 20);
 	int digits = gib ? 2 : 1;
-	char bar[GAUGE + 1], head[256], other[48] = "", tail[128], rates[2][32] = { "", "" };
+	char bar[GAUGE + 1], head[256], other[48] = "", tail[192], rates[2][32] = { "", "" };
+	char resident[32], mapped[48] = "";
 	gauge(d, bar);
 	if (d->other)
 		snprintf(other, sizeof other, "  other %.*f", digits, (double)d->other / unit);
@@ -95,8 +99,15 @@ static void add_gpu(struct top_frame *f, const struct top_view *v, const struct 
 		snprintf(rates[0], sizeof rates[0], " (%.1f/s)", d->promotions_per_s);
 		snprintf(rates[1], sizeof rates[1], " (%.1f/s)", d->demotions_per_s);
 	}
-	snprintf(tail, sizeof tail, "  promotions %" PRIu64 "%s  demotions %" PRIu64 "%s", d->promotions, rates[0],
-		 d->demotions, rates[1]);
+	/* resident (in flight too) and mapped: host memory its allocations reach it through, up to terabytes */
+	human_bytes(d->resident, resident, sizeof resident);
+	if (d->has_mapped) {
+		char b[32];
+		human_bytes(d->mapped, b, sizeof b);
+		snprintf(mapped, sizeof mapped, "  mapped %s", b);
+	}
+	snprintf(tail, sizeof tail, "  resident %s%s  promotions %" PRIu64 "%s  demotions %" PRIu64 "%s", resident,
+		 mapped, d->promotions, rates[0], d->demotions, rates[1]);
 	add_fitted(f, TOP_GPU, v->width, head, tail);
 }
 
@@ -110,14 +121,20 @@ static void add_proc(struct top_frame *f, const struct top_list *list, const str
 		    p->state == TOP_DEAD ? "DEAD: the process is gone" : "STALE: the PID is another process now",
 		    p->age_s);
 	else {
-		uint64_t placed = 0, resident = 0;
+		uint64_t placed = 0, resident = 0, mapped = 0;
+		bool every_mapped = p->ndevices > 0;
 		for (int i = 0; i < p->nallocs; i++)
 			placed += list->allocs[p->first_alloc + i].size;
-		for (int i = 0; i < p->ndevices; i++)
+		for (int i = 0; i < p->ndevices; i++) {
 			resident += p->devices[i].resident;
+			mapped += p->devices[i].mapped;
+			every_mapped &= p->devices[i].has_mapped;
+		}
+		if (!every_mapped) /* an older record: what is placed and not resident */
+			mapped = placed > resident ? placed - resident : 0;
 		char quiet[48] = "", placed_s[32], mapped_s[32];
 		human_bytes(placed, placed_s, sizeof placed_s);
-		human_bytes(placed > resident ? placed - resident : 0, mapped_s, sizeof mapped_s);
+		human_bytes(mapped, mapped_s, sizeof mapped_s);
 		if (p->age_s > 5) /* the shim rewrites the file ten times a second */
 			snprintf(quiet, sizeof quiet, ", but no record for %.0f s", p->age_s);
 		char head[160], tail[128];
@@ -170,9 +187,9 @@ static void add_title(struct top_frame *f, const struct top_list *list, const st
 		snprintf(shown, sizeof shown, "pid %d", v->selected_pid);
 	if (*v->filter)
 		snprintf(filter, sizeof filter, "  filter %s", v->filter);
-	add(f, TOP_TITLE, "ember-top  %d process%s: %s  showing %s  sort %s%s%s%s", list->nprocs,
+	add(f, TOP_TITLE, "ember-top  %d process%s: %s  showing %s  sort %s%s%s%s%s", list->nprocs,
 	    list->nprocs == 1 ? "" : "es", counts, shown, top_sort_name(v->sort), filter, v->wrap ? "  wrapped" : "",
-	    v->interactive ? "  (h: help, q: quit)" : "");
+	    v->demand ? "  demand" : "", v->interactive ? "  (h: help, q: quit)" : "");
 	if (v->waiting_s >= 0 && !live)
 		add(f, TOP_TEXT,
 		    "waiting for a program publishing Ember's live file (%s/ember-PID.live), %.0f s so far: "
@@ -216,14 +233,21 @@ static void add_alloc(struct top_frame *f, const struct top_list *list, const st
 		if (!strcmp(was, cell))
 			break;
 	}
+	char demand[TOP_LINE_MAX];
 	int n = top_map_fit(a->map, len, cells, fitted);
+	top_demand_fit(a->demand, len, cells, demand);
 	if (!n) {
 		add(f, TOP_ALLOC, "%s-", prefix)->map_col = col;
 		return;
 	}
 	/* wrapped: the rest of the map under its start, room cells a line */
-	for (int at = 0; at < n; at += room)
-		add(f, TOP_ALLOC, "%*s%.*s", col, at ? "" : prefix, room, fitted + at)->map_col = col;
+	for (int at = 0; at < n; at += room) {
+		struct top_line *l =
+			add(f, TOP_ALLOC, "%*s%.*s", col, at ? "" : prefix, room, (v->demand ? demand : fitted) + at);
+		l->map_col = col;
+		if (*a->demand) /* an older record has no demand: nothing to shade by */
+			snprintf(l->shade, sizeof l->shade, "%.*s", room, demand + at);
+	}
 }
 
 void top_view_build(const struct top_list *list, const struct top_view *v, struct top_frame *f)
@@ -238,9 +262,23 @@ void top_view_build(const struct top_list *list, const struct top_view *v, struc
 	if (!list->nprocs && v->waiting_s < 0)
 		add(f, TOP_TEXT, "no program is publishing Ember's live file");
 	add(f, TOP_TEXT, "");
-	add_fitted(f, TOP_HEADER, v->width, "map, CELL regions a cell:", top_map_legend);
+	if (v->demand)
+		add(f, TOP_HEADER, "map of demand, CELL regions a cell: the level of its hottest region (%s)",
+		    v->interactive ? "d: the states" : "without --demand: the states");
+	else
+		add_fitted(f, TOP_HEADER, v->width, "map, CELL regions a cell:", top_map_legend);
+	/* the shading's legend: each level drawn in its own shade */
+	const char *how = v->demand ? "" : v->interactive ? " (d: as digits)" : " (--demand: as digits)";
+	/* (the interactive view shades the maps' cells by it; text shows it with --demand) */
+	char head[64];
+	int col = snprintf(head, sizeof head, "demand: ");
+	if ((int)(strlen(head) + 10 + strlen(top_demand_legend) + strlen(how)) > v->width)
+		how = "";
+	struct top_line *legend = add(f, TOP_HEADER, "%s0123456789%s%s", head, top_demand_legend, how);
+	legend->map_col = col;
+	snprintf(legend->shade, sizeof legend->shade, "0123456789");
 	add(f, TOP_HEADER, "%s%4s %10s %5s %7s  %-9s  %s", v->selected_pid ? "" : "    PID ", "ID", "SIZE", "RES",
-	    "CELL", "KIND", "MAP");
+	    "CELL", "KIND", v->demand ? "DEMAND" : "MAP");
 	f->body = f->n;
 	int *shown = malloc((size_t)(list->nallocs ? list->nallocs : 1) * sizeof *shown);
 	int n = shown ? top_select_allocs(list, v, shown) : 0;

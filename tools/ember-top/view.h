@@ -1,14 +1,15 @@
 /*
  * What ember-top shows, as lines of text: the same frame is printed by
- * --once and drawn by the interactive view, which only adds colour, a
- * scroll position over the allocation rows, and the help overlay.
+ * --once and drawn by the interactive view, which only adds colour (the
+ * maps shaded by demand among it), a scroll position over the allocation
+ * rows, and the help overlay.
  */
 #ifndef EMBER_TOP_VIEW_H
 #define EMBER_TOP_VIEW_H
 
 #include "top.h"
 
-enum top_sort { TOP_SORT_RESIDENCY, TOP_SORT_SIZE, TOP_SORT_ADDRESS, TOP_SORT_NAME, TOP_SORTS };
+enum top_sort { TOP_SORT_RESIDENCY, TOP_SORT_SIZE, TOP_SORT_ADDRESS, TOP_SORT_NAME, TOP_SORT_DEMAND, TOP_SORTS };
 
 enum { TOP_FILTER = 64, TOP_WIDTH_MAX = 1000, TOP_LINE_MAX = TOP_WIDTH_MAX + 64 };
 
@@ -17,6 +18,7 @@ struct top_view {
 	char filter[TOP_FILTER]; /* a size (at least that big: 100M), else part of a program name */
 	int selected_pid;	 /* the process shown; 0: every one */
 	bool wrap;		 /* maps wrapped onto more lines, one cell a group, instead of scaled */
+	bool demand;		 /* the maps' cells show their demand levels instead of their states */
 	int width;
 	const char *dir;  /* where the live files are, for the waiting line */
 	double waiting_s; /* how long no program has been live; < 0: say nothing of it */
@@ -37,6 +39,8 @@ enum top_line_kind {
 struct top_line {
 	enum top_line_kind kind;
 	int map_col;
+	/* from map_col on, a demand level '0'-'9' a cell (or '?'), to shade it by; "": no shading */
+	char shade[TOP_LINE_MAX];
 	char text[TOP_LINE_MAX];
 };
 
