@@ -187,9 +187,13 @@ static void add_title(struct top_frame *f, const struct top_list *list, const st
 		snprintf(shown, sizeof shown, "pid %d", v->selected_pid);
 	if (*v->filter)
 		snprintf(filter, sizeof filter, "  filter %s", v->filter);
-	add(f, TOP_TITLE, "ember-top  %d process%s: %s  showing %s  sort %s%s%s%s%s", list->nprocs,
-	    list->nprocs == 1 ? "" : "es", counts, shown, top_sort_name(v->sort), filter, v->wrap ? "  wrapped" : "",
-	    v->demand ? "  demand" : "", v->interactive ? "  (h: help, q: quit)" : "");
+	struct top_line *title =
+		add(f, TOP_TITLE, "ember-top  %d process%s: %s  showing %s  sort %s%s%s%s", list->nprocs,
+		    list->nprocs == 1 ? "" : "es", counts, shown, top_sort_name(v->sort), filter,
+		    v->wrap ? "  wrapped" : "", v->demand ? "  demand" : "");
+	const char hint[] = "  (h: help, q: quit)"; /* where it fits: the bottom line has the keys too */
+	if (v->interactive && strlen(title->text) + strlen(hint) <= (size_t)v->width)
+		strcat(title->text, hint);
 	if (v->waiting_s >= 0 && !live)
 		add(f, TOP_TEXT,
 		    "waiting for a program publishing Ember's live file (%s/ember-PID.live), %.0f s so far: "
