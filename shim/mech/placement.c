@@ -31,9 +31,18 @@ static void mapped_launch(struct ember_scan *scan, const struct ember_at *at)
 		ember_worker_wake();
 }
 
-/* static: an allocation's first reference is its split, and that launch's stream waits for it on the GPU */
+/*
+ * static: an allocation's first reference is its split, and that launch's
+ * stream waits for it on the GPU. Allocations first referenced by the same
+ * launch are split smallest first: the small ones are read most densely
+ * per byte (on the H200 at 1.5x, the star queries' dimension tables, looked
+ * up at random for every fact row, were left mapped behind the fact columns
+ * first referenced with them: 8.0 s against a bound of 1.2 s).
+ */
 static void static_launch(struct ember_scan *scan, const struct ember_at *at)
 {
+	struct ember_alloc *firsts[EMBER_SCAN_MAX_REFS];
+	unsigned n = 0;
 	for (unsigned i = 0; i < scan->n; i++) {
 		struct ember_alloc *a = scan->allocs[i];
 		/* once split, never again: most launches learn that without the lock */
@@ -43,9 +52,15 @@ static void static_launch(struct ember_scan *scan, const struct ember_at *at)
 		bool first = !a->referenced;
 		__atomic_store_n(&a->referenced, true, __ATOMIC_RELEASE);
 		ember_table_unlock(EMBER_TABLE);
-		if (first)
-			ember_engine_split(&ember_shim_engine, a, at, EMBER_ORDER_STREAM);
+		if (!first)
+			continue;
+		unsigned slot = n++; /* insertion by size: a launch references a few allocations */
+		for (; slot > 0 && firsts[slot - 1]->size > a->size; slot--)
+			firsts[slot] = firsts[slot - 1];
+		firsts[slot] = a;
 	}
+	for (unsigned i = 0; i < n; i++)
+		ember_engine_split(&ember_shim_engine, firsts[i], at, EMBER_ORDER_STREAM);
 }
 
 static const struct ember_strategy strategy_mapped = { .name = "mapped", .launch = mapped_launch };

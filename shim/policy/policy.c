@@ -193,12 +193,22 @@ static int victim_order(const void *x, const void *y)
 	return (a->demand > b->demand) - (a->demand < b->demand);
 }
 
-/* Hottest first; among equals, in address order, so that spans come out adjacent and merge. */
+/*
+ * Hottest first. Among equals, the smaller allocation first: launches that
+ * reference several arrays whole credit each alike, yet read a few
+ * elements per work item from each, so the small array is used more
+ * densely, and often at random. On the H200 at 1.5x of the budget, BFS
+ * left its 2.3 GB vertex offsets mapped for the 18 GB edge list (1.52 s
+ * against static's 1.08 s), and the star queries their dimension tables.
+ * Then in address order, so that spans come out adjacent and merge.
+ */
 static int hottest_first(const void *x, const void *y)
 {
 	const struct slot *a = x, *b = y;
 	if (a->demand != b->demand)
 		return (a->demand < b->demand) - (a->demand > b->demand);
+	if (a->a != b->a && a->a->size != b->a->size)
+		return a->a->size < b->a->size ? -1 : 1;
 	if (a->a != b->a)
 		return a->a->base < b->a->base ? -1 : 1;
 	return (a->r > b->r) - (a->r < b->r);

@@ -367,6 +367,28 @@ Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
 
+/* The star queries' shape: a big fact column and a small lookup table, first referenced by one launch. */
+Test(placement, the_static_split_of_one_launch_gives_the_smaller_allocation_room_first)
+{
+	start_static();
+	CUfunction saxpy;
+	CU_OK(SYM(shim, cuModuleGetFunction)(&saxpy, start_context(shim), "ember_saxpy"));
+	CUdeviceptr big = managed(56 * MiB), small = managed(16 * MiB);
+	memset((void *)big, 1, 56 * MiB); /* made on the host, as a loader would */
+	memset((void *)small, 1, 16 * MiB);
+	float a = 2.0f;
+	unsigned n = 16 * MiB / sizeof(float);
+	void *params[] = { &a, &big, &small, &n };
+	CU_OK(SYM(shim, cuLaunchKernel)(saxpy, n / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+	flush();
+	expect_within_budget();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)small), 0, "the small allocation's start is on the GPU");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(small + 15 * MiB)), 0, "and its end");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + 55 * MiB)), EMBER_SIM_HOST,
+		     "the big one's tail stays in host memory");
+	cr_expect_gt(resident(), 16 * MiB + 16 * MiB, "the big one has the rest of the room");
+}
+
 Test(placement, the_live_file_shows_the_region_map)
 {
 	setenv("EMBER_LIVE", "1", 1);

@@ -400,3 +400,17 @@ Test(policy, repeats_of_a_range_are_counted_then_credited_in_full)
 	ember_policy_depart(a, 0, 8);
 	cr_expect(ember_policy_demand(&ctx, a, 0, 32, 10, now), "after a departure, afresh");
 }
+
+Test(policy, of_arrays_a_launch_references_whole_the_smaller_goes_first)
+{
+	/* BFS's shape: the edge list at the lower address, the vertex offsets after it, both credited whole */
+	struct ember_alloc *edges = alloc_regions(1ull << 40, 40), *offsets = alloc_regions(2ull << 40, 8);
+	demand(edges, 0, 40);
+	demand(offsets, 0, 8);
+	struct ember_alloc *both[] = { edges, offsets };
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, both, 2, &m);
+	complete(&m);
+	cr_expect_eq(count_state(offsets, 0, 8, EMBER_REGION_RESIDENT), 8, "the small array is resident whole");
+	cr_expect_eq(count_state(edges, 0, 40, EMBER_REGION_RESIDENT), 28 - 8, "the large one has the rest of the room");
+}
