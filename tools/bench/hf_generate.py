@@ -12,14 +12,13 @@ ARCH: llama or mixtral. SIZE: 13b (Llama 2 13B shape, 26 GB bf16), 7b, 4b
 (8.6 GB), tiny (a smoke test), or mixtral shapes: 8x1.5b (36 layers, 25 GB),
 8x1b (24 layers, 17 GB), 8x1b-12 (12 layers, 8.6 GB), tiny. With
 `accelerate GPU_BYTES`, the peer a user would pick instead of Ember: the
-model built in host memory and dispatched by accelerate's device_map with
+model in host memory (drawn on the GPU, then moved there) and dispatched by accelerate's device_map with
 max_memory capping the GPU at GPU_BYTES, the rest offloaded to the CPU
 (weights copied to the GPU layer by layer as each forward needs them).
 Prints one JSON record:
 the load (build and initialise) time, the median seconds and tokens per
 second of generation over RUNS runs, each after a one-token warm-up.
 """
-import contextlib
 import json
 import statistics
 import sys
@@ -55,21 +54,6 @@ SHAPES = {
 }
 
 
-@contextlib.contextmanager
-def skipped_init(skip):
-    """The constructors' own initialisation skipped (normal_ below draws every
-    weight anyway): on the CPU it took minutes for 13B, past the matrix's limit."""
-    names = [n for n in dir(torch.nn.init) if n.endswith("_") and not n.startswith("_")] if skip else []
-    saved = {n: getattr(torch.nn.init, n) for n in names}
-    for n in names:
-        setattr(torch.nn.init, n, lambda tensor, *args, **kwargs: tensor)
-    try:
-        yield
-    finally:
-        for n, f in saved.items():
-            setattr(torch.nn.init, n, f)
-
-
 def build(arch, size, offload_gpu_bytes=None):
     shape = SHAPES[(arch, size)]
     common = dict(vocab_size=32000, max_position_embeddings=4096, torch_dtype=torch.bfloat16)
@@ -83,13 +67,18 @@ def build(arch, size, offload_gpu_bytes=None):
     t0 = time.perf_counter()
     # weights made on the GPU in bf16 and drawn there: the way a program builds a model it then loads
     torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cpu" if offload_gpu_bytes else "cuda"), skipped_init(bool(offload_gpu_bytes)):
+    with torch.device("cuda"):
         model = cls(config)
     with torch.no_grad():
         for p in model.parameters():
             p.normal_(0.0, 0.02)
     model.eval()
     if offload_gpu_bytes:
+        # The peer runs without Ember on a card that holds the whole model, so
+        # it is drawn there too (on the CPU, 13B took minutes) and then moved
+        # to host memory, where accelerate's offload starts from.
+        model.to("cpu")
+        torch.cuda.empty_cache()
         import accelerate
         limits = {0: offload_gpu_bytes, "cpu": 400 << 30}
         no_split = [m.__class__.__name__ for m in model.modules() if m.__class__.__name__.endswith("DecoderLayer")][:1]
