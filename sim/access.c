@@ -16,7 +16,9 @@ static uint64_t touch(struct sim_alloc *a, uintptr_t p, size_t n, bool write, in
 	case SIM_MEM_DEVICE:
 		if (!gpu)
 			return 0;
-		return sim_transfer_ns(n, dev == a->device ? SIM_DEVICE_MEMORY_BPS : SIM_PEER_BPS);
+		return sim_transfer_ns(n, dev == a->device		  ? SIM_DEVICE_MEMORY_BPS
+					  : sim_peer_link(dev, a->device) ? SIM_PEER_BPS
+									  : SIM_MAPPED_BPS);
 	case SIM_MEM_HOST:
 		return gpu ? sim_transfer_ns(n, SIM_MAPPED_BPS) : 0;
 	case SIM_MEM_MANAGED:

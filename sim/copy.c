@@ -2,7 +2,9 @@
  * Copies. The bytes move at once (memmove: all memory is host memory);
  * the stream records how long they would take: over the host link when one
  * side is on the device, at device memory speed (read plus write) when
- * both are, at host speed when neither is. A managed range counts as on
+ * both are on one, over the peer link between two GPUs that have one
+ * (peers.c; twice over the host link between two that have not), at host
+ * speed when neither is. A managed range counts as on
  * the device when its first block is resident there; never-populated
  * managed blocks a copy touches become host-populated.
  *
@@ -15,8 +17,11 @@
 
 enum { NEED_DST = 1, NEED_SRC = 2 }; /* which sides must be driver memory */
 
-static uint64_t copy_time(size_t n, bool dst_dev, bool src_dev)
+static uint64_t copy_time(size_t n, bool dst_dev, bool src_dev, int dst_gpu, int src_gpu)
 {
+	if (dst_dev && src_dev && dst_gpu != src_gpu) /* between two GPUs: over their peer link, or twice over the host's */
+		return sim_peer_link(dst_gpu, src_gpu) ? sim_transfer_ns(n, SIM_PEER_BPS)
+						       : sim_transfer_ns(2 * (uint64_t)n, SIM_HOST_LINK_BPS);
 	if (dst_dev && src_dev)
 		return sim_transfer_ns(2 * (uint64_t)n, SIM_DEVICE_MEMORY_BPS);
 	if (dst_dev || src_dev)
@@ -39,11 +44,12 @@ static CUresult copy(uintptr_t dst, uintptr_t src, size_t n, unsigned need, CUst
 	struct sim_alloc *d = sim_alloc_find_range(dst, n), *sa = sim_alloc_find_range(src, n);
 	bool ok = (d || !(need & NEED_DST)) && (sa || !(need & NEED_SRC));
 	bool dst_dev = ok && sim_copy_on_device(d, dst, n), src_dev = ok && sim_copy_on_device(sa, src, n);
+	int dst_gpu = dst_dev ? sim_copy_device(d, dst, n) : -1, src_gpu = src_dev ? sim_copy_device(sa, src, n) : -1;
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!ok)
 		return CUDA_ERROR_INVALID_VALUE;
 	memmove((void *)dst, (const void *)src, n);
-	uint64_t cost = SIM_COPY_CALL_NS + copy_time(n, dst_dev, src_dev);
+	uint64_t cost = SIM_COPY_CALL_NS + copy_time(n, dst_dev, src_dev, dst_gpu, src_gpu);
 	if (sync)
 		sim_stream_enqueue_sync(s, cost);
 	else

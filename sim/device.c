@@ -262,6 +262,6 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice d
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!sim_device_valid(dev) || !sim_device_valid(peerDev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	*canAccessPeer = dev != peerDev;
+	*canAccessPeer = sim_peer_link(dev, peerDev); /* EMBER_SIM_PEERS (peers.c) */
 	return CUDA_SUCCESS;
 }

@@ -48,17 +48,21 @@ static bool brings_in(enum gpu_path p)
 	return p == MIGRATE || p == DUPLICATE || p == POPULATE;
 }
 
-/* Reading through a mapping: host memory at the mapped rate, another GPU's over the peer link. */
-static uint64_t mapped_read(const struct sim_block *b, size_t n)
+/*
+ * Reading through a mapping: host memory at the mapped rate, another GPU's
+ * over the peer link, or through host memory where the two have none
+ * (peers.c): no faster than a mapped host read.
+ */
+static uint64_t mapped_read(const struct sim_block *b, int dev, size_t n)
 {
-	return sim_transfer_ns(n, b->where >= 0 ? SIM_PEER_BPS : SIM_MAPPED_BPS);
+	return sim_transfer_ns(n, b->where >= 0 && sim_peer_link(dev, b->where) ? SIM_PEER_BPS : SIM_MAPPED_BPS);
 }
 
 /* The block is being accessed where it is, through a mapping it now has. */
 static uint64_t read_remotely(struct sim_block *b, int dev, size_t n)
 {
 	b->mapped |= bit(dev);
-	return mapped_read(b, n);
+	return mapped_read(b, dev, n);
 }
 
 /* One block, n of whose bytes a kernel on dev touches. */
@@ -76,7 +80,7 @@ static uint64_t gpu_touch(struct sim_alloc *a, size_t i, size_t n, bool write, i
 			b->host_copy = false;
 		return device_time;
 	case MAPPED:
-		return mapped_read(b, n);
+		return mapped_read(b, dev, n);
 	case FAULT_MAP:
 		b->mapped |= bit(dev);
 		return sim_transfer_ns(n, SIM_FAULT_MAP_BPS);

@@ -155,6 +155,17 @@ bool sim_copy_on_device(struct sim_alloc *a, uintptr_t p, size_t n)
 	return a->blocks[first].where >= 0;
 }
 
+int sim_copy_device(const struct sim_alloc *a, uintptr_t p, size_t n)
+{
+	if (!a)
+		return -1;
+	if (a->kind != SIM_MEM_MANAGED)
+		return a->kind == SIM_MEM_DEVICE ? a->device : -1;
+	size_t first, end;
+	sim_block_span(a, p, n, &first, &end);
+	return a->blocks[first].where >= 0 ? a->blocks[first].where : -1;
+}
+
 SIM_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
 	struct sim_ctx *ctx;

@@ -273,6 +273,12 @@ uint64_t sim_make_room(int dev, uint64_t need, const struct sim_alloc *keep, siz
  * touches become host-populated. sim_mem_lock held.
  */
 bool sim_copy_on_device(struct sim_alloc *a, uintptr_t p, size_t n);
+/* The device a copy's side at [p, p + n) of a is on, after sim_copy_on_device found it there; -1: host. */
+int sim_copy_device(const struct sim_alloc *a, uintptr_t p, size_t n);
+
+/* peers.c: EMBER_SIM_PEERS, read at set-up; whether GPUs (ordinals) dev and peer have a peer link. */
+void sim_peers_setup(void);
+bool sim_peer_link(int dev, int peer);
 /* Kernel (dev >= 0) or CPU (dev < 0) access to managed memory; returns its cost. */
 uint64_t sim_managed_access(struct sim_alloc *a, uintptr_t addr, size_t len, bool write, int dev);
 

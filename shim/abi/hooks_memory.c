@@ -90,6 +90,7 @@ static struct ember_alloc *untrack(CUdeviceptr p)
 		return NULL;
 	}
 	ember_worker_wait_alloc(a);
+	ember_gpus_freed(a); /* its regions on peer GPUs: gpus.h */
 	ember_trace_free(a);
 	ember_stats_retire(a);
 	return a;

@@ -5,6 +5,8 @@
 
 #include "gpus.h"
 #include "launch_scan.h"
+#include "peer.h"
+#include "placement.h"
 #include "shim.h"
 #include "split.h"
 #include "state.h"
@@ -96,6 +98,80 @@ static enum step decide(struct ember_alloc *a, int dev, uint64_t now, int *from)
 	return STEP_NONE;
 }
 
+/* ---- the peer tier (peer.h), its table under the table lock ---- */
+
+static struct ember_peer_tier peers;
+
+static void peer_note(void *arg, const struct ember_peer_move *m, int r)
+{
+	if (r == 0)
+		ember_debug("%#llx: %u regions from %u %s GPU %d%s", (unsigned long long)m->a->base, m->count, m->first,
+			    m->to >= 0 ? "lent to" : "back to host memory from", m->to >= 0 ? m->to : m->from,
+			    m->to >= 0 ? ", read over the peer link" : "");
+	else if (r > 0)
+		ember_debug("%#llx: a peer move of %u regions failed (CUresult %d); they stay where they were",
+			    (unsigned long long)m->a->base, m->count, r);
+}
+
+static void peer_measured(void *arg, int dev, int g, int r, double peer, double host)
+{
+	if (r != 0)
+		ember_debug("cannot measure GPU %d's link to GPU %d (CUresult %d): no peer tier between them", dev, g, r);
+	else if (peer > 0)
+		ember_info("GPU %d reads GPU %d's memory at %.1f GB/s and host memory at %.1f GB/s: %s", dev, g,
+			   peer / 1e9, host / 1e9,
+			   peer > host ? "what its budget has no room for may go there (the peer tier)"
+				       : "no peer tier between them");
+	else
+		ember_debug("GPU %d has no peer access to GPU %d: no peer tier between them", dev, g);
+}
+
+static struct ember_peer_seam seam(void)
+{
+	return (struct ember_peer_seam){ &peers, EMBER_TABLE, ember_shim_engine.ops, ember_shim_engine.ops_self,
+					 peer_note, peer_measured, NULL };
+}
+
+void ember_gpus_after_launch(struct ember_scan *scan, const struct ember_at *at)
+{
+	if (!scan || !ember_strategy->moves)
+		return;
+	struct ember_peer_seam s = seam();
+	ember_peer_after_launch(&s, at, scan->allocs, scan->n, ember_gpus_in_use());
+}
+
+/* Before the strategy's launch on dev: what dev holds for other GPUs gives way to its own demand. */
+static void peer_before_launch(struct ember_scan *scan, const struct ember_at *at)
+{
+	uint32_t in_use = ember_gpus_in_use();
+	if (!ember_strategy->moves || !(in_use & (in_use - 1)))
+		return; /* one GPU in use: nobody else's regions to hold */
+	const struct ember_policy_params *p = &ember_shim_ctx.params;
+	struct ember_peer_seam s = seam();
+	uint64_t out = ember_peer_before_launch(&s, at, scan->allocs, scan->n, ember_shim_ctx.adaptive,
+						(uint64_t)p->stale_intervals * p->interval_ns);
+	if (out)
+		ember_debug("GPU %d's own launch: %llu bytes it held for other GPUs go back to host memory", at->device,
+			    (unsigned long long)out);
+}
+
+void ember_gpus_freed(struct ember_alloc *a)
+{
+	if (!a)
+		return;
+	ember_table_lock(EMBER_TABLE);
+	ember_peer_forget(&peers, EMBER_TABLE->accounts, a);
+	ember_table_unlock(EMBER_TABLE);
+}
+
+bool ember_gpus_peer_stats(int dev, struct ember_peer_stats *out)
+{
+	if (dev < 0 || dev >= EMBER_MAX_DEVICES)
+		return false;
+	*out = peers.stats[dev];
+	return out->held || out->placed || out->pushed_out || out->borrowed;
+}
+
 void ember_gpus_launch(struct ember_scan *scan, int dev, const struct ember_at *at)
 {
 	if (!scan || dev < 0 || dev >= EMBER_MAX_DEVICES)
@@ -139,4 +215,5 @@ void ember_gpus_launch(struct ember_scan *scan, int dev, const struct ember_at *
 		ember_engine_start(&ember_shim_engine, &handover, at, EMBER_ORDER_NONE);
 	else
 		ember_moves_free(&handover);
+	peer_before_launch(scan, at);
 }

@@ -65,4 +65,28 @@ uint32_t ember_gpus_new_alloc_mask(int dev);
  */
 void ember_gpus_launch(struct ember_scan *scan, int dev, const struct ember_at *at);
 
+/*
+ * The peer tier (shim/policy/peer_tier.h), wired into placement:
+ *   - after the strategy's launch on GPU A (at->device), when A's budget is
+ *     full and another GPU in use has room below its low watermark, the
+ *     mapped regions of A's referenced allocations that A cannot take are
+ *     prefetched onto that GPU B, advised accessed-by A, and charged to B's
+ *     budget; the launch's stream waits for them, as for a promotion. The
+ *     link between A and B is measured first, once (ops peer_link), and a
+ *     pair whose peer copy is no faster than the host link gets nothing;
+ *   - before the strategy's launch on B, B's own demand (mapped regions of
+ *     its allocations its placement may promote) sends what B holds for
+ *     others back to host memory while B's room is short of it, and
+ *     nothing is lent to B again for EMBER_STALE_INTERVALS intervals;
+ *   - a free takes its lent regions off their holders' accounts.
+ * Only GPUs in use (with a context Ember has seen) hold regions.
+ */
+void ember_gpus_after_launch(struct ember_scan *scan, const struct ember_at *at);
+/* a was removed from the table by a free: its regions on peers leave their accounts. */
+void ember_gpus_freed(struct ember_alloc *a);
+
+struct ember_peer_stats;
+/* The peer tier's figures for dev (table lock held); false when all are 0. */
+bool ember_gpus_peer_stats(int dev, struct ember_peer_stats *out);
+
 #endif

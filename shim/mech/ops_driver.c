@@ -137,6 +137,99 @@ static int demote(void *self, struct ember_op *op)
 	return prefetch(op, host);
 }
 
+/*
+ * The peer tier: onto GPU `to` for `reader`, or back to host memory. No
+ * events: its caller charges the holder when it is issued, and a launch
+ * that needs it waits for the private stream (stream_wait) as for any move.
+ */
+static int peer_place(void *self, struct ember_op *op, int to, int reader)
+{
+	CUstream s = ember_private_stream(op->at.ctx);
+	if (!s)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUmemLocation loc = to >= 0 ? (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = to }
+				    : (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
+	prefer(op, loc);
+	CUdeviceptr start = move_start(op);
+	size_t bytes = ember_move_bytes(&op->move);
+	if (to >= 0 && reader >= 0) {
+		/* mapped for the reader wherever it is: its reads go over the peer link, with no fault */
+		CUmemLocation r = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = reader };
+		CUresult a = EMBER_REAL(cuMemAdvise_v2)(start, bytes, CU_MEM_ADVISE_SET_ACCESSED_BY, r);
+		if (a != CUDA_SUCCESS)
+			return a;
+	}
+	return EMBER_REAL(cuMemPrefetchAsync_v2)(start, bytes, loc, 0, s);
+}
+
+/*
+ * The link from reader to holder's memory, measured once per pair: a
+ * timed copy of 32 MiB from a buffer on holder to one on reader (the peer
+ * link), and one from pinned host memory (the host link, standing in for
+ * host-mapped reads: on the H200 they ran at 55 and 51 GB/s). Where the
+ * driver stages peer copies through the host (no peer access between
+ * them, or a link it does not use for copies), the peer figure comes out
+ * no better than the host's and the tier stays off for that pair: the
+ * cautious side. The buffers are the driver's, not the program's, and
+ * are gone when this returns. Never measured on two real GPUs (issue 13).
+ */
+enum { LINK_PROBE_BYTES = 32 << 20 };
+
+static int peer_link(void *self, const struct ember_at *at, int reader, int holder, double *peer_bps,
+		     double *host_bps)
+{
+	*peer_bps = *host_bps = 0;
+	int can = 0;
+	if (reader == holder || EMBER_REAL(cuDeviceCanAccessPeer)(&can, reader, holder) != CUDA_SUCCESS || !can)
+		return CUDA_SUCCESS; /* no peer access: no peer tier between them */
+	CUstream s = ember_private_stream(at->ctx);
+	if (!s)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUcontext hctx = NULL, popped;
+	CUdeviceptr on_reader = 0, on_holder = 0;
+	void *host = NULL;
+	CUevent ev[3] = { NULL, NULL, NULL };
+	CUresult r = EMBER_REAL(cuDevicePrimaryCtxRetain)(&hctx, holder);
+	if (r == CUDA_SUCCESS && (r = EMBER_REAL(cuCtxPushCurrent_v2)(hctx)) == CUDA_SUCCESS) {
+		r = EMBER_REAL(cuMemAlloc_v2)(&on_holder, LINK_PROBE_BYTES);
+		EMBER_REAL(cuCtxPopCurrent_v2)(&popped);
+	}
+	if (r == CUDA_SUCCESS)
+		r = EMBER_REAL(cuMemAlloc_v2)(&on_reader, LINK_PROBE_BYTES);
+	if (r == CUDA_SUCCESS)
+		r = EMBER_REAL(cuMemAllocHost_v2)(&host, LINK_PROBE_BYTES);
+	for (int i = 0; i < 3 && r == CUDA_SUCCESS; i++)
+		r = EMBER_REAL(cuEventCreate)(&ev[i], CU_EVENT_DEFAULT);
+	if (r == CUDA_SUCCESS) {
+		/* once untimed (first-use costs), then timed */
+		EMBER_REAL(cuMemcpyDtoDAsync_v2)(on_reader, on_holder, LINK_PROBE_BYTES, s);
+		EMBER_REAL(cuEventRecord)(ev[0], s);
+		EMBER_REAL(cuMemcpyDtoDAsync_v2)(on_reader, on_holder, LINK_PROBE_BYTES, s);
+		EMBER_REAL(cuEventRecord)(ev[1], s);
+		EMBER_REAL(cuMemcpyHtoDAsync_v2)(on_reader, host, LINK_PROBE_BYTES, s);
+		EMBER_REAL(cuEventRecord)(ev[2], s);
+		r = EMBER_REAL(cuEventSynchronize)(ev[2]);
+	}
+	float peer_ms = 0, host_ms = 0;
+	if (r == CUDA_SUCCESS && EMBER_REAL(cuEventElapsedTime_v2)(&peer_ms, ev[0], ev[1]) == CUDA_SUCCESS &&
+	    EMBER_REAL(cuEventElapsedTime_v2)(&host_ms, ev[1], ev[2]) == CUDA_SUCCESS && peer_ms > 0 && host_ms > 0) {
+		*peer_bps = LINK_PROBE_BYTES / (peer_ms * 1e-3);
+		*host_bps = LINK_PROBE_BYTES / (host_ms * 1e-3);
+	}
+	for (int i = 0; i < 3; i++)
+		if (ev[i])
+			EMBER_REAL(cuEventDestroy_v2)(ev[i]);
+	if (host)
+		EMBER_REAL(cuMemFreeHost)(host);
+	if (on_reader)
+		EMBER_REAL(cuMemFree_v2)(on_reader);
+	if (on_holder)
+		EMBER_REAL(cuMemFree_v2)(on_holder);
+	if (hctx)
+		EMBER_REAL(cuDevicePrimaryCtxRelease_v2)(holder);
+	return r;
+}
+
 /* The worker's current context: it moves between contexts; application threads are already in theirs. */
 static CUcontext worker_ctx;
 
@@ -241,4 +334,6 @@ const struct ember_ops ember_driver_ops = {
 	.release = release,
 	.stream_wait = stream_wait,
 	.now = now,
+	.peer_link = peer_link,
+	.peer_place = peer_place,
 };

@@ -90,6 +90,7 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 	at.device = scan ? ember_budget_current_device() : -1;
 	ember_gpus_launch(scan, at.device, &at); /* several GPUs: gpus.h */
 	ember_strategy->launch(scan, &at);
+	ember_gpus_after_launch(scan, &at); /* the peer tier: gpus.h */
 }
 
 /*

@@ -63,6 +63,23 @@ struct ember_ops {
 	int (*stream_wait)(void *self, const struct ember_at *at, enum ember_order order);
 	/* The policy's clock, in ns. */
 	uint64_t (*now)(void *self);
+	/*
+	 * The peer tier (peer_tier.h); both may be NULL: no peer tier.
+	 *
+	 * peer_link: how fast GPU `reader` reads GPU `holder`'s memory and
+	 * host memory, in bytes per second, measured once per pair from at's
+	 * context; *peer_bps 0: no peer access between them (or not measured).
+	 *
+	 * peer_place: move op's regions onto GPU `to`, advised accessed-by
+	 * `reader` (who reads them there over the peer link) and preferring
+	 * `to`; or, for `to` < 0, back to host memory, preferring it. Issued
+	 * like promote, ordered after what at's context issued before it, but
+	 * with nothing to poll: stream_wait orders it like the others, and its
+	 * caller counts it done once issued. 0 or the error.
+	 */
+	int (*peer_link)(void *self, const struct ember_at *at, int reader, int holder, double *peer_bps,
+			 double *host_bps);
+	int (*peer_place)(void *self, struct ember_op *op, int to, int reader);
 };
 
 /*
@@ -78,6 +95,9 @@ struct ember_virtual {
 	uint64_t busy_until;        /* the copy engine runs moves one after another */
 	uint64_t launch_ready_at;   /* a launch that waited (STREAM) starts no earlier */
 	unsigned fail_promotions, fail_demotions; /* the next n of each fail (tests) */
+	/* the peer tier: every pair of GPUs linked at peer_read_bps (0: no peer access), host reads at host_read_bps */
+	double peer_read_bps, host_read_bps;
+	uint64_t bytes_to_peers, bytes_from_peers; /* peer_place's moves, for the statistics */
 };
 
 extern const struct ember_ops ember_virtual_ops;

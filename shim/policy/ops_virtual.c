@@ -61,6 +61,29 @@ static uint64_t now(void *self)
 	return ((struct ember_virtual *)self)->now;
 }
 
+static int peer_link(void *self, const struct ember_at *at, int reader, int holder, double *peer_bps,
+		     double *host_bps)
+{
+	struct ember_virtual *v = self;
+	*peer_bps = reader != holder ? v->peer_read_bps : 0;
+	*host_bps = v->host_read_bps;
+	return 0;
+}
+
+/*
+ * Onto a peer: its regions are mapped (host memory), so they cross the
+ * holder's host link at the promotion rate; back: the demotion rate. The
+ * one copy engine runs them in turn with the others (a second GPU has its
+ * own: this is the cautious side).
+ */
+static int peer_place(void *self, struct ember_op *op, int to, int reader)
+{
+	struct ember_virtual *v = self;
+	uint64_t bytes = ember_move_bytes(&op->move);
+	*(to >= 0 ? &v->bytes_to_peers : &v->bytes_from_peers) += bytes;
+	return start(v, op, to >= 0 ? v->promote_bytes_per_ns : v->demote_bytes_per_ns, &(unsigned){ 0 });
+}
+
 const struct ember_ops ember_virtual_ops = {
 	.advise_mapped = advise_mapped,
 	.promote = promote,
@@ -70,4 +93,6 @@ const struct ember_ops ember_virtual_ops = {
 	.release = release,
 	.stream_wait = stream_wait,
 	.now = now,
+	.peer_link = peer_link,
+	.peer_place = peer_place,
 };

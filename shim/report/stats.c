@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "peer.h"
 #include "state.h"
 #include "tracer.h"
 #include "census.h"
@@ -67,10 +68,17 @@ void ember_stats_write(FILE *f)
 			", \"low_bytes\": %" PRIu64 ", \"resident_bytes\": %" PRIu64 ", \"other_bytes\": %" PRIu64
 			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
 			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
-			", \"migrate_seconds\": %.6f}",
+			", \"migrate_seconds\": %.6f",
 			sep, d, bus, uuid, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
 			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted,
 			acc->migrate_ns / 1e9);
+		struct ember_peer_stats ps;
+		if (ember_gpus_peer_stats(d, &ps)) /* the peer tier (gpus.h): only where it did something */
+			fprintf(f,
+				", \"peer_bytes_held\": %" PRIu64 ", \"peer_bytes_placed\": %" PRIu64
+				", \"peer_bytes_pushed_out\": %" PRIu64 ", \"bytes_placed_on_peers\": %" PRIu64,
+				ps.held, ps.placed, ps.pushed_out, ps.borrowed);
+		fputc('}', f);
 		sep = ",\n";
 	}
 	fprintf(f, "\n  ],\n  \"entry_points\": ");
@@ -143,6 +151,12 @@ void ember_stats_at_exit(void)
 			   d, acc->peak / 1073741824.0, acc->budget / 1073741824.0, acc->promotions,
 			   acc->bytes_promoted / 1073741824.0, acc->demotions, acc->bytes_demoted / 1073741824.0,
 			   acc->migrate_ns / 1e9);
+		struct ember_peer_stats ps;
+		if (ember_gpus_peer_stats(d, &ps))
+			ember_info("GPU %d at exit, the peer tier: %.2f GiB of its allocations placed on peers; it held "
+				   "%.2f GiB for other GPUs (%.2f GiB now), %.2f GiB of it pushed out by its own demand",
+				   d, ps.borrowed / 1073741824.0, ps.placed / 1073741824.0, ps.held / 1073741824.0,
+				   ps.pushed_out / 1073741824.0);
 	}
 	if (!ember_cfg.stats_path || !*ember_cfg.stats_path)
 		return;

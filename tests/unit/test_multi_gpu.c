@@ -108,8 +108,8 @@ Test(multi_gpu, a_list_naming_no_simulated_gpu_leaves_them_all_visible)
 static CUfunction reread[2];
 static CUcontext ctxs[2];
 
-/* The shim over two (or more) simulated GPUs, a primary context on GPUs 0 and 1, the reread kernel in each; GPU 0 current. */
-static void start(const char *mode, const char *devices)
+/* The environment every shim case starts from: the GPUs, the mode, a 64 MiB budget unless the case set one. */
+static void shim_env(const char *mode, const char *devices)
 {
 	setenv("EMBER_SIM_DEVICES", devices, 1);
 	setenv("EMBER_MODE", mode, 1);
@@ -117,26 +117,36 @@ static void start(const char *mode, const char *devices)
 		setenv("EMBER_BUDGET", "64M", 1);
 	sim = load_sim();
 	shim = load_shim();
+}
+
+/* GPU d's primary context retained and made current, the reread kernel loaded in it (once). */
+static void open_gpu(int d)
+{
+	if (ctxs[d])
+		return;
+	CUdevice dev;
+	CUmodule mod;
+	CU_OK(SYM(shim, cuDeviceGet)(&dev, d));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctxs[d], dev));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread[d], mod, "ember_reread_sum"));
+}
+
+/* The shim over two (or more) simulated GPUs, a primary context on GPUs 0 and 1, the reread kernel in each; GPU 0 current. */
+static void start(const char *mode, const char *devices)
+{
+	shim_env(mode, devices);
 	CU_OK(SYM(shim, cuInit)(0));
-	for (int d = 1; d >= 0; d--) {
-		CUdevice dev;
-		CUmodule mod;
-		CU_OK(SYM(shim, cuDeviceGet)(&dev, d));
-		CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctxs[d], dev));
-		CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
-		CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
-		CU_OK(SYM(shim, cuModuleGetFunction)(&reread[d], mod, "ember_reread_sum"));
-	}
+	for (int d = 1; d >= 0; d--)
+		open_gpu(d);
 }
 
 /* Only GPU 0's context: GPU 1 is not in use until use_gpu(1). */
 static void start_on_gpu0(const char *mode)
 {
-	setenv("EMBER_SIM_DEVICES", "2", 1);
-	setenv("EMBER_MODE", mode, 1);
 	setenv("EMBER_BUDGET", "64M", 1);
-	sim = load_sim();
-	shim = load_shim();
+	shim_env(mode, "2");
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuCtxGetCurrent)(&ctxs[0]));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&reread[0], mod, "ember_reread_sum"));
@@ -144,15 +154,7 @@ static void start_on_gpu0(const char *mode)
 
 static void use_gpu(int d)
 {
-	if (!ctxs[d]) {
-		CUdevice dev;
-		CUmodule mod;
-		CU_OK(SYM(shim, cuDeviceGet)(&dev, d));
-		CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctxs[d], dev));
-		CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
-		CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
-		CU_OK(SYM(shim, cuModuleGetFunction)(&reread[d], mod, "ember_reread_sum"));
-	}
+	open_gpu(d);
 	CU_OK(SYM(shim, cuCtxSetCurrent)(ctxs[d]));
 }
 
@@ -180,6 +182,27 @@ static void flush(void)
 static uint64_t resident(int d)
 {
 	return SYM(sim, ember_sim_device_resident_bytes)(d);
+}
+
+/* What GPU d's account holds, as cuMemGetInfo reports it under a budget (total less free); GPU d is current after. */
+static uint64_t account_used(int d)
+{
+	size_t free_b, total_b;
+	use_gpu(d);
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	return total_b - free_b;
+}
+
+static void expect_accounts_empty(void)
+{
+	for (int d = 0; d < 2; d++)
+		cr_expect_eq(account_used(d), 0, "GPU %d's account is empty", d);
+}
+
+static void expect_peaks_under_high_watermark(uint64_t budget)
+{
+	for (int d = 0; d < 2; d++)
+		cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(d), budget / 100 * 90, "GPU %d", d);
 }
 
 static uint32_t accessed_by(CUdeviceptr p)
@@ -349,6 +372,7 @@ Test(multi_gpu, mapped_mode_advises_every_gpu_at_allocation)
 Test(multi_gpu, an_allocation_first_launched_on_another_gpu_is_split_onto_that_gpu)
 {
 	setenv("EMBER_BUDGET_1", "32M", 1);
+	setenv("EMBER_SIM_PEERS", "none", 1); /* what GPU 1 has no room for stays in host memory, not on GPU 0 */
 	start("static", "2");
 	use_gpu(0);
 	CUdeviceptr p = managed(100 * MiB, 0x33);
@@ -360,12 +384,8 @@ Test(multi_gpu, an_allocation_first_launched_on_another_gpu_is_split_onto_that_g
 	cr_expect_eq(resident(0), 0, "nothing on GPU 0");
 	cr_expect_leq(resident(1), 32 * MiB / 100 * 90, "GPU 1 under its own high watermark");
 	cr_expect_gt(resident(1), 16 * MiB);
-	size_t free_b, total_b;
-	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b)); /* GPU 1 current */
-	cr_expect_eq(total_b - free_b, resident(1), "GPU 1's account holds it");
-	use_gpu(0);
-	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
-	cr_expect_eq(free_b, total_b, "GPU 0's account holds nothing");
+	cr_expect_eq(account_used(1), resident(1), "GPU 1's account holds it");
+	cr_expect_eq(account_used(0), 0, "GPU 0's account holds nothing");
 	expect_bytes(p, 100 * MiB, 0x33);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 	flush();
@@ -399,9 +419,22 @@ Test(multi_gpu, static_keeps_a_split_where_it_was_made)
  * memory at the host-mapped rate, and their ratio is the gain the rates
  * predict (peer.h), within the launch's fixed cost.
  */
+/* The virtual time of `n` launches on GPU d reading all of [p, p + bytes), after one untimed (which places and maps it). */
+static double timed_reads(int d, CUdeviceptr p, size_t bytes, unsigned n)
+{
+	read_on(d, p, bytes);
+	flush();
+	uint64_t t0 = SYM(sim, ember_sim_now_ns)();
+	for (unsigned i = 0; i < n; i++)
+		read_on(d, p, bytes);
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	return (double)(SYM(sim, ember_sim_now_ns)() - t0);
+}
+
 Test(multi_gpu, the_simulated_peer_link_reads_at_its_rate)
 {
 	setenv("EMBER_BUDGET_1", "1M", 1); /* no room for a region on GPU 1: what it reads stays where it is */
+	setenv("EMBER_BUDGET_0", "36M", 1); /* GPU 0 past its low watermark with its split: no room to lend */
 	start("static", "2");
 	CUdeviceptr on0 = managed(32 * MiB, 0x55), host = managed(32 * MiB, 0x66);
 	read_on(0, on0, 32 * MiB); /* split onto GPU 0 */
@@ -409,14 +442,8 @@ Test(multi_gpu, the_simulated_peer_link_reads_at_its_rate)
 	cr_assert_eq(resident(0), 32 * MiB);
 	double ns[2];
 	CUdeviceptr what[2] = { on0, host };
-	for (int i = 0; i < 2; i++) {
-		read_on(1, what[i], 32 * MiB); /* the first launch maps it for GPU 1 */
-		flush();
-		uint64_t t0 = SYM(sim, ember_sim_now_ns)();
-		read_on(1, what[i], 32 * MiB);
-		CU_OK(SYM(shim, cuCtxSynchronize)());
-		ns[i] = (double)(SYM(sim, ember_sim_now_ns)() - t0);
-	}
+	for (int i = 0; i < 2; i++)
+		ns[i] = timed_reads(1, what[i], 32 * MiB, 1);
 	double bytes = 32.0 * MiB;
 	cr_expect(ns[0] > bytes / 300e9 * 1e9 && ns[0] < bytes / 300e9 * 1e9 * 1.2, "peer: %.0f ns", ns[0]);
 	cr_expect(ns[1] > bytes / 51e9 * 1e9 && ns[1] < bytes / 51e9 * 1e9 * 1.2, "host-mapped: %.0f ns", ns[1]);
@@ -461,12 +488,8 @@ Test(multi_gpu, adaptive_hands_an_allocation_over_to_the_gpu_that_now_uses_it)
 	cr_expect_eq(resident(1), 16 * MiB);
 	cr_expect_eq(resident(0), 0, "GPU 0 gave it back");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 1);
-	size_t free_b, total_b;
-	use_gpu(0);
-	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
-	cr_expect_eq(free_b, total_b, "GPU 0's account is empty");
-	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(0), 64 * MiB / 100 * 90);
-	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(1), 64 * MiB / 100 * 90);
+	cr_expect_eq(account_used(0), 0, "GPU 0's account is empty");
+	expect_peaks_under_high_watermark(64 * MiB);
 	expect_bytes(p, 16 * MiB, 0x77);
 }
 
@@ -556,8 +579,7 @@ Test(multi_gpu, two_threads_on_two_gpus_sharing_an_allocation_keep_both_budgets)
 		pthread_join(t[d], NULL);
 	use_gpu(0);
 	flush();
-	for (int d = 0; d < 2; d++)
-		cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(d), 16 * MiB / 100 * 90, "GPU %d", d);
+	expect_peaks_under_high_watermark(16 * MiB);
 	cr_expect_eq(accessed_by(shared_p), 3u);
 	expect_bytes(shared_p, 8 * MiB, 0xa1);
 	expect_bytes(own_p[0], 8 * MiB, 0xb2);
@@ -567,10 +589,172 @@ Test(multi_gpu, two_threads_on_two_gpus_sharing_an_allocation_keep_both_budgets)
 	CU_OK(SYM(shim, cuMemFree_v2)(own_p[1]));
 	flush();
 	cr_expect_eq(resident(0) + resident(1), 0);
-	size_t free_b, total_b;
-	for (int d = 0; d < 2; d++) {
-		use_gpu(d);
-		CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
-		cr_expect_eq(free_b, total_b, "GPU %d's account is empty after the frees", d);
-	}
+	expect_accounts_empty();
+}
+
+/* ---- the peer tier (shim/policy/peer_tier.h, wired in shim/mech/gpus.c) ---- */
+
+/* Bytes of [p, p + bytes) whose blocks the simulated driver has on GPU d. */
+static uint64_t bytes_on(int d, CUdeviceptr p, size_t bytes)
+{
+	uint64_t n = 0;
+	for (size_t off = 0; off < bytes; off += 2 * MiB)
+		if (SYM(sim, ember_sim_block_location)((void *)(p + off)) == d)
+			n += 2 * MiB;
+	return n;
+}
+
+/*
+ * The re-read workload on two GPUs: GPU 0 budgeted far below its working
+ * set (16 MiB of 128 MiB), GPU 1 idle with 256 MiB. Its budget made known
+ * (the program asked for its memory, as frameworks do), it is in use.
+ */
+enum { REREAD_MIB = 128, REREADS = 4 };
+
+static void start_reread(void)
+{
+	setenv("EMBER_BUDGET_0", "16M", 1);
+	setenv("EMBER_BUDGET_1", "256M", 1);
+	start("static", "2");
+	cr_assert_eq(account_used(1), 0, "GPU 1: idle");
+	use_gpu(0);
+}
+
+/*
+ * Host-only (the simulated GPUs have no peer link: EMBER_SIM_PEERS=none)
+ * against host+peer placement: with the link, what GPU 0's budget cannot
+ * take goes to GPU 1 and GPU 0 reads it there, faster than host memory by
+ * about the ratio of the simulated peer and host-mapped rates (300 and
+ * 51 GB/s, sim/cost.h), the few regions resident on GPU 0 and the launch's
+ * fixed cost aside. GPU 1's account holds what it holds for GPU 0.
+ */
+static double reread_ns(bool peers, uint64_t *lent)
+{
+	if (!peers)
+		setenv("EMBER_SIM_PEERS", "none", 1);
+	start_reread();
+	CUdeviceptr p = managed(REREAD_MIB * MiB, 0x3c);
+	double ns = timed_reads(0, p, REREAD_MIB * MiB, REREADS);
+	*lent = bytes_on(1, p, REREAD_MIB * MiB);
+	cr_expect_leq(resident(0), 16 * MiB / 100 * 90, "GPU 0 under its high watermark");
+	cr_expect_eq(account_used(1), *lent, "GPU 1's account holds what it holds for GPU 0");
+	cr_expect_leq(*lent, 256 * MiB / 100 * 85, "below GPU 1's low watermark");
+	expect_bytes(p, REREAD_MIB * MiB, 0x3c);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	flush();
+	expect_accounts_empty();
+	cr_expect_eq(resident(0) + resident(1), 0);
+	return ns;
+}
+
+Test(multi_gpu, reread_host_only_leaves_what_gpu0_cannot_hold_in_host_memory)
+{
+	uint64_t lent;
+	double ns = reread_ns(false, &lent);
+	cr_expect_eq(lent, 0, "no peer link: nothing on GPU 1");
+	double mapped = (REREAD_MIB - 14) * MiB / 51e9 * 1e9 * REREADS; /* 7 regions fit under 90% of 16 MiB */
+	cr_expect(ns > mapped && ns < mapped * 1.2, "host-only: %.0f ns, against %.0f ns of mapped reads", ns, mapped);
+}
+
+Test(multi_gpu, reread_peer_tier_places_what_gpu0_cannot_hold_on_gpu1)
+{
+	uint64_t lent;
+	double ns = reread_ns(true, &lent);
+	cr_expect_eq(lent, (REREAD_MIB - 14) * MiB, "every region GPU 0 has no room for is on GPU 1");
+	double peer = (REREAD_MIB - 14) * MiB / 300e9 * 1e9 * REREADS;
+	cr_expect(ns > peer && ns < peer * 1.3, "host+peer: %.0f ns, against %.0f ns of peer reads", ns, peer);
+}
+
+/* The two in one process each, compared: the peer tier's gain is the rates' ratio, within 25%. */
+static double ns_of(bool peers)
+{
+	char path[] = "/tmp/ember-multi-gpu-reread-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	extern char **environ;
+	setenv("MULTI_GPU_REREAD_CHILD", peers ? "peer" : "host", 1);
+	setenv("MULTI_GPU_REREAD_OUT", path, 1);
+	/* a Criterion run of its own: without this sandbox's variables, or it takes itself for one of its workers */
+	unsetenv("IS_SANDBOX");
+	unsetenv("BXFI_MAP");
+	char *argv[] = { "test_multi_gpu", "--filter", "multi_gpu/reread_child", NULL };
+	pid_t pid;
+	cr_assert_eq(posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ), 0);
+	unsetenv("MULTI_GPU_REREAD_CHILD");
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the %s child: status %d", peers ? "peer" : "host",
+		  status);
+	char buf[64];
+	read_file(path, buf, sizeof buf);
+	unlink(path);
+	return atof(buf);
+}
+
+/* Run in a child by ns_of: one variant's virtual time, written to MULTI_GPU_REREAD_OUT. */
+Test(multi_gpu, reread_child)
+{
+	const char *variant = getenv("MULTI_GPU_REREAD_CHILD"), *out = getenv("MULTI_GPU_REREAD_OUT");
+	if (!variant || !out)
+		cr_skip_test("run by reread_peer_tier_beats_host_only_by_the_rates_ratio");
+	uint64_t lent;
+	double ns = reread_ns(!strcmp(variant, "peer"), &lent);
+	FILE *f = fopen(out, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%.0f\n", ns);
+	fclose(f);
+}
+
+Test(multi_gpu, reread_peer_tier_beats_host_only_by_the_rates_ratio)
+{
+	double host = ns_of(false), peer = ns_of(true);
+	double gain = host / peer, predicted = 300.0 / 51.0;
+	cr_expect(gain > predicted * 0.75 && gain < predicted * 1.25, "host %.0f ns, peer %.0f ns: gain %.2f against %.2f",
+		  host, peer, gain, predicted);
+}
+
+/*
+ * GPU 1's own use comes first: with 128 MiB of budget it holds what GPU 0
+ * cannot (below its low watermark, 108 MiB); then its own allocation of
+ * 64 MiB, launched on GPU 1, sends as much as it needs of GPU 0's regions
+ * back to host memory before its split, which lands whole on GPU 1. For
+ * the stale period after, GPU 0's launches lend nothing more to GPU 1.
+ * The free of GPU 0's allocation leaves GPU 1's account with its own.
+ */
+Test(multi_gpu, gpu1s_own_demand_pushes_gpu0s_borrowed_regions_out)
+{
+	setenv("EMBER_BUDGET_0", "16M", 1);
+	setenv("EMBER_BUDGET_1", "128M", 1);
+	setenv("EMBER_STALE_INTERVALS", "400", 1); /* 10 s quiet after a push-out, however slow the build */
+	start("static", "2");
+	account_used(1);
+	use_gpu(0);
+	CUdeviceptr a = managed(REREAD_MIB * MiB, 0x4d);
+	read_on(0, a, REREAD_MIB * MiB);
+	flush();
+	uint64_t lent = bytes_on(1, a, REREAD_MIB * MiB);
+	cr_assert_eq(lent, 108 * MiB, "GPU 1 holds for GPU 0 up to its low watermark: %llu MiB",
+		     (unsigned long long)(lent / MiB));
+	cr_expect_eq(account_used(1), lent);
+	CUdeviceptr b = managed(64 * MiB, 0x5e); /* GPU 1 current: its own */
+	cr_expect_eq(placed_for(b), 1);
+	read_on(1, b, 64 * MiB);
+	flush();
+	cr_expect_eq(bytes_on(1, b, 64 * MiB), 64 * MiB, "GPU 1's own allocation split whole onto it");
+	uint64_t left = bytes_on(1, a, REREAD_MIB * MiB);
+	cr_expect_lt(left, lent, "GPU 0's regions pushed out of GPU 1");
+	cr_expect_leq(left + 64 * MiB, 128 * MiB / 100 * 90, "GPU 1 under its high watermark: %llu MiB of GPU 0's left",
+		      (unsigned long long)(left / MiB));
+	cr_expect_eq(account_used(1), left + 64 * MiB);
+	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(1), 128 * MiB / 100 * 90);
+	read_on(0, a, REREAD_MIB * MiB);
+	flush();
+	cr_expect_eq(bytes_on(1, a, REREAD_MIB * MiB), left, "nothing lent to GPU 1 while it is quiet");
+	expect_bytes(a, REREAD_MIB * MiB, 0x4d);
+	expect_bytes(b, 64 * MiB, 0x5e);
+	CU_OK(SYM(shim, cuMemFree_v2)(a));
+	flush();
+	cr_expect_eq(account_used(1), 64 * MiB, "GPU 1's account: its own, once GPU 0's allocation is freed");
+	cr_expect_eq(resident(1), 64 * MiB);
 }
