@@ -183,7 +183,7 @@ grep -q "pid $owner  mode adaptive  sleep  live" "$dir/frame" || fail "after the
 
 # the shim's own records: the README's `ember-run --live 1 -- app & ember-top`, for three programs,
 # one of them killed before it could remove its file
-"$bin/ember-run" --driver sim --budget 64M --live 1 -- "$bin/ember-demo" 48 1000000 >/dev/null 2>&1 &
+"$bin/ember-run" --driver sim --budget 64M --live 1 -- "$bin/ember-demo" 47 1000000 >/dev/null 2>&1 &
 small=$!
 pids+=("$small")
 "$bin/ember-run" --driver sim --budget 600M --live 1 -- "$bin/ember-demo" 520 1000000 >/dev/null 2>&1 &
@@ -200,20 +200,22 @@ for _ in $(seq 100); do
   [ "$(grep -c '^alloc .*#' "/dev/shm/ember-$big.live")" = 2 ] && break
   sleep 0.1
 done
-# the small one's budget (64 MiB for 96) leaves some of it mapped: its GPU's mapped bytes are the '.' of its
-# maps (one region a glyph), and each map has its demand levels, one a glyph
+# the small one's budget (64 MiB for 94) leaves some of it mapped: its GPU's mapped bytes are the '.' of its
+# maps (one region a glyph, the last of 1 MiB), and each map has its demand levels, one a glyph
 cp "/dev/shm/ember-$small.live" "$dir/small.live"
 python3 - "$dir/small.live" >"$dir/mapped" <<'PY' || fail "the shim's mapped bytes and demand: $(cat "$dir/small.live")"
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
 device = [f for f in lines if f[0] == "device"]
-maps = {f[1]: f[5] for f in lines if f[0] == "alloc"}
+maps = {f[1]: (int(f[3]), f[5]) for f in lines if f[0] == "alloc"}
 levels = {f[1]: f[2] for f in lines if f[0] == "demand"}
 assert len(device) == 1 and len(maps) == 2, lines
 kv = dict(zip(device[0][2::2], device[0][3::2]))
-mapped = sum(m.count(".") for m in maps.values()) << 21
+region = lambda size, r: min(size, (r + 1) << 21) - (r << 21)
+mapped = sum(region(size, r) for size, m in maps.values() for r, g in enumerate(m) if g == ".")
+assert all(len(m) == -(-size // (2 << 20)) for size, m in maps.values()), maps
 assert int(kv["mapped"]) == mapped > 0, f"mapped {kv['mapped']}, the maps' '.' {mapped}"
-for i, m in maps.items():
+for i, (size, m) in maps.items():
     assert len(levels[i]) == len(m) and levels[i].isdigit(), f"alloc {i}: levels {levels[i]} for {m}"
 print(f"{mapped / (1 << 20):.1f} MiB")
 PY
