@@ -32,7 +32,9 @@ static void usage(FILE *out)
 		"  --budget SIZE        device memory the variants may use; for stock UVM this is the\n"
 		"                       VRAM (default: a trace's D line, else 16G)\n"
 		"  --variant V|all      uvm, uvm-noprefetch, prefetch, mapped, static, adaptive,\n"
-		"                       resident (everything on the GPU, nothing moved), a comma\n"
+		"                       resident (everything on the GPU, nothing moved),\n"
+		"                       static-peer, adaptive-peer (a second, idle GPU: the peer\n"
+		"                       tier; --param peer_budget_gib=N, default --budget), a comma\n"
 		"                       list, or all (= uvm,prefetch,mapped,static,adaptive; default)\n"
 		"  --trace FILE         replay an EMBER_TRACE file instead of a workload\n"
 		"  --json               one JSON object per variant per line\n"
@@ -174,7 +176,7 @@ static void variants(const char *spec, const struct sim_variant **out, unsigned 
 		const struct sim_variant *v = sim_variant_find(t);
 		if (!v)
 			bad("--variant: unknown variant '%s' (expected uvm, uvm-noprefetch, prefetch, mapped, static, "
-			    "adaptive, resident or all)", t);
+			    "adaptive, resident, static-peer, adaptive-peer or all)", t);
 		if (n + 1 < max)
 			out[n++] = v;
 	}

@@ -37,8 +37,13 @@ double sim_read_cost(const struct sim_profile *p, enum sim_tier t, uint64_t byte
 		return batches * p->fault_batch_us * 1e3 + at(mig, p->fault_migrate_gbps) +
 		       sim_read_cost(p, SIM_TIER_DEVICE, bytes, touched, pat);
 	}
+	/*
+	 * A peer GPU's memory (the peer tier): its bandwidth terms at the peer
+	 * link's rate, its latency terms (small reads, per-block latency,
+	 * pieces) as mapped host memory's: nothing measured says better.
+	 */
 	bool dev = t == SIM_TIER_DEVICE;
-	double gbps = dev ? p->device_read_gbps : p->mapped_read_gbps;
+	double gbps = dev ? p->device_read_gbps : t == SIM_TIER_PEER ? p->peer_read_gbps : p->mapped_read_gbps;
 	double rps = dev ? p->resident_sparse_reads_per_s : p->mapped_sparse_reads_per_s;
 	double stream = at(touched, gbps);
 	switch (pat) {

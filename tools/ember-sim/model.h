@@ -37,6 +37,7 @@ struct sim_profile {
 	double mapped_small_launch_us;      /* a launch touching a small mapped range: latency-bound */
 	double mapped_small_mib;            /* what "small" is: ranges below this many MiB */
 	double vram_gib;                    /* the card's memory (informational; --budget rules) */
+	double peer_read_gbps;              /* streaming read of another GPU's memory over the peer link (assumed) */
 };
 
 

@@ -40,6 +40,7 @@ static const struct key keys[] = {
 	K(mapped_small_launch_us, "us", "once per launch that touches a small mapped range (latency-bound small kernels)"),
 	K(mapped_small_mib, "MiB", "ranges below this size count as small for mapped_small_launch_us"),
 	K(vram_gib, "GiB", "the card's memory (informational: --budget is the modelled VRAM)"),
+	K(peer_read_gbps, "GB/s", "streaming read of a peer GPU's memory over the peer link (assumed: NVLink 4, one way)"),
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -82,6 +83,8 @@ void sim_profile_default(struct sim_profile *p)
 		.mapped_small_launch_us = 900,
 		.mapped_small_mib = 4,
 		.vram_gib = 139,
+		/* the peer tier's link (issue 13): assumed, as sim/cost.h SIM_PEER_BPS; never measured (no x2 machine) */
+		.peer_read_gbps = 300,
 	};
 }
 

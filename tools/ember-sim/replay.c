@@ -138,7 +138,7 @@ static double range_cost(const struct sim_variant *v, void *st, const struct sim
 	return cost;
 }
 
-/* A launch that touches mapped memory in small pieces is latency-bound: one fixed cost per launch. */
+/* A launch that touches mapped memory (or a peer's) in small pieces is latency-bound: one fixed cost per launch. */
 static double small_mapped_cost(const struct sim_variant *v, void *st, const struct sim_profile *p,
 				const struct sim_launch *l)
 {
@@ -147,7 +147,10 @@ static double small_mapped_cost(const struct sim_variant *v, void *st, const str
 	uint64_t small = (uint64_t)(p->mapped_small_mib * (1 << 20));
 	for (unsigned r = 0; r < l->n; r++) {
 		const struct sim_range *rg = &l->ranges[r];
-		if (rg->bytes && rg->bytes < small && rg->seen != SIM_SEEN_SCAN && v->tier_of(st, rg->alloc_id, rg->offset / SIM_BLOCK) == SIM_TIER_MAPPED)
+		if (!rg->bytes || rg->bytes >= small || rg->seen == SIM_SEEN_SCAN)
+			continue;
+		enum sim_tier t = v->tier_of(st, rg->alloc_id, rg->offset / SIM_BLOCK);
+		if (t == SIM_TIER_MAPPED || t == SIM_TIER_PEER) /* a peer's memory: latency as mapped (model.c) */
 			return p->mapped_small_launch_us * 1e3;
 	}
 	return 0;

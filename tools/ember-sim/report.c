@@ -27,6 +27,9 @@ void sim_report_row(FILE *out, const struct sim_row *w, bool json, bool sweep)
 			(unsigned long long)c->notifications, (unsigned long long)c->credited);
 		if (w->trace_skipped >= 0)
 			fprintf(out, ",\"trace_skipped\":%lld", w->trace_skipped);
+		if (c->gpus) /* the peer variants only: the other rows stay as they were */
+			fprintf(out, ",\"gpus\":%u,\"bytes_on_peers\":%llu,\"peer_pushed_out\":%llu", c->gpus,
+				(unsigned long long)c->bytes_on_peers, (unsigned long long)c->peer_pushed_out);
 		fprintf(out, "}\n");
 		return;
 	}

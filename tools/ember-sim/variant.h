@@ -8,7 +8,12 @@
 
 #include "model.h"
 
-enum sim_tier { SIM_TIER_DEVICE, SIM_TIER_MAPPED, SIM_TIER_FAULT /* not present on the GPU, access faults (stock UVM) */ };
+enum sim_tier {
+	SIM_TIER_DEVICE,
+	SIM_TIER_MAPPED,
+	SIM_TIER_FAULT, /* not present on the GPU, access faults (stock UVM) */
+	SIM_TIER_PEER,  /* on a peer GPU, read over the peer link (the peer tier, variants *-peer) */
+};
 /* SIM_PIECES: 128-byte pieces (a tile's rows) scattered over the range, costed at the sparse probe's rates */
 enum sim_pattern { SIM_STREAM, SIM_STRIDED, SIM_RANDOM, SIM_SPARSE, SIM_PIECES };
 
@@ -52,6 +57,9 @@ struct sim_launch {
 struct sim_counts {
 	uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations, notifications;
 	uint64_t credited; /* notifications the shim's reader credited (the rest were foreign) */
+	unsigned gpus;           /* 2 for the peer variants (a second, idle GPU), else 0: one */
+	uint64_t bytes_on_peers; /* the peer tier: bytes placed on the second GPU, in all */
+	uint64_t peer_pushed_out; /* the peer tier: of those, bytes its own demand sent back (none in a one-GPU trace) */
 };
 
 struct sim_env {
@@ -88,7 +96,8 @@ double sim_read_cost(const struct sim_profile *p, enum sim_tier t, uint64_t byte
 
 /* The registry (variants.c). */
 extern const struct sim_variant sim_variant_uvm, sim_variant_uvm_noprefetch, sim_variant_prefetch,
-	sim_variant_mapped, sim_variant_static, sim_variant_adaptive, sim_variant_resident;
+	sim_variant_mapped, sim_variant_static, sim_variant_adaptive, sim_variant_resident, sim_variant_static_peer,
+	sim_variant_adaptive_peer;
 const struct sim_variant *sim_variant_find(const char *name);
 /* NULL-terminated: the variants `--variant all` runs. */
 extern const struct sim_variant *const sim_variants_all[];

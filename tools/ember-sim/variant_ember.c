@@ -17,6 +17,15 @@
  * allocation a launch credits only its resident and promoting regions, as
  * the shim's launch path does (ember_counters_launch_demand). --param
  * scan=0 leaves the counters alone.
+ *
+ * static-peer and adaptive-peer add a second GPU, idle, with a budget of
+ * its own (--param peer_budget_gib, default --budget) and the peer link
+ * (the profile's peer_read_gbps against mapped_read_gbps): after each
+ * launch's placement, the shim's peer tier (shim/policy/peer.h, through
+ * the virtual backend of the seam) lends it what GPU 0's budget has no
+ * room for, and GPU 0 reads those regions at the peer rate. The second
+ * GPU runs nothing of its own here (a trace is of one GPU), so nothing is
+ * pushed out: test_multi_gpu checks that on the simulated driver.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +34,7 @@
 #include "engine.h"
 #include "signal/counters.h" /* the shim's access-counter reader */
 #include "launch_order.h"
+#include "peer.h"
 #include "variant.h"
 
 #define MS 1000000ull
@@ -52,6 +62,9 @@ struct ember_variant {
 	uint64_t notifications;
 	struct followed *followed; /* launch order: each kernel argument's latest ranges */
 	uint64_t nfollowed, followed_cap, follow_clock;
+	bool peer;                   /* a second, idle GPU: the peer tier */
+	struct ember_peer_tier tier; /* the shim's, as gpus.c keeps it */
+	struct ember_peer_seam seam;
 };
 
 /* What the shim's kernel table keeps for launch order (kernels.c), keyed as a trace names it. */
@@ -126,7 +139,7 @@ static struct ember_policy_params params_of(const struct sim_env *env)
 	};
 }
 
-static void *start(const struct sim_env *env, bool adaptive)
+static void *start(const struct sim_env *env, bool adaptive, bool peer)
 {
 	struct ember_variant *ev = calloc(1, sizeof *ev);
 	if (!ev)
@@ -160,17 +173,37 @@ static void *start(const struct sim_env *env, bool adaptive)
 	 */
 	ev->drain_on_grid = param(env, "counter_drain_ms", -1) >= 0;
 	ev->drain_ns = (uint64_t)(param(env, "counter_drain_ms", 0) * MS);
+	ev->peer = peer;
+	if (peer) {
+		double gib = param(env, "peer_budget_gib", (double)env->budget / (1ull << 30));
+		ember_budget_set(ember_budget_account(&ev->accounts, 1), (uint64_t)(gib * (1ull << 30)),
+				 (unsigned)param(env, "high_watermark", 90), (unsigned)param(env, "low_watermark", 85));
+		/* what the shim's driver backend measures (ops_driver.c peer_link), here the profile's rates */
+		ev->vt.peer_read_bps = env->profile->peer_read_gbps * 1e9;
+		ev->vt.host_read_bps = env->profile->mapped_read_gbps * 1e9;
+		ev->seam = (struct ember_peer_seam){ .tier = &ev->tier, .table = &ev->table, .ops = &ember_virtual_ops, .ops_self = &ev->vt };
+	}
 	return ev;
 }
 
 static void *start_static(const struct sim_env *env)
 {
-	return start(env, false);
+	return start(env, false, false);
 }
 
 static void *start_adaptive(const struct sim_env *env)
 {
-	return start(env, true);
+	return start(env, true, false);
+}
+
+static void *start_static_peer(const struct sim_env *env)
+{
+	return start(env, false, true);
+}
+
+static void *start_adaptive_peer(const struct sim_env *env)
+{
+	return start(env, true, true);
 }
 
 static struct ember_alloc *alloc_of(struct ember_variant *ev, uint64_t id)
@@ -219,7 +252,13 @@ static void v_free(void *v, uint64_t id, uint64_t now)
 		if (op->move.alloc == a && op->t_end > t)
 			t = op->t_end;
 	poll(ev, t);
-	ember_alloc_put(&ev->table, ember_table_remove(&ev->table, a->base));
+	struct ember_alloc *gone = ember_table_remove(&ev->table, a->base);
+	if (ev->peer) { /* as the shim's free (gpus.c): its regions on the peer leave its account */
+		ember_table_lock(&ev->table);
+		ember_peer_forget(&ev->tier, &ev->accounts, gone);
+		ember_table_unlock(&ev->table);
+	}
+	ember_alloc_put(&ev->table, gone);
 	if (t > ev->host_busy_until)
 		ev->host_busy_until = t;
 }
@@ -380,6 +419,9 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 				ember_engine_split(&ev->eng, refs[i], &(struct ember_at){ 0 }, EMBER_ORDER_STREAM);
 			}
 	}
+	/* the peer tier after the launch's placement, as the shim's ember_gpus_after_launch: GPU 1 in use */
+	if (ev->peer)
+		ember_peer_after_launch(&ev->seam, &(struct ember_at){ .device = 0 }, refs, n, 3u);
 	uint64_t start = ev->vt.launch_ready_at > now ? ev->vt.launch_ready_at : now;
 	poll(ev, start); /* what it waited for is resident when it runs */
 	return start;
@@ -391,7 +433,10 @@ static enum sim_tier v_tier(void *v, uint64_t id, uint64_t block)
 	if (!a || block >= a->nregions)
 		return SIM_TIER_MAPPED;
 	uint8_t s = a->regions[block].state;
-	return s == EMBER_REGION_RESIDENT || s == EMBER_REGION_DEMOTING ? SIM_TIER_DEVICE : SIM_TIER_MAPPED;
+	if (s == EMBER_REGION_RESIDENT || s == EMBER_REGION_DEMOTING)
+		return SIM_TIER_DEVICE;
+	struct ember_variant *ev = v;
+	return ev->peer && ember_peer_holder(&ev->tier, a, (uint32_t)block) >= 0 ? SIM_TIER_PEER : SIM_TIER_MAPPED;
 }
 
 static double v_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uint64_t touched, enum sim_pattern pat,
@@ -458,6 +503,11 @@ static void v_counts(void *v, struct sim_counts *out)
 				    .migrations = ev->migrations,
 				    .notifications = ev->notifications,
 				    .credited = ev->reader.counts.credited };
+	if (ev->peer) {
+		out->gpus = 2;
+		out->bytes_on_peers = ev->tier.stats[1].placed;
+		out->peer_pushed_out = ev->tier.stats[1].pushed_out;
+	}
 }
 
 static void v_finish(void *v)
@@ -465,8 +515,12 @@ static void v_finish(void *v)
 	struct ember_variant *ev = v;
 	poll(ev, UINT64_MAX / 2); /* let everything land, then forget it */
 	for (uint64_t i = 0; i < ev->nid; i++)
-		if (ev->by_id[i])
-			ember_alloc_put(&ev->table, ember_table_remove(&ev->table, ev->by_id[i]->base));
+		if (ev->by_id[i]) {
+			struct ember_alloc *gone = ember_table_remove(&ev->table, ev->by_id[i]->base);
+			ember_peer_forget(&ev->tier, &ev->accounts, gone);
+			ember_alloc_put(&ev->table, gone);
+		}
+	ember_peer_tier_reset(&ev->tier);
 	ember_table_reset(&ev->table);
 	if (ev->counting)
 		sim_counters_free(&ev->counters);
@@ -484,3 +538,5 @@ static void v_finish(void *v)
 
 EMBER_VARIANT(sim_variant_static, "static", start_static);
 EMBER_VARIANT(sim_variant_adaptive, "adaptive", start_adaptive);
+EMBER_VARIANT(sim_variant_static_peer, "static-peer", start_static_peer);
+EMBER_VARIANT(sim_variant_adaptive_peer, "adaptive-peer", start_adaptive_peer);

@@ -7,7 +7,8 @@
 
 const struct sim_variant *const sim_variants_known[] = {
 	&sim_variant_uvm, &sim_variant_uvm_noprefetch, &sim_variant_prefetch,
-	&sim_variant_mapped, &sim_variant_static, &sim_variant_adaptive, &sim_variant_resident, NULL,
+	&sim_variant_mapped, &sim_variant_static, &sim_variant_adaptive, &sim_variant_resident,
+	&sim_variant_static_peer, &sim_variant_adaptive_peer, NULL,
 };
 
 const struct sim_variant *const sim_variants_all[] = {
