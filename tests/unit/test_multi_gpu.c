@@ -297,25 +297,45 @@ __attribute__((constructor)) static void stats_child(void)
 	CUresult (*info)(size_t *, size_t *) = must_dlsym(e, "cuMemGetInfo_v2");
 	if (init(0) != CUDA_SUCCESS)
 		_exit(2);
-	for (int d = 0; d < 2; d++) {
+	CUcontext ctx[2];
+	for (int d = 1; d >= 0; d--) {
 		CUdevice dev;
-		CUcontext ctx;
 		size_t free_b, total_b;
-		if (get(&dev, d) || retain(&ctx, dev) || set(ctx) || info(&free_b, &total_b)) /* its budget made known */
+		if (get(&dev, d) || retain(&ctx[d], dev) || set(ctx[d]) || info(&free_b, &total_b)) /* its budget made known */
 			_exit(3);
+	}
+	if (!strcmp(getenv("MULTI_GPU_STATS_CHILD"), "peer")) {
+		/* GPU 0 current: a re-read of 64 MiB past its budget, what it cannot hold lent to GPU 1 */
+		CUmodule mod;
+		CUfunction f;
+		CUdeviceptr p;
+		CUresult (*load)(CUmodule *, const void *) = must_dlsym(e, "cuModuleLoadData");
+		CUresult (*fn)(CUfunction *, CUmodule, const char *) = must_dlsym(e, "cuModuleGetFunction");
+		CUresult (*alloc)(CUdeviceptr *, size_t, unsigned) = must_dlsym(e, "cuMemAllocManaged");
+		CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				   CUstream, void **, void **) = must_dlsym(e, "cuLaunchKernel");
+		CUresult (*sync)(void) = must_dlsym(e, "cuCtxSynchronize");
+		float sum;
+		float *out = &sum;
+		size_t n = 64 * MiB / sizeof(float);
+		unsigned passes = 1;
+		void *params[] = { &p, &n, &passes, &out };
+		if (load(&mod, "ember-sim:") || fn(&f, mod, "ember_reread_sum") || alloc(&p, 64 * MiB, CU_MEM_ATTACH_GLOBAL) ||
+		    launch(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL) || sync())
+			_exit(4);
 	}
 	exit(0); /* the shim writes its statistics at exit */
 }
 
-Test(multi_gpu, the_statistics_name_each_gpus_pci_bus_id_and_uuid)
+/* The statistics child run as `what` ("1", or "peer"), its EMBER_STATS report read into buf. */
+static void stats_of_child(const char *what, char *buf, size_t size)
 {
 	char path[] = "/tmp/ember-multi-gpu-stats-XXXXXX";
 	temp_file_env("EMBER_STATS", path);
-	setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
-	setenv("EMBER_SIM_DEVICES", "4", 1);
 	setenv("EMBER_MODE", "static", 1);
-	setenv("EMBER_BUDGET", "64M", 1);
-	setenv("MULTI_GPU_STATS_CHILD", "1", 1);
+	if (!getenv("EMBER_BUDGET"))
+		setenv("EMBER_BUDGET", "64M", 1);
+	setenv("MULTI_GPU_STATS_CHILD", what, 1);
 	extern char **environ;
 	char *argv[] = { "test_multi_gpu", NULL };
 	pid_t pid;
@@ -324,15 +344,56 @@ Test(multi_gpu, the_statistics_name_each_gpus_pci_bus_id_and_uuid)
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child: status %d", status);
-	char buf[16384];
-	read_file(path, buf, sizeof buf);
+	read_file(path, buf, size);
 	unlink(path);
+}
+
+Test(multi_gpu, the_statistics_name_each_gpus_pci_bus_id_and_uuid)
+{
+	setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
+	setenv("EMBER_SIM_DEVICES", "4", 1);
+	char buf[16384];
+	stats_of_child("1", buf, sizeof buf);
 	cr_expect_not_null(strstr(buf, "{\"device\": 0, \"pci_bus_id\": \"00000000:1B:00.0\", "
 				       "\"uuid\": \"GPU-456d6265-7253-696d-4750-550000000003\", \"budget_bytes\": 67108864"),
 			   "%s", buf);
 	cr_expect_not_null(strstr(buf, "{\"device\": 1, \"pci_bus_id\": \"00000000:19:00.0\", "
 				       "\"uuid\": \"GPU-456d6265-7253-696d-4750-550000000001\""),
 			   "%s", buf);
+	cr_expect_null(strstr(buf, "peer_bytes"), "no peer tier, no peer figures: %s", buf);
+}
+
+/*
+ * The peer tier's figures in the statistics: GPU 0's bytes placed on
+ * peers, GPU 1's held, placed (in all) and pushed out, and an exit line
+ * saying the same.
+ */
+Test(multi_gpu, the_statistics_count_the_bytes_placed_on_peers)
+{
+	char log[] = "/tmp/ember-multi-gpu-log-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
+	setenv("EMBER_SIM_DEVICES", "2", 1);
+	setenv("EMBER_BUDGET_0", "16M", 1);
+	setenv("EMBER_BUDGET_1", "256M", 1);
+	char buf[16384];
+	stats_of_child("peer", buf, sizeof buf);
+	/* 7 regions fit under 90% of 16 MiB: 50 MiB on GPU 1 */
+	cr_expect_not_null(strstr(buf, "\"bytes_placed_on_peers\": 52428800}"), "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"peer_bytes_held\": 52428800, \"peer_bytes_placed\": 52428800, "
+				       "\"peer_bytes_pushed_out\": 0, \"bytes_placed_on_peers\": 0}"),
+			   "%s", buf);
+	char text[16384];
+	read_file(log, text, sizeof text);
+	unlink(log);
+	/* the simulated links measured by 32 MiB copies, their fixed cost with them (sim/cost.h: 300 and 55.4 GB/s) */
+	cr_expect_eq(lines_with(text, "GPU 0 reads GPU 1's memory at 294.7 GB/s and host memory at 55.2 GB/s"), 1, "%s",
+		     text);
+	cr_expect_eq(lines_with(text, "GPU 0 at exit, the peer tier: 0.05 GiB of its allocations placed on peers"), 1,
+		     "%s", text);
+	cr_expect_eq(lines_with(text, "GPU 1 at exit, the peer tier: 0.00 GiB of its allocations placed on peers; it "
+				      "held 0.05 GiB for other GPUs (0.05 GiB now)"),
+		     1, "%s", text);
 }
 
 /*
