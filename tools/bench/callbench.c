@@ -2,12 +2,16 @@
  * ember-callbench: nanoseconds per driver call, through Ember and directly.
  *
  *   ember-callbench DRIVER SHIM [LABEL]
+ *   ember-callbench --launch SIM SHIM [LABEL]
  *
  * DRIVER is the library that answers (the simulated driver, or the real
  * libcuda.so.1); SHIM is Ember, told to forward to DRIVER. Both are loaded
  * into this one process and timed back to back, so the two columns share
  * the machine's state. Each figure is the median of 9 runs of N calls.
  * Prints one JSON record per (call, variant) on stdout.
+ *
+ * --launch times kernel launches on the simulated driver (launch.c here):
+ * the launch hook's cost in EMBER_MODE, on this CPU, without a GPU.
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -15,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "launch.h"
 
 enum { RUNS = 9 };
 
@@ -84,6 +90,13 @@ static int call_procaddr_rewritten(const struct lib *l)
 	return l->proc_address("cuGetProcAddress", &p, 12000, 0, NULL);
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: ember-callbench DRIVER SHIM [LABEL]\n"
+			"       ember-callbench --launch SIM SHIM [LABEL]\n");
+	return 2;
+}
+
 static double median_ns_per_call(const struct lib *l, int (*call)(const struct lib *), long n)
 {
 	double t[RUNS];
@@ -102,10 +115,10 @@ static double median_ns_per_call(const struct lib *l, int (*call)(const struct l
 
 int main(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: ember-callbench DRIVER SHIM [LABEL]\n");
-		return 2;
-	}
+	if (argc > 1 && !strcmp(argv[1], "--launch"))
+		return argc < 4 ? usage() : launch_bench(argv[2], argv[3], argc > 4 ? argv[4] : "simulated");
+	if (argc < 3)
+		return usage();
 	const char *label = argc > 3 ? argv[3] : "unlabelled";
 	setenv("EMBER_REAL_LIBCUDA", argv[1], 1);
 	struct lib libs[2] = { open_lib(argv[1], "direct"), open_lib(argv[2], "ember") };

@@ -1,0 +1,178 @@
+/*
+ * ember-callbench --launch SIM SHIM [LABEL]: nanoseconds per kernel launch
+ * on the simulated driver, directly and through Ember, in the mode
+ * EMBER_MODE names. It is launch_overhead.cu's loop without a GPU: a kernel
+ * of managed pointers and a count, launched in batches of 64, each batch
+ * timed whole and followed by an untimed synchronisation. The kernel does
+ * nothing, so what differs between the two variants is Ember's hook.
+ *
+ * Two argument patterns:
+ *   repeat   the same arguments at every launch (launch_overhead.cu's);
+ *   rotate   the same kernel over eight tensors of one buffer in turn, so
+ *            that no launch repeats the one before it.
+ * The variants alternate in rounds, in turn forwards and backwards, so
+ * both see the same machine. One JSON record per (pattern, variant): the
+ * median, 10th and 90th percentiles over batches, in ns per launch.
+ * CALLBENCH_ARGS=repeat (or rotate) runs one pattern alone, for a profile.
+ */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ember_sim.h"
+#include "launch.h"
+
+enum { BATCH = 64, BATCHES = 200, ROUNDS = 10, TENSORS = 8 };
+
+/* The entry points a launch loop needs, from one library. */
+struct api {
+	const char *variant;
+	__typeof__(&cuLaunchKernel) launch;
+	__typeof__(&cuCtxSynchronize) sync;
+};
+
+/* What every launch passes: three managed pointers and a count, as launch_overhead.cu's axpy_head. */
+struct args {
+	CUfunction f;
+	CUdeviceptr x, y, scale;
+	size_t n;
+};
+
+static void *sym(void *h, const char *name)
+{
+	void *p = dlsym(h, name);
+	if (!p) {
+		fprintf(stderr, "ember-callbench: %s not found\n", name);
+		exit(1);
+	}
+	return p;
+}
+
+/* A typed pointer to `name` in a library. */
+#define SYM_CALL(h, name) ((__typeof__(&name))sym((h), #name))
+
+static void *open_or_die(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "ember-callbench: %s\n", dlerror());
+		exit(1);
+	}
+	return h;
+}
+
+static void check(CUresult r, const char *what)
+{
+	if (r != CUDA_SUCCESS) {
+		fprintf(stderr, "ember-callbench: %s failed (CUresult %d)\n", what, r);
+		exit(1);
+	}
+}
+
+/* The kernel reads nothing: the simulated GPU's time is not what is measured. */
+static void head_kernel(const struct ember_sim_launch *launch, void **params)
+{
+	(void)launch;
+	(void)params;
+}
+
+/* Through the shim: a context, the kernel, and managed buffers Ember places. */
+static struct args set_up(void *sim, void *shim)
+{
+	static const size_t sizes[] = { 8, 8, 8, 8 };
+	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_head", head_kernel, sizes, 4) != 0) {
+		fprintf(stderr, "ember-callbench: cannot register the benchmark kernel\n");
+		exit(1);
+	}
+	CUdevice d;
+	CUcontext ctx;
+	CUmodule mod;
+	struct args a = { .n = 64u << 20 }; /* 256 MiB of floats: several regions each */
+	check(SYM_CALL(shim, cuInit)(0), "cuInit");
+	check(SYM_CALL(shim, cuDeviceGet)(&d, 0), "cuDeviceGet");
+	check(SYM_CALL(shim, cuDevicePrimaryCtxRetain)(&ctx, d), "cuDevicePrimaryCtxRetain");
+	check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
+	check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
+	check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
+	__typeof__(&cuMemAllocManaged) alloc = SYM_CALL(shim, cuMemAllocManaged);
+	check(alloc(&a.x, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	check(alloc(&a.y, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	check(alloc(&a.scale, sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	return a;
+}
+
+/* Launch k of a batch: the same arguments, or the k-th of eight tensors of x and y. */
+static void launch_one(const struct api *api, const struct args *a, bool rotate, unsigned k)
+{
+	size_t tensor = rotate ? (k % TENSORS) * (a->n / TENSORS) * sizeof(float) : 0;
+	CUdeviceptr x = a->x + tensor, y = a->y + tensor, scale = a->scale;
+	size_t n = rotate ? a->n / TENSORS : a->n;
+	void *params[] = { &x, &y, &scale, &n };
+	check(api->launch(a->f, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* BATCHES batches, ns per launch of each into out[]. */
+static void run_batches(const struct api *api, const struct args *a, bool rotate, double *out)
+{
+	for (unsigned b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+		for (unsigned k = 0; k < BATCH; k++)
+			launch_one(api, a, rotate, k);
+		out[b] = (now_ns() - t0) / BATCH;
+		check(api->sync(), "cuCtxSynchronize");
+	}
+}
+
+static int cmp_double(const void *p, const void *q)
+{
+	double x = *(const double *)p, y = *(const double *)q;
+	return (x > y) - (x < y);
+}
+
+static void report(const char *label, const char *mode, const char *pattern, const char *variant, double *ns,
+		   size_t count)
+{
+	qsort(ns, count, sizeof *ns, cmp_double);
+	printf("{\"bench\": \"launch-hook\", \"driver\": \"%s\", \"mode\": \"%s\", \"args\": \"%s\", "
+	       "\"variant\": \"%s\", \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, \"launches\": %zu}\n",
+	       label, mode, pattern, variant, ns[count / 2], ns[count / 10], ns[count * 9 / 10], count * BATCH);
+}
+
+int launch_bench(const char *sim_path, const char *shim_path, const char *label)
+{
+	setenv("EMBER_REAL_LIBCUDA", sim_path, 1);
+	const char *mode = getenv("EMBER_MODE") && *getenv("EMBER_MODE") ? getenv("EMBER_MODE") : "adaptive";
+	void *sim = open_or_die(sim_path), *shim = open_or_die(shim_path);
+	struct args a = set_up(sim, shim);
+	struct api apis[2] = {
+		{ "direct", SYM_CALL(sim, cuLaunchKernel), SYM_CALL(sim, cuCtxSynchronize) },
+		{ "ember", SYM_CALL(shim, cuLaunchKernel), SYM_CALL(shim, cuCtxSynchronize) },
+	};
+	static double ns[2][ROUNDS * BATCHES];
+	const char *only = getenv("CALLBENCH_ARGS"); /* one pattern alone, for a profile */
+	for (int rotate = 0; rotate < 2; rotate++) {
+		if (only && *only && strcmp(only, rotate ? "rotate" : "repeat"))
+			continue;
+		for (int v = 0; v < 2; v++)
+			run_batches(&apis[v], &a, rotate, ns[v]); /* warm: first placement, caches */
+		for (unsigned r = 0; r < ROUNDS; r++)
+			for (int i = 0; i < 2; i++) {
+				int v = r % 2 ? 1 - i : i;
+				run_batches(&apis[v], &a, rotate, ns[v] + r * BATCHES);
+			}
+		for (int v = 0; v < 2; v++)
+			report(label, mode, rotate ? "rotate" : "repeat", apis[v].variant, ns[v], ROUNDS * BATCHES);
+	}
+	return 0;
+}
