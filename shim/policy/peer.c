@@ -91,8 +91,11 @@ static bool push(struct ember_peer_moves *m, struct ember_alloc *a, uint32_t r, 
 
 void ember_peer_tier_reset(struct ember_peer_tier *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].holder);
+		if (--t->v[i].a->refs == 0)
+			free(t->v[i].a);
+	}
 	free(t->v);
 	memset(t, 0, sizeof *t);
 }

@@ -104,7 +104,7 @@ struct ember_peer_moves {
 void ember_peer_moves_free(struct ember_peer_moves *m);
 uint64_t ember_peer_move_bytes(const struct ember_peer_move *m);
 
-/* Forget everything (the references held are dropped without freeing: tests, fork). */
+/* Forget everything, accounts left as they are; the references held are dropped (table locked, or no other thread). */
 void ember_peer_tier_reset(struct ember_peer_tier *t);
 
 /* What the link from reader to holder's memory measured (bytes/s; peer 0: no peer access). */

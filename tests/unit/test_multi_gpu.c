@@ -514,10 +514,12 @@ Test(multi_gpu, the_simulated_peer_link_reads_at_its_rate)
 	expect_bytes(on0, 32 * MiB, 0x55);
 }
 
-static void adaptive_env(void)
+/* Adaptive mode over two GPUs, on a short interval and span: a few launches make a region hot. */
+static void start_adaptive(void)
 {
 	setenv("EMBER_INTERVAL_MS", "5", 1);
 	setenv("EMBER_SPAN", "8M", 1);
+	start("adaptive", "2");
 }
 
 /* Read p on GPU d until `done` holds (at most n tries, 5 ms apart). */
@@ -527,6 +529,14 @@ static void adaptive_env(void)
 		sleep_ms(5);                                                      \
 	}
 
+/* Read 16 MiB at p on GPU d until all of it is resident (60 tries), flushed; returns its resident regions. */
+static unsigned hot_on(int d, CUdeviceptr p)
+{
+	READ_UNTIL(d, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
+	flush();
+	return resident_regions(p, 16 * MiB);
+}
+
 /*
  * Adaptive: hot on GPU 0, promoted there; then only GPU 1 reads it. Once
  * GPU 0 has not referenced it for EMBER_STALE_INTERVALS, a launch on GPU 1
@@ -535,12 +545,9 @@ static void adaptive_env(void)
  */
 Test(multi_gpu, adaptive_hands_an_allocation_over_to_the_gpu_that_now_uses_it)
 {
-	adaptive_env();
-	start("adaptive", "2");
+	start_adaptive();
 	CUdeviceptr p = managed(16 * MiB, 0x77);
-	READ_UNTIL(0, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
-	flush();
-	cr_assert_eq(resident_regions(p, 16 * MiB), 8, "hot on GPU 0: promoted there");
+	cr_assert_eq(hot_on(0, p), 8, "hot on GPU 0: promoted there");
 	cr_expect_eq(resident(0), 16 * MiB);
 	READ_UNTIL(1, p, 16 * MiB, 200, placed_for(p) == 1 && resident_regions(p, 16 * MiB) == 8);
 	flush();
@@ -561,13 +568,10 @@ Test(multi_gpu, adaptive_hands_an_allocation_over_to_the_gpu_that_now_uses_it)
  */
 Test(multi_gpu, adaptive_leaves_an_allocation_both_gpus_use_where_it_is)
 {
-	adaptive_env();
 	setenv("EMBER_STALE_INTERVALS", "200", 1); /* GPU 0 counts as using it for 1 s after each launch, however slow the build */
-	start("adaptive", "2");
+	start_adaptive();
 	CUdeviceptr p = managed(16 * MiB, 0x12);
-	READ_UNTIL(0, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
-	flush();
-	cr_assert_eq(resident_regions(p, 16 * MiB), 8);
+	cr_assert_eq(hot_on(0, p), 8);
 	for (int i = 0; i < 40; i++) {
 		read_on(i % 2, p, 16 * MiB);
 		sleep_ms(2);
@@ -586,12 +590,10 @@ Test(multi_gpu, adaptive_leaves_an_allocation_both_gpus_use_where_it_is)
  */
 Test(multi_gpu, adaptive_promotes_onto_the_launching_gpu_only)
 {
-	adaptive_env();
-	start("adaptive", "2");
+	start_adaptive();
 	use_gpu(0);
 	CUdeviceptr p = managed(16 * MiB, 0x21);
-	READ_UNTIL(1, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
-	flush();
+	cr_expect_eq(hot_on(1, p), 8);
 	cr_expect_eq(placed_for(p), 1);
 	cr_expect_eq(resident(0), 0);
 	cr_expect_eq(resident(1), 16 * MiB);
@@ -627,9 +629,8 @@ static void *gpu_thread(void *arg)
 
 Test(multi_gpu, two_threads_on_two_gpus_sharing_an_allocation_keep_both_budgets)
 {
-	adaptive_env();
 	setenv("EMBER_BUDGET", "16M", 1); /* one allocation fits, not two */
-	start("adaptive", "2");
+	start_adaptive();
 	shared_p = managed(8 * MiB, 0xa1);
 	own_p[0] = managed(8 * MiB, 0xb2);
 	own_p[1] = managed(8 * MiB, 0xc3);
