@@ -35,8 +35,8 @@ void sim_peers_setup(void)
 		}
 		if (a < 0 || b < 0 || a >= SIM_MAX_DEVICES || b >= SIM_MAX_DEVICES || a == b ||
 		    (*end && *end != ',')) {
-			fprintf(stderr, "ember-sim: EMBER_SIM_PEERS: '%s' is not a pair of GPUs such as 0-1; the list ends there\n",
-				p);
+			fprintf(stderr, "ember-sim: EMBER_SIM_PEERS: '%.*s' is not a pair of GPUs such as 0-1; the list ends there\n",
+				(int)strcspn(p, ","), p);
 			return;
 		}
 		link_of[a][b] = link_of[b][a] = true;

@@ -103,6 +103,38 @@ Test(multi_gpu, a_list_naming_no_simulated_gpu_leaves_them_all_visible)
 	cr_expect_eq(count(), 2);
 }
 
+static int can_access_peer(int dev, int peer)
+{
+	int can = -1;
+	CU_OK(SYM(sim, cuDeviceCanAccessPeer)(&can, dev, peer));
+	return can;
+}
+
+/* EMBER_SIM_PEERS: the peer topology, by physical GPU, whatever ordinals CUDA_VISIBLE_DEVICES gives them. */
+Test(multi_gpu, the_simulated_peer_topology_is_all_none_or_pairs)
+{
+	setenv("EMBER_SIM_PEERS", "0-2,1-x,1-3", 1); /* a bad entry ends the list */
+	sim_only("4", "2,1,0");
+	cr_expect_eq(can_access_peer(0, 2), 1, "physical 2 and 0");
+	cr_expect_eq(can_access_peer(2, 0), 1, "both ways");
+	cr_expect_eq(can_access_peer(0, 1), 0);
+	cr_expect_eq(can_access_peer(1, 2), 0);
+	cr_expect_eq(can_access_peer(0, 0), 0, "a GPU is not its own peer");
+}
+
+Test(multi_gpu, the_simulated_gpus_are_all_peers_by_default)
+{
+	sim_only("3", NULL);
+	cr_expect_eq(can_access_peer(0, 1) + can_access_peer(1, 2) + can_access_peer(2, 0), 3);
+}
+
+Test(multi_gpu, no_simulated_gpu_is_a_peer_under_none)
+{
+	setenv("EMBER_SIM_PEERS", "none", 1);
+	sim_only("3", NULL);
+	cr_expect_eq(can_access_peer(0, 1) + can_access_peer(1, 2) + can_access_peer(2, 0), 0);
+}
+
 /* ---- through the shim ---- */
 
 static CUfunction reread[2];
