@@ -79,6 +79,23 @@ static int find_uvm_fd(void)
 	return fd;
 }
 
+/*
+ * Whether the driver runs its built-in tests, the only case in which it
+ * takes the test event types. A stock driver refuses them with a kernel log
+ * line for each process that asks ("Event index not found. Did you mean to
+ * insmod with uvm_enable_builtin_tests=1?": one per run on the H200).
+ */
+static bool builtin_tests_on(void)
+{
+	int fd = open("/sys/module/nvidia_uvm/parameters/uvm_enable_builtin_tests", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char c = 0;
+	bool on = read(fd, &c, 1) == 1 && (c == '1' || c == 'Y');
+	close(fd);
+	return on;
+}
+
 static void give_up(const char *why)
 {
 	ember_info("UVM tools event queue not used: %s", why);
@@ -122,7 +139,7 @@ void ember_uvm_events_start(void)
 				    (1ull << EMBER_UVM_EVENT_MAP_REMOTE) | (1ull << EMBER_UVM_EVENT_EVICTION)
 	};
 	/* Access-counter notifications are a test event: only a driver loaded with
-	 * uvm_enable_builtin_tests=1 (or patched) accepts them, so ask separately. */
+	 * uvm_enable_builtin_tests=1 accepts them, so ask separately, and only there. */
 	struct enable_events_params counters = { .event_type_flags = 1ull << EMBER_UVM_EVENT_ACCESS_COUNTER };
 	if (ioctl(tools_fd, UVM_TOOLS_INIT_EVENT_TRACKER_V2, &init) != 0 || init.status != 0)
 		give_up("the driver refused the event tracker");
@@ -130,7 +147,8 @@ void ember_uvm_events_start(void)
 		give_up("the driver refused to enable the events");
 	else {
 		__atomic_store_n(&opened, true, __ATOMIC_RELEASE);
-		bool with_counters = ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &counters) == 0 &&
+		bool with_counters = builtin_tests_on() &&
+				     ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &counters) == 0 &&
 				     counters.status == 0;
 		ember_info("UVM tools event queue: reading migrations, faults, remote maps and evictions%s",
 			   with_counters ? ", and access-counter notifications"

@@ -72,6 +72,8 @@ struct enable_events_params {
 	uint32_t status;
 };
 enum { INIT_TRACKER_V2 = 76, ENABLE_EVENTS = 58, FLUSH_EVENTS = 67, NV_ERR_INVALID_ARGUMENT = 0x1f };
+/* Requests for the driver's test type: a stock driver logs a kernel line for each one it refuses. */
+static unsigned test_type_asked;
 
 int ioctl(int fd, unsigned long request, ...)
 {
@@ -91,6 +93,8 @@ int ioctl(int fd, unsigned long request, ...)
 	if (fd >= 0 && fd == uvm_standin_tools_fd && request == ENABLE_EVENTS) {
 		struct enable_events_params *p = arg;
 		bool test_type = p->event_type_flags >> EMBER_UVM_EVENT_ACCESS_COUNTER & 1; /* gated: a stock driver */
+		if (test_type)
+			__atomic_fetch_add(&test_type_asked, 1, __ATOMIC_RELAXED);
 		bool notify = p->event_type_flags >> EMBER_AC_UVM_EVENT & 1;
 		p->status = test_type || (notify && refuse_notify) ? NV_ERR_INVALID_ARGUMENT : 0;
 		if (!p->status)
@@ -299,6 +303,7 @@ Test(counters_queue, an_unpatched_driver_costs_one_line)
 	param_value = NULL;
 	scan_alone("no uvm_access_counter_notify parameter");
 	cr_expect_not(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1, "type 61 was never asked for");
+	cr_expect_eq(LOAD(test_type_asked), 0, "nor the test type, without uvm_enable_builtin_tests");
 }
 
 Test(counters_queue, a_patched_driver_loaded_without_the_parameter_costs_one_line)
