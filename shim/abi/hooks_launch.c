@@ -5,11 +5,16 @@
  */
 #include <cuda.h>
 
+#include "launch_repeat.h"
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
 #include "tracer.h"
 
+/*
+ * Scan, unless this thread's last launch is repeated (launch_repeat.h);
+ * a trace records every launch's own scan.
+ */
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
 	if (!ember_active)
@@ -18,11 +23,15 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 		ember_placement_launch(NULL, stream, per_thread);
 		return;
 	}
-	struct ember_scan scan;
-	ember_scan_launch(f, params, extra, &scan);
-	ember_trace_launch(&scan, stream, per_thread);
-	ember_placement_launch(&scan, stream, per_thread);
-	ember_scan_release(&scan);
+	struct ember_scan local, *scan = ember_tracing ? NULL : ember_repeat_scan(f, params, extra, stream, per_thread);
+	if (!scan)
+		ember_scan_launch(f, params, extra, scan = &local);
+	ember_trace_launch(scan, stream, per_thread);
+	ember_placement_launch(scan, stream, per_thread);
+	if (scan == &local)
+		ember_scan_release(&local);
+	else
+		ember_repeat_done(scan);
 }
 
 #define LAUNCH_ARGS                                                                        \

@@ -51,7 +51,10 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	devs[0] = at->device;
 	scan->stream_key = ember_scan_stream_key((CUstream)at->stream, at->per_thread);
 	ember_table_lock(EMBER_TABLE);
-	ember_monitor_launch(scan, now);
+	if (scan->repeat)
+		ember_monitor_repeat(scan, now); /* the extents of the launch it repeats */
+	else
+		ember_monitor_launch(scan, now);
 	ember_table_unlock(EMBER_TABLE);
 	ember_monitor_learn(scan);
 	size_t waiting = 0;

@@ -30,6 +30,19 @@ enum { LAYOUT_BUCKETS = 4096, MAX_PARAMS = 4096 };
 #define layout_lock ember_lock_layouts
 static struct layout layouts[LAYOUT_BUCKETS];
 
+/* Bumped whenever what a launch's scan reads from here may change: a kept scan of an older one is stale. */
+static uint64_t generation;
+
+uint64_t ember_kernels_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+}
+
+static void changed(void)
+{
+	__atomic_fetch_add(&generation, 1, __ATOMIC_RELEASE);
+}
+
 static unsigned bucket_of(CUfunction f)
 {
 	uintptr_t h = (uintptr_t)f;
@@ -123,8 +136,10 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 		return;
 	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
-	if (l && l->f == f)
+	if (l && l->f == f && l->elem_size[param] != elem_size) {
 		l->elem_size[param] = (uint8_t)elem_size;
+		changed(); /* later launches of f are credited other extents */
+	}
 	ember_unlock(&layout_lock);
 }
 
@@ -170,5 +185,6 @@ void ember_kernels_forget(void)
 		free(layouts[i].history);
 		layouts[i] = (struct layout){ 0 };
 	}
+	changed(); /* a handle may come back for another kernel */
 	ember_unlock(&layout_lock);
 }

@@ -39,6 +39,13 @@ void ember_kernel_remember_ranges(CUfunction f, uint64_t stream_key, const struc
 				  uint32_t which);
 uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct ember_range *out);
 
+/*
+ * A count that changes whenever a kernel's layout or what was learned of
+ * it changes (ember_kernel_learn, ember_kernels_forget): a scan made
+ * before is no guide to a launch after (launch_repeat.h).
+ */
+uint64_t ember_kernels_generation(void);
+
 /* Forget every kernel (a module or library was unloaded, and its handles may come back for others). */
 void ember_kernels_forget(void);
 

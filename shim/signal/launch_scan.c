@@ -75,7 +75,113 @@ static void scan_scalar(struct ember_scan *s, const unsigned char *p, size_t byt
 		s->scalars[s->nscalars++] = v; /* doubles are past 2^44 */
 }
 
-void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)
+/* The packed buffer of CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, or NULL. */
+static const unsigned char *packed_buffer(void **extra, size_t *bytes)
+{
+	const unsigned char *buf = NULL;
+	*bytes = 0;
+	for (void **e = extra; e && *e != CU_LAUNCH_PARAM_END; e += 2) {
+		if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			buf = e[1];
+		else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1])
+			*bytes = *(size_t *)e[1];
+	}
+	return buf;
+}
+
+/*
+ * Most arguments are pointers and counts: copied and compared as words,
+ * not through memcpy and memcmp calls (a repeat compares every argument
+ * of every launch).
+ */
+static void copy_arg(unsigned char *to, const void *p, size_t bytes)
+{
+	if (bytes == 8)
+		memcpy(to, p, 8);
+	else if (bytes == 4)
+		memcpy(to, p, 4);
+	else
+		memcpy(to, p, bytes);
+}
+
+static bool same_arg(const void *p, const unsigned char *kept, size_t bytes)
+{
+	if (bytes == 8) {
+		uint64_t x, y;
+		memcpy(&x, p, 8);
+		memcpy(&y, kept, 8);
+		return x == y;
+	}
+	if (bytes == 4) {
+		uint32_t x, y;
+		memcpy(&x, p, 4);
+		memcpy(&y, kept, 4);
+		return x == y;
+	}
+	return !memcmp(p, kept, bytes);
+}
+
+/* Keep each argument's bytes, if they all fit; a launch with a missing one is never kept. */
+static void keep_params(struct ember_scan_args *args, void **kernel_params, const uint32_t *size, unsigned n)
+{
+	args->packed = false;
+	args->kept = false;
+	args->len = 0;
+	if (n > EMBER_SCAN_KEPT_PARAMS)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (!kernel_params[i] || size[i] > EMBER_SCAN_KEPT_BYTES - args->len)
+			return;
+		copy_arg(args->bytes + args->len, kernel_params[i], size[i]);
+		args->size[i] = (uint16_t)size[i];
+		args->len += size[i];
+	}
+	args->n = n;
+	args->kept = true;
+}
+
+static void keep_packed(struct ember_scan_args *args, const unsigned char *buf, size_t bytes)
+{
+	args->packed = true;
+	args->kept = bytes <= EMBER_SCAN_KEPT_BYTES;
+	args->n = 0;
+	args->len = args->kept ? (uint32_t)bytes : 0;
+	if (args->kept)
+		memcpy(args->bytes, buf, bytes);
+}
+
+/*
+ * Drop references an earlier scan held, table locked, in the same hold as
+ * the new scan's: all but a last one (a freed allocation's), which is put
+ * the usual way once unlocked, as it frees the record. Returns how many
+ * of those are left at the front of v.
+ */
+static unsigned drop_held(struct ember_alloc **v, unsigned n)
+{
+	unsigned last = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (v[i]->refs > 1)
+			v[i]->refs--;
+		else
+			v[last++] = v[i];
+	return last;
+}
+
+/* Read the arguments for pointers into [lo, hi), table locked. */
+static void read_params(struct ember_scan *out, void **kernel_params, const uint32_t *size, unsigned n, uint64_t lo,
+			uint64_t hi)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!kernel_params[i])
+			continue;
+		if (size[i] == 4 || size[i] == 8)
+			scan_scalar(out, kernel_params[i], size[i], i, lo, hi);
+		else if (size[i] > 8)
+			scan_bytes(out, kernel_params[i], size[i], i, lo, hi);
+	}
+}
+
+static void reset(struct ember_scan *out, CUfunction f)
 {
 	out->n = out->nptrs = out->nscalars = 0;
 	out->f = f;
@@ -83,41 +189,83 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	out->newly_learned = out->newly_ranged = 0;
 	memset(out->elem_size, 0, sizeof out->elem_size);
 	out->stream_key = 0;
+	out->repeat = false;
+}
+
+void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out,
+			       struct ember_scan_args *args)
+{
+	struct ember_alloc *held[EMBER_SCAN_MAX_REFS];
+	unsigned nheld = out->n;
+	memcpy(held, out->allocs, nheld * sizeof *held);
+	reset(out, f);
+	args->kept = false; /* until the arguments are read below */
+	uint64_t lo, hi;
+	ember_table_bounds(EMBER_TABLE, &lo, &hi);
+	enum { MAX = 256 };
+	uint32_t offset[MAX], size[MAX];
+	unsigned n = 0;
+	size_t bytes = 0;
+	const unsigned char *buf = NULL;
+	bool placed = ember_table_any_placed(EMBER_TABLE);
+	if (placed && kernel_params) {
+		n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->kernel_number);
+		keep_params(args, kernel_params, size, n);
+	} else if (placed && (buf = packed_buffer(extra, &bytes)))
+		keep_packed(args, buf, bytes);
+	if (placed && (kernel_params || buf)) {
+		ember_table_lock(EMBER_TABLE);
+		out->table_gen = EMBER_TABLE->next_id;
+		if (kernel_params)
+			read_params(out, kernel_params, size, n, lo, hi);
+		else
+			scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
+		nheld = drop_held(held, nheld);
+		ember_table_unlock(EMBER_TABLE);
+	}
+	if (nheld)
+		ember_allocs_put(EMBER_TABLE, held, nheld);
+}
+
+void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)
+{
+	reset(out, f);
 	if (!ember_table_any_placed(EMBER_TABLE))
 		return;
 	uint64_t lo, hi;
 	ember_table_bounds(EMBER_TABLE, &lo, &hi);
-
 	if (kernel_params) {
 		enum { MAX = 256 };
 		uint32_t offset[MAX], size[MAX];
 		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->kernel_number);
 		ember_table_lock(EMBER_TABLE);
-		for (unsigned i = 0; i < n; i++) {
-			if (!kernel_params[i])
-				continue;
-			if (size[i] == 4 || size[i] == 8)
-				scan_scalar(out, kernel_params[i], size[i], i, lo, hi);
-			else if (size[i] > 8)
-				scan_bytes(out, kernel_params[i], size[i], i, lo, hi);
-		}
+		read_params(out, kernel_params, size, n, lo, hi);
 		ember_table_unlock(EMBER_TABLE);
 		return;
 	}
-	/* CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE: one packed buffer */
-	const unsigned char *buf = NULL;
-	size_t bytes = 0;
-	for (void **e = extra; e && *e != CU_LAUNCH_PARAM_END; e += 2) {
-		if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-			buf = e[1];
-		else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1])
-			bytes = *(size_t *)e[1];
-	}
+	size_t bytes;
+	const unsigned char *buf = packed_buffer(extra, &bytes);
 	if (buf) {
 		ember_table_lock(EMBER_TABLE);
 		scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
 		ember_table_unlock(EMBER_TABLE);
 	}
+}
+
+bool ember_scan_args_same(const struct ember_scan_args *args, void **kernel_params, void **extra)
+{
+	if (!args->kept || args->packed != !kernel_params)
+		return false;
+	if (args->packed) {
+		size_t bytes;
+		const unsigned char *buf = packed_buffer(extra, &bytes);
+		return buf && bytes == args->len && !memcmp(buf, args->bytes, bytes);
+	}
+	const unsigned char *at = args->bytes;
+	for (unsigned i = 0; i < args->n; at += args->size[i++])
+		if (!kernel_params[i] || !same_arg(kernel_params[i], at, args->size[i]))
+			return false;
+	return true;
 }
 
 void ember_scan_release(struct ember_scan *s)

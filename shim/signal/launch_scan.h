@@ -16,6 +16,17 @@
 #include "regions.h"
 
 enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32, EMBER_SCAN_LEARNED = 32 };
+enum { EMBER_SCAN_KEPT_PARAMS = 32, EMBER_SCAN_KEPT_BYTES = 512 };
+
+/* A launch's argument bytes, kept so that its repeats are recognised (launch_repeat.h). */
+struct ember_scan_args {
+	bool kept;      /* false: more or larger arguments than are kept, or none read */
+	bool packed;    /* one packed buffer (extra), else kernelParams */
+	unsigned n;     /* kernelParams: how many */
+	uint32_t len;   /* bytes in bytes[] */
+	uint16_t size[EMBER_SCAN_KEPT_PARAMS]; /* kernelParams: each one's size */
+	unsigned char bytes[EMBER_SCAN_KEPT_BYTES];
+};
 
 
 struct ember_scan {
@@ -40,10 +51,25 @@ struct ember_scan {
 	uint32_t newly_ranged; /* bit per argument: range[] to be kept */
 	uint64_t stream_key;   /* the launch's stream (per thread, for a per-thread default stream) */
 	bool fresh_demand;     /* the monitor credited new demand (not only repeats, policy.h) */
+	uint64_t extent[EMBER_SCAN_MAX_PTRS]; /* the monitor's: bytes each pointer covers (monitor.h) */
+	uint64_t table_gen;    /* the table's next_id when scanned: no allocation was made since while it is the same */
+	bool repeat;           /* the kept scan of this thread's last launch, which this one repeats (launch_repeat.h) */
 };
 
 /* Scan a launch's arguments; the caller must ember_scan_release() the result. */
 void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out);
+
+/*
+ * The same into a scan that may hold an earlier launch's references
+ * (out->n of them; none after ember_scan_release or zeroing), which are
+ * dropped in the same hold of the table lock, and keeping the argument
+ * bytes in *args (args->kept says whether they fitted).
+ */
+void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out,
+			       struct ember_scan_args *args);
+
+/* Whether a launch's arguments are the bytes args kept. */
+bool ember_scan_args_same(const struct ember_scan_args *args, void **kernel_params, void **extra);
 void ember_scan_release(struct ember_scan *s);
 
 /*

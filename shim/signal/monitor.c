@@ -122,27 +122,38 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 		ember_launch_order_slide(a, &s->prev[param], &now_r);
 }
 
+/* Each pointer's extent as demand: where access counters cover the allocation, they replace this guess (counters.c). */
+static void credit_extents(struct ember_scan *s, uint64_t now)
+{
+	s->fresh_demand = false;
+	for (unsigned i = 0; i < s->nptrs; i++)
+		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i],
+								EMBER_LAUNCH_DEMAND, now);
+}
+
 void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 {
-	uint64_t extent[EMBER_SCAN_MAX_PTRS];
 	unsigned learned[EMBER_SCAN_MAX_PTRS];
 	/* departures first: a region that another pointer of this launch covers is referenced again below */
 	s->prev_known = s->nptrs ? ember_kernel_previous_ranges(s->f, s->stream_key, s->prev) : 0;
 	for (unsigned i = 0; i < s->nptrs; i++) {
-		extent[i] = ember_monitor_extent(s, i, &learned[i]);
-		note_departures(s, i, extent[i]);
+		s->extent[i] = ember_monitor_extent(s, i, &learned[i]);
+		note_departures(s, i, s->extent[i]);
 	}
-	s->fresh_demand = false;
+	credit_extents(s, now);
 	for (unsigned i = 0; i < s->nptrs; i++) {
-		/* where access counters cover the allocation, they replace this guess (counters.c) */
-		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, extent[i],
-								EMBER_LAUNCH_DEMAND, now);
 		unsigned param = s->ptrs[i].param;
 		if (learned[i] && param < EMBER_SCAN_LEARNED && s->elem_size[param] != learned[i]) {
 			s->elem_size[param] = (uint8_t)learned[i];
 			s->newly_learned |= 1u << param; /* kept by ember_monitor_learn */
 		}
 	}
+}
+
+void ember_monitor_repeat(struct ember_scan *s, uint64_t now)
+{
+	s->newly_learned = s->newly_ranged = 0; /* nothing new to keep: the launch repeated keeps it already */
+	credit_extents(s, now);
 }
 
 void ember_monitor_learn(const struct ember_scan *s)

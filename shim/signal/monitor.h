@@ -44,6 +44,17 @@ bool ember_monitor_follows(const struct ember_scan *s, unsigned ptr_index);
 /* Turn a scanned launch into demand (table locked). Call ember_monitor_learn after unlocking. */
 void ember_monitor_launch(struct ember_scan *s, uint64_t now);
 
+/*
+ * The same for a repeat of this thread's last launch (launch_repeat.h),
+ * from the extents that launch found (table locked). The kernel's
+ * ranges on this stream are the launch's own, so nothing departs, and
+ * nothing is learned: only the demand is credited, as at every launch.
+ * A launch of the same kernel on the same stream from another thread in
+ * between is not compared with, nor does a repeat refresh the stream's
+ * place among the kernel's latest streams (launch_order.h).
+ */
+void ember_monitor_repeat(struct ember_scan *s, uint64_t now);
+
 /* Remember what the launch taught about its kernel's arguments (table not locked). */
 void ember_monitor_learn(const struct ember_scan *s);
 

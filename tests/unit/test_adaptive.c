@@ -4,6 +4,7 @@
  * simulated driver knows which 2 MiB blocks its host kernels really touch,
  * so the scan's accuracy is measured against the truth here.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ static void start(void)
 {
 	setenv("EMBER_MODE", "adaptive", 1);
 	setenv("EMBER_BUDGET", "64M", 1);
-	setenv("EMBER_INTERVAL_MS", "5", 1);
+	setenv("EMBER_INTERVAL_MS", "5", 0); /* unless a test asked for no decay */
 	setenv("EMBER_SPAN", "8M", 1);
 	sim = load_sim();
 	shim = load_shim();
@@ -422,4 +423,105 @@ Test(adaptive, streams_keep_their_own_launch_order)
 	cr_expect_eq(mapped_regions(a, 8 * MiB), 4, "what it left behind went back");
 	cr_expect_eq(resident_regions(b, 16 * MiB), 8, "the other stream's buffer stayed");
 	expect_within_budget();
+}
+
+/*
+ * A launch that repeats its thread's last one is placed from the kept scan
+ * (launch_repeat.h). Each is still credited: ten launches over a buffer
+ * earn ten times the demand of one, with nothing decaying or moving.
+ */
+static uint32_t demand_at(CUdeviceptr p)
+{
+	struct ember_region_info info;
+	cr_assert_eq(SYM(shim, ember_region_info)((void *)p, &info), 0);
+	return info.demand;
+}
+
+static void start_measuring_demand(void)
+{
+	setenv("EMBER_THRESHOLD", "1000000", 1); /* nothing moves */
+	setenv("EMBER_INTERVAL_MS", "3600000", 1); /* nothing decays */
+	start();
+}
+
+Test(adaptive, every_repeated_launch_is_credited)
+{
+	start_measuring_demand();
+	CUdeviceptr once = managed(16 * MiB), ten = managed(16 * MiB);
+	read_range(once, 16 * MiB);
+	for (int i = 0; i < 10; i++)
+		read_range(ten, 16 * MiB);
+	cr_assert_gt(demand_at(once), 0);
+	cr_expect_eq(demand_at(ten), 10 * demand_at(once));
+	cr_expect_eq(demand_at(ten + 14 * MiB), 10 * demand_at(once), "the last region too");
+}
+
+/*
+ * The same argument bytes before and after an allocation is made where
+ * they point: the launch after it finds the allocation. The pointers sit
+ * every 2 MiB over a freed 16 MiB buffer, so that an allocation made in
+ * its place is under one of them wherever in the hole it starts.
+ */
+struct spread {
+	CUdeviceptr at[8];
+};
+
+static void k_nothing(const struct ember_sim_launch *l, void **params)
+{
+}
+
+Test(adaptive, a_repeat_finds_an_allocation_made_since)
+{
+	start_measuring_demand();
+	static const size_t spread_params[] = { sizeof(struct spread) };
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_nothing", k_nothing, spread_params, 1), 0);
+	CUmodule mod;
+	CUfunction nothing;
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&nothing, mod, "t_nothing"));
+	managed(2 * MiB); /* something placed: a launch is scanned at all */
+	CUdeviceptr gone = managed(16 * MiB);
+	CU_OK(SYM(shim, cuMemFree_v2)(gone));
+	struct spread s;
+	for (int i = 0; i < 8; i++)
+		s.at[i] = gone + (CUdeviceptr)i * 2 * MiB;
+	launch(nothing, (void *[]){ &s });
+	launch(nothing, (void *[]){ &s }); /* a repeat: it references nothing */
+	CUdeviceptr fresh = managed(4 * MiB);
+	if (fresh < gone || fresh >= gone + 16 * MiB)
+		cr_skip_test("the simulated driver put the new allocation elsewhere");
+	launch(nothing, (void *[]){ &s });
+	cr_expect_gt(demand_at(fresh), 0, "the launch after the allocation did not find it");
+}
+
+/* Threads keep their own launches: two repeating at once are each credited in full (and TSan watches). */
+struct repeater {
+	CUcontext ctx;
+	CUdeviceptr p;
+};
+
+static void *repeat_reads(void *arg)
+{
+	struct repeater *r = arg;
+	CU_OK(SYM(shim, cuCtxSetCurrent)(r->ctx));
+	for (int i = 0; i < 10; i++)
+		read_range(r->p, 16 * MiB);
+	return NULL;
+}
+
+Test(adaptive, repeats_on_two_threads_are_each_credited)
+{
+	start_measuring_demand();
+	CUcontext ctx;
+	CU_OK(SYM(shim, cuCtxGetCurrent)(&ctx));
+	CUdeviceptr once = managed(16 * MiB);
+	read_range(once, 16 * MiB);
+	struct repeater r[2] = { { ctx, managed(16 * MiB) }, { ctx, managed(16 * MiB) } };
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, repeat_reads, &r[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++)
+		cr_expect_eq(demand_at(r[i].p), 10 * demand_at(once), "thread %d", i);
 }

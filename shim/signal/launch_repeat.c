@@ -1,0 +1,101 @@
+/* Each thread's last launch, kept so that its repeats skip the scan (launch_repeat.h). */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "kernels.h"
+#include "launch_repeat.h"
+#include "state.h"
+
+struct kept {
+	bool valid;     /* scan holds a launch's result and references */
+	bool busy;      /* between ember_repeat_scan and ember_repeat_done */
+	CUfunction f;
+	CUstream stream;
+	bool per_thread;
+	uint64_t kernels_gen; /* ember_kernels_generation() before the scan */
+	struct ember_scan_args args;
+	struct ember_scan scan;
+};
+
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static bool key_made;
+static __thread struct kept *mine;
+
+/* A thread's exit drops its kept scan's references, so freed allocations' records go. */
+static void forget(void *p)
+{
+	struct kept *k = p;
+	if (k->valid)
+		ember_scan_release(&k->scan);
+	free(k);
+}
+
+static void make_key(void)
+{
+	key_made = pthread_key_create(&key, forget) == 0;
+}
+
+/* This thread's record, made on first use; NULL without memory or a key to free it by. */
+static struct kept *kept_of_thread(void)
+{
+	if (mine)
+		return mine;
+	pthread_once(&key_once, make_key);
+	if (!key_made)
+		return NULL;
+	struct kept *k = calloc(1, sizeof *k);
+	if (k && pthread_setspecific(key, k) != 0) {
+		free(k);
+		k = NULL;
+	}
+	return mine = k;
+}
+
+/* No allocation made since the scan, and none of those it references freed (the table's lock). */
+static bool table_unchanged(const struct ember_scan *s)
+{
+	ember_table_lock(EMBER_TABLE);
+	bool same = EMBER_TABLE->next_id == s->table_gen;
+	for (unsigned i = 0; same && i < s->n; i++)
+		same = !s->allocs[i]->freed;
+	ember_table_unlock(EMBER_TABLE);
+	return same;
+}
+
+static bool repeats(const struct kept *k, CUfunction f, void **kernel_params, void **extra, CUstream stream,
+		    bool per_thread)
+{
+	return k->valid && k->f == f && k->stream == stream && k->per_thread == per_thread &&
+	       k->kernels_gen == ember_kernels_generation() && ember_scan_args_same(&k->args, kernel_params, extra) &&
+	       table_unchanged(&k->scan);
+}
+
+struct ember_scan *ember_repeat_scan(CUfunction f, void **kernel_params, void **extra, CUstream stream,
+				     bool per_thread)
+{
+	struct kept *k = kept_of_thread();
+	if (!k || k->busy)
+		return NULL; /* a launch inside a launch's placement: scanned the usual way */
+	k->busy = true;
+	if (repeats(k, f, kernel_params, extra, stream, per_thread)) {
+		k->scan.repeat = true;
+		return &k->scan;
+	}
+	/* read first: a change during the scan makes the kept scan stale at once, never unnoticed */
+	k->kernels_gen = ember_kernels_generation();
+	ember_scan_launch_keeping(f, kernel_params, extra, &k->scan, &k->args);
+	k->f = f;
+	k->stream = stream;
+	k->per_thread = per_thread;
+	k->valid = true;
+	return &k->scan;
+}
+
+void ember_repeat_done(struct ember_scan *s)
+{
+	struct kept *k = (struct kept *)((char *)s - offsetof(struct kept, scan)); /* no second TLS lookup */
+	s->repeat = false;
+	k->busy = false;
+}
