@@ -170,8 +170,8 @@ overhead() {
     for v in $vs; do
       local pre=()
       case $v in
-        static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --) ;;
-        static-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --uvm-events 0 --) ;;
+        static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode static --) ;;
+        static-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode static --uvm-events 0 --) ;;
         adaptive) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --) ;;
         adaptive-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --uvm-events 0 --) ;;
       esac
