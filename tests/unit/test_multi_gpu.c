@@ -852,3 +852,30 @@ Test(multi_gpu, gpu1s_own_demand_pushes_gpu0s_borrowed_regions_out)
 	cr_expect_eq(account_used(1), 64 * MiB, "GPU 1's account: its own, once GPU 0's allocation is freed");
 	cr_expect_eq(resident(1), 64 * MiB);
 }
+
+/*
+ * Adaptive: GPU 0's promotions fill its budget, and what stays mapped of
+ * the allocation its launches keep referencing goes to GPU 1; GPU 0 never
+ * passes its high watermark nor GPU 1 its low one, and the free leaves
+ * both accounts empty.
+ */
+Test(multi_gpu, adaptive_lends_what_gpu0s_promotions_leave_mapped)
+{
+	setenv("EMBER_BUDGET_0", "16M", 1);
+	setenv("EMBER_BUDGET_1", "256M", 1);
+	start_adaptive();
+	account_used(1);
+	use_gpu(0);
+	CUdeviceptr p = managed(64 * MiB, 0x6f);
+	READ_UNTIL(0, p, 64 * MiB, 100, bytes_on(1, p, 64 * MiB) == 50 * MiB);
+	flush();
+	cr_expect_eq(resident_regions(p, 64 * MiB), 7, "GPU 0 full: 7 regions under 90%% of 16 MiB");
+	cr_expect_eq(bytes_on(1, p, 64 * MiB), 50 * MiB, "the rest on GPU 1");
+	cr_expect_eq(account_used(1), 50 * MiB);
+	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(0), 16 * MiB / 100 * 90);
+	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(1), 256 * MiB / 100 * 85);
+	expect_bytes(p, 64 * MiB, 0x6f);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	flush();
+	expect_accounts_empty();
+}
