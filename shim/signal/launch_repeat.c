@@ -80,6 +80,8 @@ static bool repeats(const struct kept *k, CUfunction f, void **kernel_params, vo
 struct ember_scan *ember_repeat_scan(CUfunction f, void **kernel_params, void **extra, CUstream stream,
 				     bool per_thread)
 {
+	if (!ember_table_any_placed(EMBER_TABLE))
+		return NULL; /* nothing to find: the usual scan returns at once (PyTorch with nothing managed) */
 	struct kept *k = kept_of_thread();
 	if (!k || k->busy)
 		return NULL; /* a launch inside a launch's placement: scanned the usual way */

@@ -13,7 +13,9 @@
  * no allocation was made since (the table's next_id), and none of the
  * allocations it references was freed. Then the scan is exactly what a
  * new one would find, and placement treats it as one (the monitor reuses
- * its extents: monitor.h).
+ * its extents: monitor.h). The references kept hold the records (never
+ * the memory) of allocations freed since, until the thread's next
+ * scanned launch or its exit.
  */
 #ifndef EMBER_LAUNCH_REPEAT_H
 #define EMBER_LAUNCH_REPEAT_H

@@ -270,7 +270,8 @@ bool ember_scan_args_same(const struct ember_scan_args *args, void **kernel_para
 
 void ember_scan_release(struct ember_scan *s)
 {
-	ember_allocs_put(EMBER_TABLE, s->allocs, s->n);
+	if (s->n) /* most launches of a program with nothing managed hold nothing: no lock for them */
+		ember_allocs_put(EMBER_TABLE, s->allocs, s->n);
 	s->n = s->nptrs = 0;
 }
 

@@ -13,7 +13,9 @@
  * The variants alternate in rounds, in turn forwards and backwards, so
  * both see the same machine. One JSON record per (pattern, variant): the
  * median, 10th and 90th percentiles over batches, in ns per launch.
- * CALLBENCH_ARGS=repeat (or rotate) runs one pattern alone, for a profile.
+ * CALLBENCH_ARGS=repeat (or rotate) runs one pattern alone, for a profile;
+ * CALLBENCH_MEMORY=plain allocates the buffers with cuMemAlloc, so that
+ * Ember places nothing (PyTorch's case without manage-all).
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -80,6 +82,13 @@ static void head_kernel(const struct ember_sim_launch *launch, void **params)
 	(void)params;
 }
 
+/* CALLBENCH_MEMORY=plain: the buffers are device memory (cuMemAlloc), not managed. */
+static bool plain_memory(void)
+{
+	const char *m = getenv("CALLBENCH_MEMORY");
+	return m && !strcmp(m, "plain");
+}
+
 /* Through the shim: a context, the kernel, and managed buffers Ember places. */
 static struct args set_up(void *sim, void *shim)
 {
@@ -98,6 +107,13 @@ static struct args set_up(void *sim, void *shim)
 	check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
 	check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
 	check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
+	if (plain_memory()) { /* nothing managed: Ember places nothing, as for PyTorch without manage-all */
+		__typeof__(&cuMemAlloc_v2) alloc = SYM_CALL(shim, cuMemAlloc_v2);
+		check(alloc(&a.x, a.n * sizeof(float)), "cuMemAlloc");
+		check(alloc(&a.y, a.n * sizeof(float)), "cuMemAlloc");
+		check(alloc(&a.scale, sizeof(float)), "cuMemAlloc");
+		return a;
+	}
 	__typeof__(&cuMemAllocManaged) alloc = SYM_CALL(shim, cuMemAllocManaged);
 	check(alloc(&a.x, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
 	check(alloc(&a.y, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
@@ -144,9 +160,11 @@ static void report(const char *label, const char *mode, const char *pattern, con
 		   size_t count)
 {
 	qsort(ns, count, sizeof *ns, cmp_double);
-	printf("{\"bench\": \"launch-hook\", \"driver\": \"%s\", \"mode\": \"%s\", \"args\": \"%s\", "
-	       "\"variant\": \"%s\", \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, \"launches\": %zu}\n",
-	       label, mode, pattern, variant, ns[count / 2], ns[count / 10], ns[count * 9 / 10], count * BATCH);
+	printf("{\"bench\": \"launch-hook\", \"driver\": \"%s\", \"mode\": \"%s\", \"memory\": \"%s\", "
+	       "\"args\": \"%s\", \"variant\": \"%s\", \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, "
+	       "\"launches\": %zu}\n",
+	       label, mode, plain_memory() ? "plain" : "managed", pattern, variant, ns[count / 2], ns[count / 10],
+	       ns[count * 9 / 10], count * BATCH);
 }
 
 int launch_bench(const char *sim_path, const char *shim_path, const char *label)
