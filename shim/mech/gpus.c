@@ -164,6 +164,11 @@ void ember_gpus_freed(struct ember_alloc *a)
 	ember_table_unlock(EMBER_TABLE);
 }
 
+void ember_gpus_displaced(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	ember_peer_displaced(&peers, EMBER_TABLE->accounts, a, r0, r1); /* no log line under the table lock */
+}
+
 bool ember_gpus_peer_stats(int dev, struct ember_peer_stats *out)
 {
 	if (dev < 0 || dev >= EMBER_MAX_DEVICES)

@@ -85,6 +85,9 @@ void ember_gpus_after_launch(struct ember_scan *scan, const struct ember_at *at)
 /* a was removed from the table by a free: its regions on peers leave their accounts. */
 void ember_gpus_freed(struct ember_alloc *a);
 
+/* The driver moved regions [r0, r1) of a to host memory on its own (table locked): those lent leave their holders' accounts. */
+void ember_gpus_displaced(struct ember_alloc *a, uint32_t r0, uint32_t r1);
+
 struct ember_peer_stats;
 /* The peer tier's figures for dev (table lock held); false when all are 0. */
 bool ember_gpus_peer_stats(int dev, struct ember_peer_stats *out);

@@ -172,6 +172,7 @@ EMBER_PUBLIC long long ember_evict(const void *ptr, size_t bytes)
 static void displaced_range(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
 {
 	uint64_t *total = arg;
+	ember_gpus_displaced(a, r0, r1); /* the peer tier's (gpus.h) */
 	uint64_t bytes = ember_regions_displaced(&ember_shim_ctx, a, r0, r1);
 	if (!bytes)
 		return;

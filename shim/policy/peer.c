@@ -346,6 +346,19 @@ void ember_peer_forget(struct ember_peer_tier *t, struct ember_accounts *accs, s
 	}
 }
 
+uint64_t ember_peer_displaced(struct ember_peer_tier *t, struct ember_accounts *accs, struct ember_alloc *a,
+			      uint32_t r0, uint32_t r1)
+{
+	struct ember_peer_entry *e = find(t, a);
+	uint64_t bytes = 0;
+	for (uint32_t r = r0; e && r < r1 && r < a->nregions && e->lent; r++)
+		if (e->holder[r] >= 0) {
+			bytes += ember_region_bytes(a, r);
+			unlend(t, accs, e, r);
+		}
+	return bytes;
+}
+
 int ember_peer_holder(const struct ember_peer_tier *t, const struct ember_alloc *a, uint32_t r)
 {
 	const struct ember_peer_entry *e = find(t, a);

@@ -165,6 +165,14 @@ void ember_peer_failed(struct ember_peer_tier *t, struct ember_accounts *accs, c
  */
 void ember_peer_forget(struct ember_peer_tier *t, struct ember_accounts *accs, struct ember_alloc *a);
 
+/*
+ * The driver moved regions [r0, r1) of a to host memory on its own (the
+ * UVM event queue: the holder evicted them, or the host touched them):
+ * those lent leave their holder's account. Returns the bytes.
+ */
+uint64_t ember_peer_displaced(struct ember_peer_tier *t, struct ember_accounts *accs, struct ember_alloc *a,
+			      uint32_t r0, uint32_t r1);
+
 /* Where region r of a is lent (its holder), or -1. */
 int ember_peer_holder(const struct ember_peer_tier *t, const struct ember_alloc *a, uint32_t r);
 

@@ -217,6 +217,20 @@ Test(peer_tier, the_holders_own_demand_pushes_lent_regions_out_and_keeps_it_quie
 	ember_table_unlock(&table);
 }
 
+/* The driver moved lent regions to host memory on its own (the UVM event queue): they leave the holder's account. */
+Test(peer_tier, regions_the_driver_displaced_leave_the_holders_account)
+{
+	struct ember_alloc *a = tier_setup();
+	lend(a, 0);
+	ember_table_lock(&table);
+	cr_expect_eq(ember_peer_displaced(&tier, &taccs, a, 2, 5), 6 * MiB);
+	cr_expect_eq(ember_peer_displaced(&tier, &taccs, a, 2, 5), 0, "once");
+	ember_table_unlock(&table);
+	cr_expect_eq(taccs.dev[1].resident, 26 * MiB);
+	cr_expect_eq(ember_peer_holder(&tier, a, 4), -1);
+	cr_expect_eq(ember_peer_holder(&tier, a, 5), 1);
+}
+
 Test(peer_tier, a_move_that_cannot_be_issued_is_undone)
 {
 	struct ember_alloc *a = tier_setup();
