@@ -34,10 +34,7 @@ static void mapped_launch(struct ember_scan *scan, const struct ember_at *at)
 /*
  * static: an allocation's first reference is its split, and that launch's
  * stream waits for it on the GPU. Allocations first referenced by the same
- * launch are split smallest first: the small ones are read most densely
- * per byte (on the H200 at 1.5x, the star queries' dimension tables, looked
- * up at random for every fact row, were left mapped behind the fact columns
- * first referenced with them: 8.0 s against a bound of 1.2 s).
+ * launch are split smallest first (ember_split_order).
  */
 static void static_launch(struct ember_scan *scan, const struct ember_at *at)
 {
@@ -52,13 +49,10 @@ static void static_launch(struct ember_scan *scan, const struct ember_at *at)
 		bool first = !a->referenced;
 		__atomic_store_n(&a->referenced, true, __ATOMIC_RELEASE);
 		ember_table_unlock(EMBER_TABLE);
-		if (!first)
-			continue;
-		unsigned slot = n++; /* insertion by size: a launch references a few allocations */
-		for (; slot > 0 && firsts[slot - 1]->size > a->size; slot--)
-			firsts[slot] = firsts[slot - 1];
-		firsts[slot] = a;
+		if (first)
+			firsts[n++] = a;
 	}
+	ember_split_order(firsts, n);
 	for (unsigned i = 0; i < n; i++)
 		ember_engine_split(&ember_shim_engine, firsts[i], at, EMBER_ORDER_STREAM);
 }

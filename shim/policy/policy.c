@@ -102,6 +102,12 @@ bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uin
 	return true;
 }
 
+uint32_t ember_policy_launch_amount(uint64_t regions, uint64_t largest)
+{
+	uint64_t times = regions && largest > regions ? largest / regions : 1;
+	return EMBER_LAUNCH_DEMAND * (uint32_t)(times < EMBER_DENSITY_MAX ? times : EMBER_DENSITY_MAX);
+}
+
 void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
 {
 	struct ember_repeat *rep = &a->repeat;

@@ -56,6 +56,18 @@ struct ember_policy_params {
 
 /* Demand one launch reference adds to each region it covers: one counter notification's worth. */
 #define EMBER_LAUNCH_DEMAND 256
+/* The most times EMBER_LAUNCH_DEMAND a launch adds to a region of a small extent (ember_policy_launch_amount). */
+#define EMBER_DENSITY_MAX 64
+
+/*
+ * The demand a launch adds to each region of one of its extents, of
+ * `regions` regions, when its largest covers `largest`: a launch reads
+ * about as many elements of each array it is passed, so each region of a
+ * smaller extent takes that many times more of them, up to
+ * EMBER_DENSITY_MAX. Access counters would count them; the launch scan
+ * has only the extents.
+ */
+uint32_t ember_policy_launch_amount(uint64_t regions, uint64_t largest);
 
 /* Everything the policy reads and writes, passed explicitly. */
 struct ember_policy_ctx {

@@ -71,3 +71,14 @@ uint64_t ember_split_demote(struct ember_policy_ctx *pc, struct ember_alloc *a, 
 	}
 	return bytes;
 }
+
+void ember_split_order(struct ember_alloc **v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) { /* insertion: a launch references a few allocations */
+		struct ember_alloc *a = v[i];
+		unsigned j = i;
+		for (; j > 0 && v[j - 1]->size > a->size; j--)
+			v[j] = v[j - 1];
+		v[j] = a;
+	}
+}

@@ -122,13 +122,32 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 		ember_launch_order_slide(a, &s->prev[param], &now_r);
 }
 
-/* Each pointer's extent as demand: where access counters cover the allocation, they replace this guess (counters.c). */
+static uint64_t regions_of(uint64_t bytes)
+{
+	uint64_t r = (bytes + EMBER_REGION_BYTES - 1) >> EMBER_REGION_SHIFT;
+	return r ? r : 1;
+}
+
+/*
+ * Each pointer's extent as demand, its regions credited by how much smaller
+ * it is than the launch's largest (ember_policy_launch_amount). On the H200
+ * at 1.5x of the budget, the star queries' 14 MB dimension tables, looked
+ * up at random for each of 714 million fact rows, were credited like one
+ * region of a 2.9 GB fact column, and stayed mapped: 5.4 s against a bound
+ * of 0.9 s. Where access counters cover the allocation, they replace this
+ * guess (counters.c).
+ */
 static void credit_extents(struct ember_scan *s, uint64_t now)
 {
+	uint64_t largest = 0;
+	for (unsigned i = 0; i < s->nptrs; i++)
+		if (regions_of(s->extent[i]) > largest)
+			largest = regions_of(s->extent[i]);
 	s->fresh_demand = false;
 	for (unsigned i = 0; i < s->nptrs; i++)
-		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i],
-								EMBER_LAUNCH_DEMAND, now);
+		s->fresh_demand |= ember_counters_launch_demand(
+			s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i],
+			ember_policy_launch_amount(regions_of(s->extent[i]), largest), now);
 }
 
 void ember_monitor_launch(struct ember_scan *s, uint64_t now)

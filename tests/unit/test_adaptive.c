@@ -525,3 +525,28 @@ Test(adaptive, repeats_on_two_threads_are_each_credited)
 	for (int i = 0; i < 2; i++)
 		cr_expect_eq(demand_at(r[i].p), 10 * demand_at(once), "thread %d", i);
 }
+
+/*
+ * A launch passed two base pointers and nothing that bounds them: each
+ * whole allocation is its extent, and each region of the smaller is
+ * credited as many times more as it is smaller, up to EMBER_DENSITY_MAX
+ * (the star queries' dimension tables beside their fact columns).
+ */
+Test(adaptive, a_launch_credits_each_region_of_a_smaller_array_more)
+{
+	start_measuring_demand();
+	static const size_t pair_params[] = { 8, 8 };
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_pair", k_nothing, pair_params, 2), 0);
+	CUmodule mod;
+	CUfunction pair;
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&pair, mod, "t_pair"));
+	CUdeviceptr big = managed(32 * MiB), small = managed(2 * MiB);
+	launch(pair, (void *[]){ &big, &small });
+	cr_assert_gt(demand_at(big), 0);
+	cr_expect_eq(demand_at(small), 16 * demand_at(big), "16 times smaller, 16 times the demand per region");
+	cr_expect_eq(demand_at(big + 30 * MiB), demand_at(big), "the large array's regions alike");
+	CUdeviceptr huge = managed(160 * MiB), tiny = managed(2 * MiB);
+	launch(pair, (void *[]){ &huge, &tiny });
+	cr_expect_eq(demand_at(tiny), 64 * demand_at(huge), "80 times smaller: at most 64 times");
+}

@@ -414,3 +414,12 @@ Test(policy, of_arrays_a_launch_references_whole_the_smaller_goes_first)
 	cr_expect_eq(count_state(offsets, 0, 8, EMBER_REGION_RESIDENT), 8, "the small array is resident whole");
 	cr_expect_eq(count_state(edges, 0, 40, EMBER_REGION_RESIDENT), 28 - 8, "the large one has the rest of the room");
 }
+
+Test(policy, a_smaller_extent_of_a_launch_earns_more_per_region_up_to_a_cap)
+{
+	cr_expect_eq(ember_policy_launch_amount(8, 8), EMBER_LAUNCH_DEMAND, "the largest itself");
+	cr_expect_eq(ember_policy_launch_amount(1, 1), EMBER_LAUNCH_DEMAND);
+	cr_expect_eq(ember_policy_launch_amount(2, 17), 8 * EMBER_LAUNCH_DEMAND, "rounded down");
+	cr_expect_eq(ember_policy_launch_amount(1, 1000), EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND, "capped");
+	cr_expect_eq(ember_policy_launch_amount(0, 1000), EMBER_LAUNCH_DEMAND, "no regions: one reference");
+}

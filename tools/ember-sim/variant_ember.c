@@ -34,6 +34,7 @@
 #include "engine.h"
 #include "signal/counters.h" /* the shim's access-counter reader */
 #include "launch_order.h"
+#include "split.h"
 #include "peer.h"
 #include "variant.h"
 
@@ -394,18 +395,28 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 		if (ev->scan)
 			slide(ev, l);
 		bool fresh = false;
+		/* as the shim's monitor (credit_extents): each range by how much smaller than the largest */
+		uint64_t largest = 0;
+		for (unsigned i = 0; i < l->n; i++) {
+			uint32_t r0, r1;
+			const struct sim_range *r = &l->ranges[i];
+			if (r->seen != SIM_SEEN_KERNEL && regions_of(alloc_of(ev, r->alloc_id), r, &r0, &r1) &&
+			    r1 - r0 > largest)
+				largest = r1 - r0;
+		}
 		for (unsigned i = 0; i < l->n; i++) {
 			const struct sim_range *r = &l->ranges[i];
 			uint32_t r0, r1;
 			struct ember_alloc *a = alloc_of(ev, r->alloc_id);
 			if (r->seen == SIM_SEEN_KERNEL || !regions_of(a, r, &r0, &r1))
 				continue; /* the scan does not see what the kernel alone knows */
+			uint32_t amount = ember_policy_launch_amount(r1 - r0, largest);
 			/* where the counters cover a, they replace the scan's guess (ember_counters_launch_demand) */
 			if (ev->counting && ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes,
-							   EMBER_LAUNCH_DEMAND, now, &fresh))
+							   amount, now, &fresh))
 				continue;
 			if (ev->scan)
-				fresh |= ember_policy_demand(&ev->pc, a, r0, r1, EMBER_LAUNCH_DEMAND, now);
+				fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
 		}
 		ember_table_unlock(&ev->table);
 		/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
@@ -413,11 +424,16 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 		if (waiting)
 			pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
 	} else {
+		struct ember_alloc *firsts[MAX_REFS];
+		unsigned nfirst = 0;
 		for (unsigned i = 0; i < n; i++)
 			if (!refs[i]->referenced) {
 				refs[i]->referenced = true;
-				ember_engine_split(&ev->eng, refs[i], &(struct ember_at){ 0 }, EMBER_ORDER_STREAM);
+				firsts[nfirst++] = refs[i];
 			}
+		ember_split_order(firsts, nfirst); /* as the shim's static_launch */
+		for (unsigned i = 0; i < nfirst; i++)
+			ember_engine_split(&ev->eng, firsts[i], &(struct ember_at){ 0 }, EMBER_ORDER_STREAM);
 	}
 	/* the peer tier after the launch's placement, as the shim's ember_gpus_after_launch: GPU 1 in use */
 	if (ev->peer)
