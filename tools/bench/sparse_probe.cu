@@ -9,7 +9,8 @@
 //   mapped-first-write  the same advice, never touched: the GPU's writes are
 //                    the pages' first touch (the wavefront's score matrix)
 //   mapped-populated-write  never touched, but prefetched to the host in one
-//                    call before the launch: pages exist and are mapped
+//                    call before the launch: pages exist and are mapped (also
+//                    in 128-byte pieces: the wavefront's rows of tile cells)
 //   managed-first-write  no advice at all, never touched (stock UVM)
 // and what one prefetch to the host of the whole allocation costs when it
 // was never touched (populate_seconds) and after the host filled it
@@ -158,7 +159,9 @@ int main(int argc, char **argv)
 	};
 	double populate_s = 0;
 	for (auto &f : firsts)
-		for (size_t piece : { (size_t)1024, (size_t)65536 }) {
+		for (size_t piece : { (size_t)128, (size_t)1024, (size_t)65536 }) {
+			if (piece == 128 && f.how != populated)
+				continue; // the wavefront's writes: rows of a tile's cells into pages that exist
 			double t0 = now_s();
 			unsigned *p = managed(bytes, f.how);
 			if (f.how == populated) // what populating the whole allocation on the host costs

@@ -19,9 +19,11 @@ the run with everything resident:
 - kernels (cold, against first_seconds; warm, bound_warm_seconds, against
   the median of the runs): the best amount r of the working set (up to the budget's 90%
   high watermark) moved once at the prefetch rate; then the run takes the
-  longer of its resident compute time and reading its traffic's
-  non-resident share at the mapped tier's rate (the sparse rate for sparse
-  workloads). Minimised over r.
+  longer of its resident compute time, reading its traffic's non-resident
+  share at the mapped tier's rate (the sparse rate for sparse workloads),
+  and writing its writes' non-resident share at the mapped tier's write
+  rate (reads and writes cross the link in opposite directions). Minimised
+  over r.
 - token generation: the resident per-token time, or reading each token's
   weights beyond the high watermark over the link, whichever is longer
   (an MoE token reads the shared weights and its experts' share of the rest).
@@ -105,19 +107,29 @@ def bound(rec, resident, probe, sparse, budget):
         return max(res, link), note, {"link_bound_tokens_per_second": mapped / beyond if beyond else None}
     compute = resident.get("compute_seconds", resident["seconds"]) if resident else 0.0
     traffic = rec.get("read_bytes", ws)
+    written = rec.get("written_bytes") or 0
+    rates = sparse["rates_Bps"]
     rate, label = mapped, "mapped"
+    wrate, wlabel = rates.get("mapped-populated-write/65536"), "mapped write (64 KiB pieces)"
     if rec.get("sparse"):
-        rate, label = sparse["rates_Bps"]["mapped-read/128"], "mapped sparse (128-byte pieces)"
+        rate, label = rates["mapped-read/128"], "mapped sparse (128-byte pieces)"
+        piece = "128" if "mapped-populated-write/128" in rates else "1024"
+        wrate, wlabel = rates.get(f"mapped-populated-write/{piece}"), f"mapped sparse write ({piece}-byte pieces)"
+    if not wrate:
+        written = 0
     top = min(ws, high)
     cold = warm = None
     for i in range(65):
         r = top * i / 64
-        run = max(compute, traffic * (ws - r) / ws / rate)
+        # reads and writes cross the link in opposite directions: each alone is a floor
+        run = max(compute, traffic * (ws - r) / ws / rate, written * (ws - r) / ws / wrate if written else 0.0)
         cold = r / up + run if cold is None else min(cold, r / up + run)
         warm = run if warm is None else min(warm, run)
+    writes = (f", or of {written / 1e9:.1f} GB of writes at the {wlabel} rate {wrate / 1e9:.2f} GB/s, whichever "
+              "is longer" if written else "")
     note = (f"cold: the best residency r <= min(working set, 90% of the budget) moved once at {up / 1e9:.1f} GB/s, "
             f"then the longer of the resident compute time and the non-resident share of {traffic / 1e9:.1f} GB "
-            f"of reads at the {label} rate {rate / 1e9:.2f} GB/s; warm: the same, already moved")
+            f"of reads at the {label} rate {rate / 1e9:.2f} GB/s{writes}; warm: the same, already moved")
     return cold, note, {"bound_warm_seconds": warm}
 
 
@@ -130,20 +142,20 @@ def llama_layers(shape, budget):
     return max(0, min(layers, (budget - (512 << 20) - output) // layer))
 
 
-def rebound(results, budget):
+def rebound(results, budget, every=False):
+    """Bounds for the records without one, or (every) for all, from the probes in results."""
     path = os.path.join(results, "suite.jsonl")
     rows = load_jsonl(path)
     probe = json.load(open(os.path.join(results, "probe.json")))
     sparse = json.load(open(os.path.join(results, "sparse-probe.json")))
     for rec in rows:
-        if "error" in rec or "bound_seconds" in rec or "seconds" not in rec:
+        if "error" in rec or ("bound_seconds" in rec and not every) or "seconds" not in rec:
             continue
         resident = rec if rec["variant"] == "resident" else next(
             (r for r in rows if r.get("bench") == rec["bench"] and r.get("scale") == rec["scale"]
              and r.get("variant") == "resident" and "error" not in r), None)
         b, note, extra = bound(rec, resident, probe, sparse, budget)
-        rec.update(bound_seconds=b, bound_note=note + "; rates from another call's probe in the same session",
-                   **extra)
+        rec.update(bound_seconds=b, bound_note=note + "; rates from the session's last probe", **extra)
     with open(path, "w") as f:
         for rec in rows:
             f.write(json.dumps(rec) + "\n")
@@ -153,6 +165,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--llama-layers")
     ap.add_argument("--rebound")
+    ap.add_argument("--every", action="store_true", help="with --rebound: every record's bound, not only missing ones")
     ap.add_argument("--budget", type=int, required=True)
     for a in ("bench", "scale", "variant", "peer", "gpu", "stats", "results", "out"):
         ap.add_argument("--" + a, default="")
@@ -163,7 +176,7 @@ def main():
         print(llama_layers(a.llama_layers, a.budget))
         return
     if a.rebound:
-        rebound(a.rebound, a.budget)
+        rebound(a.rebound, a.budget, a.every)
         return
     rec = {"bench": a.bench, "scale": float(a.scale), "variant": a.variant, "gpu": a.gpu, "budget_bytes": a.budget,
            "wall_seconds": a.wall, "exit": a.rc}
