@@ -199,7 +199,8 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 	unsigned nheld = out->n;
 	memcpy(held, out->allocs, nheld * sizeof *held);
 	reset(out, f);
-	args->kept = false; /* until the arguments are read below */
+	if (args)
+		args->kept = false; /* until the arguments are read below */
 	uint64_t lo, hi;
 	ember_table_bounds(EMBER_TABLE, &lo, &hi);
 	enum { MAX = 256 };
@@ -210,8 +211,9 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 	bool placed = ember_table_any_placed(EMBER_TABLE);
 	if (placed && kernel_params) {
 		n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->kernel_number);
-		keep_params(args, kernel_params, size, n);
-	} else if (placed && (buf = packed_buffer(extra, &bytes)))
+		if (args)
+			keep_params(args, kernel_params, size, n);
+	} else if (placed && (buf = packed_buffer(extra, &bytes)) && args)
 		keep_packed(args, buf, bytes);
 	if (placed && (kernel_params || buf)) {
 		ember_table_lock(EMBER_TABLE);

@@ -63,7 +63,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
  * The same into a scan that may hold an earlier launch's references
  * (out->n of them; none after ember_scan_release or zeroing), which are
  * dropped in the same hold of the table lock, and keeping the argument
- * bytes in *args (args->kept says whether they fitted).
+ * bytes in *args unless it is NULL (args->kept says whether they fitted).
  */
 void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out,
 			       struct ember_scan_args *args);

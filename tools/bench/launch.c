@@ -6,14 +6,16 @@
  * timed whole and followed by an untimed synchronisation. The kernel does
  * nothing, so what differs between the two variants is Ember's hook.
  *
- * Two argument patterns:
- *   repeat   the same arguments at every launch (launch_overhead.cu's);
- *   rotate   the same kernel over eight tensors of one buffer in turn, so
- *            that no launch repeats the one before it.
+ * Three argument patterns:
+ *   repeat     the same arguments at every launch (launch_overhead.cu's);
+ *   rotate     the same kernel over eight tensors of one buffer in turn, so
+ *              that no launch repeats the one before it;
+ *   alternate  two kernels in turn with the same arguments, as a model's
+ *              layers run different kernels one after another.
  * The variants alternate in rounds, in turn forwards and backwards, so
  * both see the same machine. One JSON record per (pattern, variant): the
  * median, 10th and 90th percentiles over batches, in ns per launch.
- * CALLBENCH_ARGS=repeat (or rotate) runs one pattern alone, for a profile;
+ * CALLBENCH_ARGS=repeat (rotate, alternate) runs one pattern alone, for a profile;
  * CALLBENCH_MEMORY=plain allocates the buffers with cuMemAlloc, so that
  * Ember places nothing (PyTorch's case without manage-all).
  */
@@ -29,6 +31,8 @@
 #include "launch.h"
 
 enum { BATCH = 64, BATCHES = 200, ROUNDS = 10, TENSORS = 8 };
+enum pattern { REPEAT, ROTATE, ALTERNATE, PATTERNS };
+static const char *const pattern_names[PATTERNS] = { "repeat", "rotate", "alternate" };
 
 /* The entry points a launch loop needs, from one library. */
 struct api {
@@ -39,7 +43,7 @@ struct api {
 
 /* What every launch passes: three managed pointers and a count, as launch_overhead.cu's axpy_head. */
 struct args {
-	CUfunction f;
+	CUfunction f, other; /* the same kernel under two names */
 	CUdeviceptr x, y, scale;
 	size_t n;
 };
@@ -93,7 +97,8 @@ static bool plain_memory(void)
 static struct args set_up(void *sim, void *shim)
 {
 	static const size_t sizes[] = { 8, 8, 8, 8 };
-	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_head", head_kernel, sizes, 4) != 0) {
+	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_head", head_kernel, sizes, 4) != 0 ||
+	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_other", head_kernel, sizes, 4) != 0) {
 		fprintf(stderr, "ember-callbench: cannot register the benchmark kernel\n");
 		exit(1);
 	}
@@ -107,6 +112,7 @@ static struct args set_up(void *sim, void *shim)
 	check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
 	check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
 	check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
+	check(SYM_CALL(shim, cuModuleGetFunction)(&a.other, mod, "ember_bench_other"), "cuModuleGetFunction");
 	if (plain_memory()) { /* nothing managed: Ember places nothing, as for PyTorch without manage-all */
 		__typeof__(&cuMemAlloc_v2) alloc = SYM_CALL(shim, cuMemAlloc_v2);
 		check(alloc(&a.x, a.n * sizeof(float)), "cuMemAlloc");
@@ -121,14 +127,16 @@ static struct args set_up(void *sim, void *shim)
 	return a;
 }
 
-/* Launch k of a batch: the same arguments, or the k-th of eight tensors of x and y. */
-static void launch_one(const struct api *api, const struct args *a, bool rotate, unsigned k)
+/* Launch k of a batch: the same arguments, the k-th of eight tensors of x and y, or every other one the other kernel. */
+static void launch_one(const struct api *api, const struct args *a, enum pattern p, unsigned k)
 {
+	bool rotate = p == ROTATE;
 	size_t tensor = rotate ? (k % TENSORS) * (a->n / TENSORS) * sizeof(float) : 0;
 	CUdeviceptr x = a->x + tensor, y = a->y + tensor, scale = a->scale;
 	size_t n = rotate ? a->n / TENSORS : a->n;
 	void *params[] = { &x, &y, &scale, &n };
-	check(api->launch(a->f, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
+	CUfunction f = p == ALTERNATE && k % 2 ? a->other : a->f;
+	check(api->launch(f, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
 }
 
 static double now_ns(void)
@@ -139,12 +147,12 @@ static double now_ns(void)
 }
 
 /* BATCHES batches, ns per launch of each into out[]. */
-static void run_batches(const struct api *api, const struct args *a, bool rotate, double *out)
+static void run_batches(const struct api *api, const struct args *a, enum pattern p, double *out)
 {
 	for (unsigned b = 0; b < BATCHES; b++) {
 		double t0 = now_ns();
 		for (unsigned k = 0; k < BATCH; k++)
-			launch_one(api, a, rotate, k);
+			launch_one(api, a, p, k);
 		out[b] = (now_ns() - t0) / BATCH;
 		check(api->sync(), "cuCtxSynchronize");
 	}
@@ -179,18 +187,18 @@ int launch_bench(const char *sim_path, const char *shim_path, const char *label)
 	};
 	static double ns[2][ROUNDS * BATCHES];
 	const char *only = getenv("CALLBENCH_ARGS"); /* one pattern alone, for a profile */
-	for (int rotate = 0; rotate < 2; rotate++) {
-		if (only && *only && strcmp(only, rotate ? "rotate" : "repeat"))
+	for (enum pattern p = 0; p < PATTERNS; p++) {
+		if (only && *only && strcmp(only, pattern_names[p]))
 			continue;
 		for (int v = 0; v < 2; v++)
-			run_batches(&apis[v], &a, rotate, ns[v]); /* warm: first placement, caches */
+			run_batches(&apis[v], &a, p, ns[v]); /* warm: first placement, caches */
 		for (unsigned r = 0; r < ROUNDS; r++)
 			for (int i = 0; i < 2; i++) {
 				int v = r % 2 ? 1 - i : i;
-				run_batches(&apis[v], &a, rotate, ns[v] + r * BATCHES);
+				run_batches(&apis[v], &a, p, ns[v] + r * BATCHES);
 			}
 		for (int v = 0; v < 2; v++)
-			report(label, mode, rotate ? "rotate" : "repeat", apis[v].variant, ns[v], ROUNDS * BATCHES);
+			report(label, mode, pattern_names[p], apis[v].variant, ns[v], ROUNDS * BATCHES);
 	}
 	return 0;
 }
