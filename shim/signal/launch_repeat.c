@@ -10,7 +10,7 @@
 struct kept {
 	bool valid;     /* scan holds a launch's result and references */
 	bool busy;      /* between ember_repeat_scan and ember_repeat_done */
-	CUfunction f;
+	CUfunction f;   /* the thread's last kernel, kept or not */
 	CUstream stream;
 	bool per_thread;
 	uint64_t kernels_gen; /* ember_kernels_generation() before the scan */
