@@ -1,4 +1,4 @@
-/* The access-counter reader: checks, crediting, and the launch scan's replacement (counters.h). */
+/* The access-counter reader: checks, and crediting what the launch scan did not (counters.h). */
 #include <string.h>
 
 #include "counters.h"
@@ -97,6 +97,9 @@ void ember_ac_count_bad(struct ember_ac_reader *rd, enum ember_ac_verdict v)
 	case EMBER_AC_FOREIGN:
 		c->foreign++;
 		break;
+	case EMBER_AC_SCANNED:
+		c->scanned++;
+		break;
 	case EMBER_AC_OK:
 		break;
 	}
@@ -119,6 +122,18 @@ bool ember_ac_covers(const struct ember_ac_reader *rd, const struct ember_alloc 
 {
 	unsigned slot = (unsigned)(a->id % EMBER_AC_COVER_SLOTS);
 	return rd->cover[slot].until && rd->cover[slot].id == a->id && now < rd->cover[slot].until;
+}
+
+static unsigned scan_slot(const struct ember_alloc *a)
+{
+	return (unsigned)(a->id % EMBER_AC_SCAN_SLOTS);
+}
+
+bool ember_ac_scanned(const struct ember_ac_reader *rd, const struct ember_alloc *a, uint32_t r, uint64_t now)
+{
+	unsigned slot = scan_slot(a);
+	return rd->scan[slot].until && rd->scan[slot].id == a->id && now < rd->scan[slot].until &&
+	       r >= rd->scan[slot].r0 && r < rd->scan[slot].r1;
 }
 
 /* The placed allocation that [at, at + PIECE) reaches into first, and where in it; NULL when none does. */
@@ -157,6 +172,7 @@ enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_p
 	uint64_t base = r->va & ~(COUNTED - 1);
 	uint32_t mask = r->subregion_mask ? r->subregion_mask : UINT32_MAX; /* no mask: the whole region */
 	uint64_t before = rd->counts.regions;
+	bool placed = false;
 	struct run run = { 0 };
 	for (unsigned i = 0; i < PIECES; i++) {
 		if (!(mask >> i & 1))
@@ -168,6 +184,9 @@ enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_p
 		uint32_t reg = (uint32_t)((where - a->base) >> EMBER_REGION_SHIFT);
 		if (reg >= a->nregions)
 			continue;
+		placed = true;
+		if (ember_ac_scanned(rd, a, reg, now))
+			continue; /* the scan credited it: its reads of mapped memory add nothing to the scan's references */
 		if (a == run.a && reg >= run.r0 && reg <= run.r1) {
 			if (reg == run.r1)
 				run.r1++;
@@ -178,8 +197,9 @@ enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_p
 	}
 	credit_run(rd, pc, &run, now);
 	if (rd->counts.regions == before) {
-		ember_ac_count_bad(rd, EMBER_AC_FOREIGN);
-		return EMBER_AC_FOREIGN;
+		enum ember_ac_verdict v = placed ? EMBER_AC_SCANNED : EMBER_AC_FOREIGN;
+		ember_ac_count_bad(rd, v);
+		return v;
 	}
 	rd->counts.records++;
 	rd->counts.credited++;
@@ -207,39 +227,37 @@ size_t ember_ac_feed(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, co
 	return credited;
 }
 
-static bool seen_by_counters_only(uint8_t state)
+bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_alloc *a, uint64_t addr, uint64_t bytes, bool scanned,
+		     uint64_t now)
 {
-	return state == EMBER_REGION_MAPPED || state == EMBER_REGION_DEMOTING;
-}
-
-bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a,
-		     uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now, bool *fresh)
-{
-	if (!a || a->kind == EMBER_ALLOC_PLAIN || !a->nregions || addr < a->base || addr >= a->base + a->size ||
-	    !ember_ac_covers(rd, a, now))
+	if (!a || a->kind == EMBER_ALLOC_PLAIN || !a->nregions || addr < a->base || addr >= a->base + a->size)
 		return false;
+	if (scanned) {
+		/* the regions ember_monitor_demand credits, joined to the scan's run of a */
+		uint64_t end = addr + (bytes ? bytes : 1);
+		if (end > a->base + a->size || end < addr)
+			end = a->base + a->size;
+		uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
+		uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
+		unsigned slot = scan_slot(a);
+		uint64_t until = now + cover_ns(rd);
+		if (rd->scan[slot].id != a->id || !rd->scan[slot].until || now >= rd->scan[slot].until) {
+			rd->scan[slot].id = a->id;
+			rd->scan[slot].r0 = r0;
+			rd->scan[slot].r1 = r1;
+		} else {
+			rd->scan[slot].r0 = r0 < rd->scan[slot].r0 ? r0 : rd->scan[slot].r0;
+			rd->scan[slot].r1 = r1 > rd->scan[slot].r1 ? r1 : rd->scan[slot].r1;
+		}
+		rd->scan[slot].until = until < now ? UINT64_MAX : until;
+	}
 	/* the counters' demand since the last launch is what this launch's promotion must see */
 	unsigned slot = (unsigned)(a->id % EMBER_AC_COVER_SLOTS);
-	if (rd->cover[slot].pending) {
+	if (ember_ac_covers(rd, a, now) && rd->cover[slot].pending) {
 		rd->cover[slot].pending = false;
-		*fresh = true;
+		return true;
 	}
-	uint64_t end = addr + (bytes ? bytes : 1);
-	if (end > a->base + a->size || end < addr)
-		end = a->base + a->size;
-	uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
-	uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-	/* the runs of resident and promoting regions: the counters cannot see those, so the launch keeps them warm */
-	for (uint32_t r = r0; r < r1;) {
-		while (r < r1 && seen_by_counters_only(a->regions[r].state))
-			r++;
-		uint32_t start = r;
-		while (r < r1 && !seen_by_counters_only(a->regions[r].state))
-			r++;
-		if (start < r && ember_policy_demand(pc, a, start, r, amount, now))
-			*fresh = true;
-	}
-	return true;
+	return false;
 }
 
 /* ---- the shim's reader ---- */
@@ -249,8 +267,7 @@ struct ember_ac_reader ember_shim_counters;
 bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount,
 				  uint64_t now)
 {
-	bool fresh = false;
-	if (ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, now, &fresh))
-		return fresh;
-	return ember_monitor_demand(a, addr, bytes, amount, now);
+	/* noted whether or not the driver's notifications are read: a few stores, cheaper than asking */
+	bool fresh = ember_ac_launch(&ember_shim_counters, a, addr, bytes, true, now);
+	return ember_monitor_demand(a, addr, bytes, amount, now) || fresh;
 }

@@ -12,16 +12,27 @@
  * demand (EMBER_LAUNCH_DEMAND); a record none of whose pieces does is
  * foreign, and dropped.
  *
- * Where the counters have spoken for an allocation lately (within cover_ns
- * of its last credited notification), they replace the launch scan's guess
- * for it: a launch then credits only the regions of its range that are
- * resident or on their way (the counters count reads of host memory, so
- * they cannot see those), and mapped regions get demand from the counters
- * alone. Where they have not, the launch scan stands, as on a stock driver.
+ * The counters complement the launch scan; they do not replace it. A
+ * launch's scan credits what it credits, as on a stock driver, and the
+ * reader keeps, per allocation, the run of regions the scan credited it
+ * lately (within cover_ns of its last launch). A notification credits only
+ * the regions outside that run: what the scan could not bound, or bounded
+ * too tight (a kernel passed base pointers and a count that is not the
+ * band it reads). Regions the scan credited are dropped from it, counted
+ * as scanned: counted reads of mapped memory are a measure of volume, not
+ * of references, and a streaming pass over mapped data raises hundreds of
+ * notifications per region, where a resident region's launches credit it
+ * once each; crediting both made mapped data the scan already saw look
+ * far hotter than the resident data it would displace (ember-sim: the
+ * star scan and the recorded llama.cpp and transformers traces ran slower
+ * with counters than without). Where the scan credits everything a kernel
+ * reads, the counters change nothing.
+ *
  * Promotions happen at launches (adaptive.c), for what a launch references
- * and only when it brought fresh demand: a covered launch counts as fresh
- * when notifications have credited its allocation since its last launch,
- * so that the counters' demand is promoted at the next launch that reads it.
+ * and only when it brought fresh demand: a launch counts as fresh when
+ * notifications have credited its allocation since its last launch (within
+ * cover_ns of them), so that the counters' demand is promoted at the next
+ * launch that reads it.
  *
  * Everything here but the last section is pure: no driver, no clock, no
  * lock of its own. The reader's state is guarded by the lock of the table
@@ -44,18 +55,24 @@ enum ember_ac_verdict {
 	EMBER_AC_MALFORMED,    /* wrong magic, version, size or type; reserved bytes set; a zero count; an unaligned address */
 	EMBER_AC_OUT_OF_RANGE, /* an address outside user space, or a GPU past EMBER_AC_MAX_GPUS (the CPU, for the driver) */
 	EMBER_AC_FOREIGN,      /* well-formed, but in no allocation Ember places: dropped */
+	EMBER_AC_SCANNED,      /* placed, but the launch scan credited each region it names lately: nothing added */
 };
 
 struct ember_ac_counts {
 	uint64_t records;  /* every record offered */
 	uint64_t credited; /* records that became demand */
 	uint64_t regions;  /* regions credited by them */
+	uint64_t scanned;  /* well-formed, but every region they name the launch scan had credited lately: nothing added */
 	uint64_t truncated, malformed, out_of_range, foreign;
 };
 
-/* Allocations the counters spoke for lately, by allocation id (a slot each; a collision forgets the older). */
-enum { EMBER_AC_COVER_SLOTS = 256 };
-#define EMBER_AC_COVER_NS (1000ull * 1000 * 1000) /* default: a notification covers its allocation for 1 s */
+/*
+ * Allocations the counters spoke for lately, and those the launch scan
+ * did, by allocation id (a slot each; a collision forgets the older: for
+ * the scan's, the counters may then credit what the scan credited too).
+ */
+enum { EMBER_AC_COVER_SLOTS = 256, EMBER_AC_SCAN_SLOTS = 1024 };
+#define EMBER_AC_COVER_NS (1000ull * 1000 * 1000) /* default: 1 s, for the counters' cover and the scan's run */
 
 struct ember_ac_reader {
 	struct ember_ac_counts counts;
@@ -65,6 +82,11 @@ struct ember_ac_reader {
 		uint64_t until; /* covered while now < until; 0: empty */
 		bool pending;   /* credited since the allocation's last covered launch */
 	} cover[EMBER_AC_COVER_SLOTS];
+	struct {
+		uint64_t id;    /* the allocation's id */
+		uint64_t until; /* the run stands while now < until (the scan's last credit + cover_ns); 0: empty */
+		uint32_t r0, r1; /* the regions the scan credited since the run began: their hull */
+	} scan[EMBER_AC_SCAN_SLOTS];
 };
 
 /*
@@ -84,13 +106,16 @@ enum ember_ac_verdict ember_ac_from_uvm(const void *entry, size_t entry_size, st
 
 /*
  * Credit a checked record to the regions its pieces lie in, in pc's table
- * (locked), at now. Returns EMBER_AC_OK when some region was credited,
- * EMBER_AC_FOREIGN when none was. Counts it in rd->counts.
+ * (locked), at now, except those the launch scan credited lately
+ * (ember_ac_launch). Returns EMBER_AC_OK when some region was credited,
+ * EMBER_AC_SCANNED when the scan had credited every region its placed
+ * pieces lie in, EMBER_AC_FOREIGN when none lay in a placed allocation.
+ * Counts it in rd->counts.
  */
 enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_policy_ctx *pc,
 				      const struct ember_ac_record *r, uint64_t now);
 
-/* Count a verdict other than OK and FOREIGN (those ember_ac_credit counts). */
+/* Count a verdict other than OK, SCANNED and FOREIGN (those ember_ac_credit counts). */
 void ember_ac_count_bad(struct ember_ac_reader *rd, enum ember_ac_verdict v);
 
 /*
@@ -105,22 +130,28 @@ size_t ember_ac_feed(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, co
 bool ember_ac_covers(const struct ember_ac_reader *rd, const struct ember_alloc *a, uint64_t now);
 
 /*
- * A launch's demand for [addr, addr + bytes) of a. Where the counters cover
- * a, only its resident and promoting regions in the range are credited, and
- * true is returned; *fresh is set when a credit was not a repeat, or when
- * notifications credited a since its last covered launch. Else nothing is
- * done and false is returned: the launch scan's guess stands.
+ * A launch over [addr, addr + bytes) of a, before its demand: when scanned
+ * (the launch scan credits that range), its regions join the run the scan
+ * credited a lately, which notifications then leave alone. Returns true
+ * when notifications credited a since its last launch (within cover_ns of
+ * them), once: the launch's promotion must then look at a, even if the
+ * scan's own credit is a repeat.
  */
-bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a,
-		     uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now, bool *fresh);
+bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_alloc *a, uint64_t addr, uint64_t bytes, bool scanned,
+		     uint64_t now);
+
+/* Whether the launch scan credited region r of a lately (the run ember_ac_launch keeps). */
+bool ember_ac_scanned(const struct ember_ac_reader *rd, const struct ember_alloc *a, uint32_t r, uint64_t now);
 
 /* ---- the shim's reader (guarded by the shim's table lock) ---- */
 
 extern struct ember_ac_reader ember_shim_counters;
 
 /*
- * The launch scan's one way in (monitor.c): a launch's demand, replaced by
- * the counters where they cover the allocation, else ember_monitor_demand.
+ * The launch scan's one way in (monitor.c): a launch's demand
+ * (ember_monitor_demand), its range noted for the reader when the driver's
+ * notifications are read, and fresh also when they credited the allocation
+ * since its last launch.
  */
 bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount,
 				  uint64_t now);

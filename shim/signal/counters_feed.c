@@ -64,7 +64,7 @@ void ember_counters_start(int tools_fd)
 		if (ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &p) == 0 && p.status == 0) {
 			__atomic_store_n(&reading, true, __ATOMIC_RELEASE);
 			ember_info("access counters: reading the driver's notifications (uvm_access_counter_notify=1); "
-				   "they replace the launch scan's guess for the allocations they cover");
+				   "they add what the launch scan did not credit");
 			return;
 		}
 		snprintf(why, sizeof why, "the driver refused event type %d (status %u)", EMBER_AC_UVM_EVENT, p.status);
@@ -104,9 +104,9 @@ void ember_counters_finish(void)
 		return;
 	struct ember_ac_counts c;
 	ember_counters_snapshot(&c);
-	ember_info("access counters: %llu notifications, %llu credited to %llu regions; dropped %llu foreign, "
-		   "%llu malformed, %llu truncated, %llu out of range",
+	ember_info("access counters: %llu notifications, %llu credited to %llu regions, %llu of regions the launch "
+		   "scan credited; dropped %llu foreign, %llu malformed, %llu truncated, %llu out of range",
 		   (unsigned long long)c.records, (unsigned long long)c.credited, (unsigned long long)c.regions,
-		   (unsigned long long)c.foreign, (unsigned long long)c.malformed, (unsigned long long)c.truncated,
+		   (unsigned long long)c.scanned, (unsigned long long)c.foreign, (unsigned long long)c.malformed, (unsigned long long)c.truncated,
 		   (unsigned long long)c.out_of_range);
 }

@@ -3,8 +3,8 @@
  * records, with the policy's own table behind it and no driver: records as
  * the simulator writes them and entries as the patched driver writes them
  * into the tools event queue; well-formed, malformed, truncated, out of
- * range and foreign; and the launch scan's guess replaced where the
- * counters cover an allocation, kept where they do not.
+ * range and foreign; and the regions the launch scan credited lately left
+ * to it, the rest credited.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -104,7 +104,8 @@ static enum ember_ac_verdict take(const struct ember_ac_record *r)
 static void counts_add_up(void)
 {
 	const struct ember_ac_counts *c = &rd.counts;
-	cr_assert_eq(c->records, c->credited + c->truncated + c->malformed + c->out_of_range + c->foreign,
+	cr_assert_eq(c->records,
+		     c->credited + c->scanned + c->truncated + c->malformed + c->out_of_range + c->foreign,
 		     "every record is credited or dropped for one reason");
 }
 
@@ -328,58 +329,78 @@ Test(counters, a_stream_of_records_with_a_short_tail)
 	counts_add_up();
 }
 
-Test(counters, where_counters_cover_an_allocation_a_launch_credits_only_what_they_cannot_see)
+Test(counters, notifications_credit_what_the_launch_scan_did_not_and_leave_the_rest_to_it)
 {
 	struct ember_alloc *a = alloc_at(BASE, 16 * MiB, EMBER_ALLOC_MANAGED);
-	/* no notification yet: the launch scan's guess stands */
-	ember_counters_launch_demand(a, BASE, 16 * MiB, EMBER_LAUNCH_DEMAND, now);
-	cr_expect_eq(scan_calls, 1);
-	struct ember_ac_record r = record(BASE + 5 * REGION, 0xffffffff);
+	/* the scan credits regions 0 and 1: a kernel passed a base pointer and a count too small for its reads */
+	cr_expect(ember_counters_launch_demand(a, BASE, 2 * REGION, EMBER_LAUNCH_DEMAND, now));
+	cr_expect_eq(scan_calls, 1, "the scan's demand stands, counters or not");
+	cr_expect(ember_ac_scanned(&rd, a, 0, now) && ember_ac_scanned(&rd, a, 1, now));
+	cr_expect_not(ember_ac_scanned(&rd, a, 2, now));
+	/* a notification for a region the scan credited adds nothing: it is the scan's */
+	struct ember_ac_record r = record(BASE + 1 * REGION, 0xffffffff);
+	cr_expect_eq(take(&r), EMBER_AC_SCANNED);
+	cr_expect_eq(demand(a, 1), 0, "the stand-in scan credits nothing itself");
+	cr_expect_eq(rd.counts.scanned, 1);
+	/* one for a region it missed is credited */
+	r = record(BASE + 5 * REGION, 0xffffffff);
 	cr_assert_eq(take(&r), EMBER_AC_OK);
+	cr_expect_eq(demand(a, 5), EMBER_LAUNCH_DEMAND);
 	cr_expect(ember_ac_covers(&rd, a, now));
-	a->regions[0].state = EMBER_REGION_RESIDENT;
-	a->regions[1].state = EMBER_REGION_PROMOTING;
-	a->regions[2].state = EMBER_REGION_DEMOTING;
-	now += 30 * MS;
-	bool fresh = ember_counters_launch_demand(a, BASE, 16 * MiB, EMBER_LAUNCH_DEMAND, now);
-	cr_expect_eq(scan_calls, 1, "the counters replaced the scan's guess");
-	cr_expect(fresh);
-	cr_expect_eq(demand(a, 0), EMBER_LAUNCH_DEMAND, "resident: kept warm by the launch");
-	cr_expect_eq(demand(a, 1), EMBER_LAUNCH_DEMAND, "promoting: kept warm by the launch");
-	cr_expect_eq(demand(a, 2), 0, "demoting: host memory soon, the counters' to judge");
-	cr_expect_eq(demand(a, 7), 0, "mapped and not named by a notification: not credited");
-	cr_expect_gt(demand(a, 5), 0, "the region the counters named");
-	/* a launch over mapped regions only credits nothing, and is still the counters' */
-	now += 30 * MS;
-	cr_expect_not(ember_counters_launch_demand(a, BASE + 6 * REGION, 2 * REGION, EMBER_LAUNCH_DEMAND, now),
-		      "nothing new for a promotion to see");
-	cr_expect_eq(scan_calls, 1);
-	cr_expect_eq(demand(a, 6), 0);
-	/* a notification since: the next launch is fresh, so that its promotion sees the counters' demand */
-	r = record(BASE + 6 * REGION, 0xffffffff);
-	cr_assert_eq(take(&r), EMBER_AC_OK);
+	/* the next launch is fresh, whatever the scan says, so that its promotion sees region 5; once */
 	now += 1 * MS;
-	cr_expect(ember_counters_launch_demand(a, BASE + 6 * REGION, 2 * REGION, EMBER_LAUNCH_DEMAND, now));
-	cr_expect_not(ember_counters_launch_demand(a, BASE + 6 * REGION, 2 * REGION, EMBER_LAUNCH_DEMAND, now),
-		      "and once only");
-	/* once they fall silent for longer than the cover, the scan is back */
+	cr_expect(ember_ac_launch(&rd, a, BASE, 2 * REGION, true, now));
+	cr_expect_not(ember_ac_launch(&rd, a, BASE, 2 * REGION, true, now), "and once only");
+	/* the scan's run grows with its launches: regions 0 to 6 now */
+	cr_expect_not(ember_ac_launch(&rd, a, BASE + 6 * REGION, 1, true, now));
+	r = record(BASE + 3 * REGION, 0xffffffff);
+	cr_expect_eq(take(&r), EMBER_AC_SCANNED, "inside the run the scan credited");
+	r = record(BASE + 7 * REGION, 0xffffffff);
+	cr_expect_eq(take(&r), EMBER_AC_OK, "past it");
+	/* a launch the scan does not credit (ember-sim's scan=0) adds nothing to the run */
+	struct ember_alloc *b = alloc_at(BASE + 64 * MiB, 8 * MiB, EMBER_ALLOC_MANAGED);
+	cr_expect_not(ember_ac_launch(&rd, b, b->base, b->size, false, now));
+	cr_expect_not(ember_ac_scanned(&rd, b, 0, now));
+	/* once the scan has been silent on a for longer than the cover, its run is forgotten */
 	now += EMBER_AC_COVER_NS;
-	cr_expect_not(ember_ac_covers(&rd, a, now));
-	ember_counters_launch_demand(a, BASE, 16 * MiB, EMBER_LAUNCH_DEMAND, now);
+	cr_expect_not(ember_ac_scanned(&rd, a, 0, now));
+	r = record(BASE + 1 * REGION, 0xffffffff);
+	r.timestamp_ns = now;
+	cr_expect_eq(take(&r), EMBER_AC_OK);
+	/* and the next scan's run starts afresh */
+	ember_counters_launch_demand(a, BASE + 4 * REGION, REGION, EMBER_LAUNCH_DEMAND, now);
+	cr_expect(ember_ac_scanned(&rd, a, 4, now));
+	cr_expect_not(ember_ac_scanned(&rd, a, 1, now));
 	cr_expect_eq(scan_calls, 2);
+	counts_add_up();
 }
 
-Test(counters, coverage_is_per_allocation)
+Test(counters, a_record_across_a_scanned_and_an_unscanned_region_credits_the_unscanned_one)
+{
+	/* an allocation 1 MiB past a 2 MiB boundary: the counted region [BASE + 2 MiB, + 4 MiB) holds its regions 0 and 1 */
+	struct ember_alloc *a = alloc_at(BASE + 1 * MiB, 8 * MiB, EMBER_ALLOC_MANAGED);
+	ember_counters_launch_demand(a, a->base, 1, EMBER_LAUNCH_DEMAND, now); /* region 0 */
+	struct ember_ac_record r = record(BASE + REGION, 0xffffffff);
+	cr_assert_eq(take(&r), EMBER_AC_OK);
+	cr_expect_eq(demand(a, 0), 0, "the scan's");
+	cr_expect_eq(demand(a, 1), EMBER_LAUNCH_DEMAND);
+	cr_expect_eq(rd.counts.regions, 1);
+	counts_add_up();
+}
+
+Test(counters, the_scan_s_runs_are_per_allocation)
 {
 	struct ember_alloc *a = alloc_at(BASE, 8 * MiB, EMBER_ALLOC_MANAGED);
 	struct ember_alloc *b = alloc_at(BASE + 64 * MiB, 8 * MiB, EMBER_ALLOC_MANAGED);
+	ember_counters_launch_demand(b, b->base, b->size, EMBER_LAUNCH_DEMAND, now);
 	struct ember_ac_record r = record(BASE, 1);
-	cr_assert_eq(take(&r), EMBER_AC_OK);
+	cr_expect_eq(take(&r), EMBER_AC_OK, "b's launch says nothing of a");
 	cr_expect(ember_ac_covers(&rd, a, now));
 	cr_expect_not(ember_ac_covers(&rd, b, now));
-	ember_counters_launch_demand(b, b->base, b->size, EMBER_LAUNCH_DEMAND, now);
-	cr_expect_eq(scan_calls, 1, "b's launch is the scan's");
-	/* a launch outside the allocation is left to the scan, as before */
-	ember_counters_launch_demand(a, BASE + 9 * MiB, MiB, EMBER_LAUNCH_DEMAND, now);
-	cr_expect_eq(scan_calls, 2);
+	r = record(BASE + 64 * MiB, 1);
+	cr_expect_eq(take(&r), EMBER_AC_SCANNED);
+	/* a launch outside the allocation is nobody's */
+	cr_expect_not(ember_ac_launch(&rd, a, BASE + 9 * MiB, MiB, true, now));
+	cr_expect_not(ember_ac_scanned(&rd, a, 3, now));
+	counts_add_up();
 }

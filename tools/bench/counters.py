@@ -47,7 +47,7 @@ MODES = {
     "resident": ["--variant", "resident"],
 }
 KEEP = ["sim_seconds", "window_seconds", "bytes_promoted", "bytes_demoted", "migrations", "launches",
-        "notifications", "credited"]
+        "notifications", "credited", "scanned"]
 
 
 def cases():

@@ -13,10 +13,9 @@
  * from the access-counter model too: notifications for mapped regions
  * actually read past the threshold, as the driver patch would deliver
  * them, taken by the shim's own reader (shim/signal/counters.c): each is
- * checked and credited to its region, and where notifications cover an
- * allocation a launch credits only its resident and promoting regions, as
- * the shim's launch path does (ember_counters_launch_demand). --param
- * scan=0 leaves the counters alone.
+ * checked and credited to the regions it names that the launch scan has
+ * not credited lately, as the shim's launch path notes them
+ * (ember_counters_launch_demand). --param scan=0 leaves the counters alone.
  *
  * static-peer and adaptive-peer add a second GPU, idle, with a budget of
  * its own (--param peer_budget_gib, default --budget) and the peer link
@@ -57,7 +56,7 @@ struct ember_variant {
 	bool scan;                    /* launches' ranges are demand */
 	bool counting;                /* the access-counter model runs */
 	struct sim_counters counters;
-	struct ember_ac_reader reader; /* the shim's reader, with its cover of allocations */
+	struct ember_ac_reader reader; /* the shim's reader: its cover of allocations, the scan's runs */
 	bool drain_on_grid;            /* counter_drain_ms given: the queue drained every drain_ns (0: after each launch) */
 	uint64_t drain_ns, next_drain; /* else it is drained after each of the worker's passes, as worker.c does */
 	uint64_t notifications;
@@ -411,10 +410,9 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 			if (r->seen == SIM_SEEN_KERNEL || !regions_of(a, r, &r0, &r1))
 				continue; /* the scan does not see what the kernel alone knows */
 			uint32_t amount = ember_policy_launch_amount(r1 - r0, largest);
-			/* where the counters cover a, they replace the scan's guess (ember_counters_launch_demand) */
-			if (ev->counting && ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes,
-							   amount, now, &fresh))
-				continue;
+			/* as ember_counters_launch_demand: the scan's range noted, so that notifications leave it alone */
+			if (ev->counting)
+				fresh |= ember_ac_launch(&ev->reader, a, a->base + r->offset, r->bytes, ev->scan, now);
 			if (ev->scan)
 				fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
 		}
@@ -518,7 +516,8 @@ static void v_counts(void *v, struct sim_counts *out)
 				    .bytes_demoted = acc->bytes_demoted,
 				    .migrations = ev->migrations,
 				    .notifications = ev->notifications,
-				    .credited = ev->reader.counts.credited };
+				    .credited = ev->reader.counts.credited,
+				    .scanned = ev->reader.counts.scanned };
 	if (ev->peer) {
 		out->gpus = 2;
 		out->bytes_on_peers = ev->tier.stats[1].placed;
