@@ -11,6 +11,7 @@
 #include "placement.h"
 #include "shim.h"
 #include "state.h"
+#include "uvm_events.h"
 #include "worker.h"
 
 /* The context moves for each GPU are issued in: the last one a launch on it used. */
@@ -73,6 +74,8 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	static bool started;
 	if (ember_first_time(&started) || (waiting && wake_due(now)))
 		ember_worker_wake(); /* the first launch starts the worker's interval passes */
+	/* notifications the kernels before this one raised: drained by the worker, demand by the next launch */
+	ember_uvm_events_at_launch();
 }
 
 /* Reclamation and replacement over every GPU a launch has used; demotions go to the worker. */

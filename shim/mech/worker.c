@@ -27,6 +27,7 @@ static struct ember_op *queued_head, **queued_tail = &queued_head; /* ops to iss
 static struct deferred_free *frees_queued;
 static unsigned pending; /* ops and frees queued + in flight */
 static bool started, stopping, pass_wanted, pass_running;
+static unsigned nudged; /* bit i: run periodic[i] soon (ember_worker_nudge) */
 static pthread_t thread;
 
 /* Set before any thread exists. */
@@ -145,10 +146,10 @@ static uint64_t idle_period(void)
 	return p;
 }
 
-static void run_periodic(bool changed, uint64_t now, uint64_t *last)
+static void run_periodic(bool changed, unsigned nudge, uint64_t now, uint64_t *last)
 {
 	for (unsigned i = 0; i < nperiodic; i++)
-		if (periodic[i]->active() && (changed || now - last[i] >= periodic[i]->period_ns)) {
+		if (periodic[i]->active() && (changed || (nudge >> i & 1) || now - last[i] >= periodic[i]->period_ns)) {
 			periodic[i]->run(changed);
 			last[i] = now;
 		}
@@ -173,6 +174,8 @@ static void *worker_main(void *arg)
 		bool pass_due = strategy_pass && !stopping && (pass_wanted || now - last_pass >= pass_period_ns);
 		pass_wanted = false;
 		pass_running = pass_due;
+		unsigned nudge = nudged;
+		nudged = 0;
 		ember_unlock(&q_lock);
 
 		while (frees) {
@@ -195,12 +198,12 @@ static void *worker_main(void *arg)
 			take(batch);
 		}
 		unsigned done = poll_in_flight();
-		run_periodic(done || pass_due, ember_driver_now(), last_run);
+		run_periodic(done || pass_due, nudge, ember_driver_now(), last_run);
 
 		ember_lock(&q_lock);
 		if (done && strategy_pass)
 			pass_wanted = true; /* room freed, or a batch finished: decide again now */
-		if (queued_head || frees_queued || pass_wanted)
+		if (queued_head || frees_queued || pass_wanted || nudged)
 			continue;
 		uint64_t idle = idle_period();
 		if (in_flight || frees_in_flight) {
@@ -233,6 +236,17 @@ void ember_worker_wake(void)
 	ensure_started();
 	pass_wanted = true;
 	pthread_cond_signal(&q_wake);
+	ember_unlock(&q_lock);
+}
+
+void ember_worker_nudge(const struct ember_periodic *p)
+{
+	ember_lock(&q_lock);
+	for (unsigned i = 0; i < nperiodic; i++)
+		if (periodic[i] == p && ensure_started()) {
+			nudged |= 1u << i;
+			pthread_cond_signal(&q_wake);
+		}
 	ember_unlock(&q_lock);
 }
 
@@ -346,5 +360,6 @@ void ember_worker_after_fork_child(void)
 	frees_in_flight = NULL;
 	pending = 0;
 	started = stopping = pass_wanted = pass_running = false;
+	nudged = 0;
 	ember_driver_after_fork_child();
 }

@@ -36,6 +36,13 @@ void ember_worker_set_pass(void (*pass)(void), uint64_t period_ns);
 /* Ask for a pass soon, and start the worker on first use. */
 void ember_worker_wake(void);
 
+/*
+ * Have the worker run subscriber p soon (as if changed), without a pass:
+ * the UVM event queue, when a launch finds entries in it. Takes the
+ * worker's lock; callers on the launch path ask once per run of p.
+ */
+void ember_worker_nudge(const struct ember_periodic *p);
+
 /* Wait until nothing is queued or in flight, and no pass that was asked for is pending. Returns 0. */
 int ember_worker_flush(void);
 

@@ -56,6 +56,10 @@ static struct ember_uvm_queue_control *control;
 static struct ember_uvm_counts counts;
 static bool opened, tried;
 static size_t entry_size; /* 0 until the first records show it */
+/* Read at launches without the lock: set once the counters are read (release), and by each drain. */
+static bool at_launches;   /* the driver's notifications are read: launches look at the queue */
+static uint32_t drained_to; /* the get index the last drain left (masked) */
+static bool drain_asked;    /* a launch has asked the worker for a drain it has not begun */
 
 /* The process's own /dev/nvidia-uvm descriptor, which the driver opened at cuInit. */
 static int find_uvm_fd(void)
@@ -154,6 +158,8 @@ void ember_uvm_events_start(void)
 			   with_counters ? ", and access-counter notifications"
 					 : "; this driver gives no access-counter notifications");
 		ember_counters_start(tools_fd); /* the patched driver's notifications, or one line why not (counters.c) */
+		if (ember_counters_reading())
+			__atomic_store_n(&at_launches, true, __ATOMIC_RELEASE);
 	}
 	ember_unlock(&queue_lock);
 }
@@ -196,6 +202,7 @@ static void drain(uint32_t min_records)
 	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
 		return;
 	ember_lock(&queue_lock);
+	__atomic_store_n(&drain_asked, false, __ATOMIC_RELEASE); /* entries put from here on ask again */
 	uint32_t mask = QUEUE_ENTRIES - 1;
 	uint32_t get = __atomic_load_n(&control->get_ahead, __ATOMIC_ACQUIRE) & mask;
 	uint32_t put = __atomic_load_n(&control->put_behind, __ATOMIC_ACQUIRE) & mask;
@@ -203,6 +210,7 @@ static void drain(uint32_t min_records)
 		bool hopeless = put >= min_records;
 		ember_unlock(&queue_lock);
 		if (hopeless) {
+			__atomic_store_n(&at_launches, false, __ATOMIC_RELAXED);
 			__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
 			ember_warn("UVM tools event queue: its first %u records decode at no entry size from %d to %d "
 				   "bytes; not reading it", put, EMBER_UVM_ENTRY_MIN, MAX_ENTRY);
@@ -231,6 +239,7 @@ static void drain(uint32_t min_records)
 	}
 	__atomic_store_n(&control->get_behind, get, __ATOMIC_RELEASE);
 	__atomic_store_n(&control->get_ahead, get, __ATOMIC_RELEASE);
+	__atomic_store_n(&drained_to, get, __ATOMIC_RELAXED);
 	uint64_t dropped = 0;
 	for (size_t i = 0; i < sizeof control->dropped / sizeof control->dropped[0]; i++)
 		dropped += control->dropped[i];
@@ -241,6 +250,7 @@ static void drain(uint32_t min_records)
 							  c.gpu_faults + c.remote_maps + c.evictions + c.access_counters;
 	ember_unlock(&queue_lock);
 	if (broken) {
+		__atomic_store_n(&at_launches, false, __ATOMIC_RELAXED);
 		__atomic_store_n(&opened, false, __ATOMIC_RELEASE);
 		ember_warn("UVM tools event queue: %llu of its records are malformed; no longer reading it",
 			   (unsigned long long)c.malformed);
@@ -250,6 +260,19 @@ static void drain(uint32_t min_records)
 void ember_uvm_events_drain(void)
 {
 	drain(EMBER_UVM_ENTRY_PROOF);
+}
+
+static const struct ember_periodic reader;
+
+void ember_uvm_events_at_launch(void)
+{
+	if (!__atomic_load_n(&at_launches, __ATOMIC_ACQUIRE))
+		return;
+	uint32_t put = __atomic_load_n(&control->put_behind, __ATOMIC_RELAXED) & (QUEUE_ENTRIES - 1);
+	if (put == __atomic_load_n(&drained_to, __ATOMIC_RELAXED) || __atomic_load_n(&drain_asked, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&drain_asked, true, __ATOMIC_ACQ_REL))
+		return;
+	ember_worker_nudge(&reader);
 }
 
 void ember_uvm_events_finish(void)

@@ -32,6 +32,15 @@ void ember_uvm_events_start(void);
 /* Read what has arrived (worker thread). */
 void ember_uvm_events_drain(void);
 
+/*
+ * At a launch, while the driver's access-counter notifications are read:
+ * when the queue holds entries the last drain did not read (its put index
+ * against that drain's get: two atomic loads), have the worker drain it
+ * soon, so that notifications become demand by the next launch and not at
+ * the next 100 ms drain. The worker is asked once per drain.
+ */
+void ember_uvm_events_at_launch(void);
+
 /* At exit: have the driver deliver the events of completed work, and read them. */
 void ember_uvm_events_finish(void);
 

@@ -282,6 +282,48 @@ Test(counters_queue, notifications_from_the_queue_promote_what_they_name_beyond_
 	cr_expect_not_null(strstr(buf, "the driver writes 72-byte entries"), "%s", buf);
 }
 
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A launch that finds notifications in the queue has the worker drain it at
+ * once (ember_uvm_events_at_launch), not at its next pass or 100 ms drain:
+ * passes 1 s apart here, and each of three rounds read within 20 ms of its
+ * launch (the 100 ms drain alone would manage that in all three about once
+ * in a hundred runs).
+ */
+Test(counters_queue, a_launch_that_finds_notifications_in_the_queue_has_the_worker_drain_it)
+{
+	param_value = "1\n";
+	setenv("EMBER_INTERVAL_MS", "1000", 1);
+	struct run r;
+	start(&r, "adaptive");
+	unsetenv("EMBER_INTERVAL_MS");
+	launch_reread(r.shim, r.reread, r.p, 3 * MiB / 2);
+	wait_for_queue();
+	for (int i = 0; i < 8; i++)
+		put_entry(0x10000, 1, 300, 0xffffffff, 0); /* nobody's: drained, counted, credited to nothing */
+	wait_for_eight_read();
+	flush(&r);
+	for (uint32_t round = 1; round <= 3; round++) {
+		sleep_ms(5);
+		put_entry(0x10000, 1, 300, 0xffffffff, 0);
+		uint64_t t0 = ms_now();
+		launch_reread(r.shim, r.reread, r.p, 3 * MiB / 2);
+		for (int k = 0; k < 200 && LOAD(LOAD(control)->get_behind) != 8 + round; k++)
+			sleep_ms(1);
+		uint64_t waited = ms_now() - t0;
+		cr_expect_eq(LOAD(LOAD(control)->get_behind), 8 + round, "round %u: read", round);
+		cr_expect_lt(waited, 20, "round %u: read %llu ms after the launch", round, (unsigned long long)waited);
+	}
+	flush(&r);
+	unlink(r.log);
+}
+
 /* Without the driver's notifications: one line why, and the launch scan places as it always did. */
 static void scan_alone(const char *why)
 {

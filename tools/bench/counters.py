@@ -12,10 +12,16 @@ credits one region of each matrix) among them. Each case runs Ember-adaptive
   - scan:            the launch scan alone (a stock driver);
   - counters:        with the access-counter model, its notifications taken
                      by the shim's reader (shim/signal/counters.c) when the
-                     event queue is drained, every 100 ms as the shim's
-                     worker does (uvm_events.c);
+                     event queue is drained as the shim drains it: by the
+                     worker after its passes and at least every 100 ms, and
+                     when a launch finds notifications in the queue, by the
+                     worker it wakes, 50 us later (uvm_events.c,
+                     ember_uvm_events_at_launch);
   - counters_prompt: the same with each launch's notifications delivered
-                     when it ends (counter_drain_ms=0);
+                     when it ends (counter_drain_ms=0): the bound on
+                     delivery;
+  - counters_worker: the worker's own drains only (counter_nudge=0), as the
+                     shim drained the queue before launches woke it;
 
 and, for reference, static, mapped and everything resident. One JSON object
 per case goes to the output (default tools/bench/results/counters.jsonl),
@@ -42,6 +48,7 @@ MODES = {
     "scan": ["--variant", "adaptive"],
     "counters": ["--variant", "adaptive", "--param", "counters=1"],
     "counters_prompt": ["--variant", "adaptive", "--param", "counters=1", "--param", "counter_drain_ms=0"],
+    "counters_worker": ["--variant", "adaptive", "--param", "counters=1", "--param", "counter_nudge=0"],
     "static": ["--variant", "static"],
     "mapped": ["--variant", "mapped"],
     "resident": ["--variant", "resident"],
@@ -108,19 +115,23 @@ def main():
         row["speedup_counters"] = round(s["window_seconds"] / k["window_seconds"], 4) if k["window_seconds"] else None
         row["speedup_counters_prompt"] = (round(s["window_seconds"] / p["window_seconds"], 4)
                                           if p["window_seconds"] else None)
+        w = row["counters_worker"]
+        row["speedup_counters_worker"] = (round(s["window_seconds"] / w["window_seconds"], 4)
+                                          if w["window_seconds"] else None)
         rows.append(row)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         for row in rows:
             f.write(json.dumps(row, sort_keys=False) + "\n")
     gib = float(1 << 30)
-    print("%-24s %10s %10s %10s %8s %8s  %s" % ("case", "scan s", "counters", "prompt", "x", "x prompt",
-                                               "promoted/demoted GiB: scan | counters | prompt"))
+    print("%-24s %10s %10s %10s %8s %8s %8s  %s" % ("case", "scan s", "counters", "prompt", "x", "x prompt",
+                                                    "x worker", "promoted/demoted GiB: scan | counters | prompt"))
     for row in rows:
         s, k, p = row["scan"], row["counters"], row["counters_prompt"]
-        print("%-24s %10.4f %10.4f %10.4f %8.3f %8.3f  %.1f/%.1f | %.1f/%.1f | %.1f/%.1f" % (
+        print("%-24s %10.4f %10.4f %10.4f %8.3f %8.3f %8.3f  %.1f/%.1f | %.1f/%.1f | %.1f/%.1f" % (
             row["case"], s["window_seconds"], k["window_seconds"], p["window_seconds"], row["speedup_counters"] or 0,
-            row["speedup_counters_prompt"] or 0, s["bytes_promoted"] / gib, s["bytes_demoted"] / gib,
+            row["speedup_counters_prompt"] or 0, row["speedup_counters_worker"] or 0,
+            s["bytes_promoted"] / gib, s["bytes_demoted"] / gib,
             k["bytes_promoted"] / gib, k["bytes_demoted"] / gib, p["bytes_promoted"] / gib,
             p["bytes_demoted"] / gib))
     print("wrote %s (%d cases)" % (os.path.relpath(a.out), len(rows)))

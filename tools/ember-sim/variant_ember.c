@@ -58,7 +58,9 @@ struct ember_variant {
 	struct sim_counters counters;
 	struct ember_ac_reader reader; /* the shim's reader: its cover of allocations, the scan's runs */
 	bool drain_on_grid;            /* counter_drain_ms given: the queue drained every drain_ns (0: after each launch) */
-	uint64_t drain_ns, next_drain; /* else it is drained after each of the worker's passes, as worker.c does */
+	uint64_t drain_ns, next_drain; /* else it is drained after each of the worker's passes, as worker.c does, */
+	bool nudge;                    /* and when a launch finds it not empty (ember_uvm_events_at_launch), */
+	uint64_t wake_ns, drain_at;    /* wake_ns later, by the worker it wakes; drain_at 0: none asked */
 	uint64_t notifications;
 	struct followed *followed; /* launch order: each kernel argument's latest ranges */
 	uint64_t nfollowed, followed_cap, follow_clock;
@@ -173,6 +175,15 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	 */
 	ev->drain_on_grid = param(env, "counter_drain_ms", -1) >= 0;
 	ev->drain_ns = (uint64_t)(param(env, "counter_drain_ms", 0) * MS);
+	/*
+	 * And, as the shim does at each launch (adaptive.c), when the queue
+	 * holds notifications the last drain did not read, the worker is woken
+	 * to drain it: counter_wake_us later (a futex wake and a drain),
+	 * before the next launch's demand if that comes later. --param
+	 * counter_nudge=0: the worker's own drains only.
+	 */
+	ev->nudge = param(env, "counter_nudge", 1) != 0;
+	ev->wake_ns = (uint64_t)(param(env, "counter_wake_us", 50) * 1000);
 	ev->peer = peer;
 	if (peer) {
 		double gib = param(env, "peer_budget_gib", (double)env->budget / (1ull << 30));
@@ -380,11 +391,14 @@ static void slide(struct ember_variant *ev, const struct sim_launch *l)
 	}
 }
 
+static void drain_if_asked(struct ember_variant *ev, uint64_t now);
+
 static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 {
 	struct ember_variant *ev = v;
 	if (ev->host_busy_until > now)
 		now = ev->host_busy_until;
+	drain_if_asked(ev, now);
 	pass_if_due(ev, now, false);
 	struct ember_alloc *refs[MAX_REFS];
 	unsigned n = referenced(ev, l, refs);
@@ -433,6 +447,10 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 		for (unsigned i = 0; i < nfirst; i++)
 			ember_engine_split(&ev->eng, firsts[i], &(struct ember_at){ 0 }, EMBER_ORDER_STREAM);
 	}
+	/* as ember_uvm_events_at_launch: notifications in the queue, undrained, wake the worker to drain it */
+	if (ev->counting && ev->adaptive && ev->nudge && !ev->drain_on_grid && !ev->drain_at && ev->counters.nout &&
+	    ev->counters.out[0].timestamp_ns <= now)
+		ev->drain_at = (ev->vt.now > now ? ev->vt.now : now) + ev->wake_ns;
 	/* the peer tier after the launch's placement, as the shim's ember_gpus_after_launch: GPU 1 in use */
 	if (ev->peer)
 		ember_peer_after_launch(&ev->seam, &(struct ember_at){ .device = 0 }, refs, n, 3u);
@@ -471,6 +489,7 @@ static double v_access(void *v, uint64_t id, uint64_t block, uint64_t bytes, uin
  */
 static void take_notifications(struct ember_variant *ev, uint64_t now)
 {
+	ev->drain_at = 0; /* a drain serves the launch that asked for one */
 	if (!ev->counting || !ev->counters.nout)
 		return;
 	size_t n = 0;
@@ -496,14 +515,23 @@ static void drain_on_grid(struct ember_variant *ev, uint64_t now)
 	take_notifications(ev, now);
 }
 
+/* The drain a launch asked for, once the worker it woke has had the time. */
+static void drain_if_asked(struct ember_variant *ev, uint64_t now)
+{
+	if (ev->drain_at && now >= ev->drain_at)
+		take_notifications(ev, ev->drain_at > ev->vt.now ? ev->drain_at : ev->vt.now);
+}
+
 static void v_after(void *v, const struct sim_launch *l, uint64_t end)
 {
+	drain_if_asked(v, end);
 	drain_on_grid(v, end);
 	pass_if_due(v, end, false);
 }
 
 static void v_advance(void *v, uint64_t now)
 {
+	drain_if_asked(v, now);
 	drain_on_grid(v, now);
 	pass_if_due(v, now, false);
 }
