@@ -170,9 +170,10 @@ overhead() {
     for v in $vs; do
       local pre=()
       case $v in
-        static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode static --) ;;
+        # the variants name the event queue's state: its default changed (off since 245f287)
+        static) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode static --uvm-events 1 --) ;;
         static-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode static --uvm-events 0 --) ;;
-        adaptive) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --) ;;
+        adaptive) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --uvm-events 1 --) ;;
         adaptive-no-events) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode adaptive --uvm-events 0 --) ;;
       esac
       for prog in c-loop torch-tiny-ops; do
