@@ -128,6 +128,10 @@ for how in "" wrap; do
   python3 "$dir/check.py" "$dir/ember-$owner.live" "$dir/frame" $how demand || fail "demand maps $how: $(cat "$dir/frame")"
 done
 grep -qE '^ +4 +6.0 MiB .*.managed +\?\?\?$' "$dir/frame" || fail "no demand in the record: $(cat "$dir/frame")"
+# an allocation of a few bytes (BFS's frontier count on the H200 read "0 KiB")
+printf 'ember-live 1\npid %s\nmode adaptive\nalloc 1 0x7f0000000000 4 managed #\n' "$owner" >"$dir/tiny.live"
+"$top" --once --width 80 --file "$dir/tiny.live" >"$dir/frame"
+grep -qE "^ +1 +4 B +" "$dir/frame" || fail "a 4-byte allocation's size: $(cat "$dir/frame")"
 # a record of an older shim, without the GPU's mapped bytes: none claimed, the process's from what is placed
 sed 's/ mapped [0-9]*$//' "$dir/ember-$owner.live" >"$dir/old.live"
 "$top" --once --width 80 --file "$dir/old.live" >"$dir/frame"

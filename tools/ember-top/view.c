@@ -56,10 +56,12 @@ void top_frame_free(struct top_frame *f)
 	*f = (struct top_frame){ 0 };
 }
 
-/* Bytes in the unit a reader wants: KiB, MiB, GiB or TiB. */
+/* Bytes in the unit a reader wants: B, KiB, MiB, GiB or TiB (BFS's 4-byte frontier count read "0 KiB"). */
 static void human_bytes(uint64_t b, char *out, size_t len)
 {
-	if (b >= (1ull << 40))
+	if (b > 0 && b < (1ull << 10))
+		snprintf(out, len, "%llu B", (unsigned long long)b);
+	else if (b >= (1ull << 40))
 		snprintf(out, len, "%.2f TiB", (double)b / (1ull << 40));
 	else if (b >= (1ull << 30))
 		snprintf(out, len, "%.2f GiB", (double)b / (1ull << 30));
