@@ -206,16 +206,25 @@ def median(xs):
     return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
 
 
+OVERHEAD_PROGRAMS = ("c-loop", "torch-tiny-ops")
+
+
+def by_round(rows, prog):
+    """Each variant's median (ns) per round, for one program of the overhead step."""
+    unit, scale = ("median_ns", 1) if prog == "c-loop" else ("median_us", 1000)
+    by = {}
+    for r in rows:
+        if r.get("program") == prog and unit in r:
+            by.setdefault(r["variant"], {})[r.get("round")] = r[unit] * scale
+    return by
+
+
 def overhead_figures(rows):
     """Per round, each variant's median less the same round's figure without Ember; the median
     of those differences over the rounds (ns added), so that drift between rounds cancels."""
     out = {}
-    for prog, unit in (("c-loop", "median_ns"), ("torch-tiny-ops", "median_us")):
-        scale = 1 if unit == "median_ns" else 1000
-        by = {}
-        for r in rows:
-            if r.get("program") == prog and unit in r:
-                by.setdefault(r["variant"], {})[r.get("round")] = r[unit] * scale
+    for prog in OVERHEAD_PROGRAMS:
+        by = by_round(rows, prog)
         if "none" not in by:
             continue
         none = by["none"]
@@ -260,12 +269,8 @@ def overhead_table(rows, lines):
 def events_cost(rows):
     """Per program and mode, the range over rounds of (events on) - (events off)."""
     out = {}
-    for prog, unit in (("c-loop", "median_ns"), ("torch-tiny-ops", "median_us")):
-        scale = 1 if unit == "median_ns" else 1000
-        by = {}
-        for r in rows:
-            if r.get("program") == prog and unit in r:
-                by.setdefault(r["variant"], {})[r.get("round")] = r[unit] * scale
+    for prog in OVERHEAD_PROGRAMS:
+        by = by_round(rows, prog)
         for mode in ("static", "adaptive"):
             on, off = by.get(mode, {}), by.get(mode + "-no-events", {})
             diffs = [on[k] - off[k] for k in on if k in off]
