@@ -77,6 +77,7 @@ enum { EMBER_AC_COVER_SLOTS = 256, EMBER_AC_SCAN_SLOTS = 1024 };
 struct ember_ac_reader {
 	struct ember_ac_counts counts;
 	uint64_t cover_ns; /* 0: EMBER_AC_COVER_NS */
+	bool reading;      /* the shim's: the driver's notifications are read, so its launches note the scan's runs */
 	struct {
 		uint64_t id;    /* the allocation's id */
 		uint64_t until; /* covered while now < until; 0: empty */

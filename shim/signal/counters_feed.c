@@ -62,6 +62,9 @@ void ember_counters_start(int tools_fd)
 	if (offered(why, sizeof why)) {
 		struct enable_events_params p = { .event_type_flags = 1ull << EMBER_AC_UVM_EVENT };
 		if (ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &p) == 0 && p.status == 0) {
+			ember_table_lock(EMBER_TABLE);
+			ember_shim_counters.reading = true; /* launches note the scan's runs from now on */
+			ember_table_unlock(EMBER_TABLE);
 			__atomic_store_n(&reading, true, __ATOMIC_RELEASE);
 			ember_info("access counters: reading the driver's notifications (uvm_access_counter_notify=1); "
 				   "they add what the launch scan did not credit");

@@ -50,6 +50,7 @@ static void setup(void)
 		.adaptive = true,
 	};
 	memset(&rd, 0, sizeof rd);
+	rd.reading = true; /* as ember_counters_start sets it when the driver delivers notifications */
 	scan_calls = 0;
 	now = 1000 * MS;
 }
