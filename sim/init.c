@@ -92,10 +92,17 @@ static void after_fork_child(void)
 		pthread_mutex_init(all_locks[i], NULL);
 }
 
+/*
+ * The kernels are registered before the fork handlers are installed: a
+ * loader (Ember's shim) may hold its own lock across the dlopen that runs
+ * this, and a fork in another thread runs these handlers (the kernel-table
+ * lock) before the loader's (its lock). Registered after, a fork during the
+ * registration deadlocked the two threads.
+ */
 __attribute__((constructor)) static void sim_load(void)
 {
-	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	sim_register_builtin_kernels();
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 /*

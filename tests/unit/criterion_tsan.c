@@ -27,17 +27,18 @@
  * halt_on_error=1 makes the report end the process with TSan's exit code 66,
  * and Criterion fails the case. TSAN_OPTIONS still overrides it.
  *
- * And __tsan_default_suppressions: one report left open on purpose, and
- * reported as an open finding, not fixed here: a lock-order inversion
- * between the shim and the simulated driver. The shim holds its loader lock
- * across dlopen of the driver (the exception shim/abi/locks.h names); the
- * simulated driver's constructor (sim/init.c) installs its fork handlers and
- * then takes its kernel-table lock; a fork() runs the driver's handler (the
- * table lock) before Ember's (every Ember lock, the loader's last). Two
- * threads deadlock only if one forks while another is inside that
- * constructor, after its pthread_atfork. The entry matches reports with that
- * constructor's kernel registration in a stack only, so any other inversion,
- * and every race, still fails its case. */
+ * And __tsan_default_suppressions: one report that can no longer come
+ * true. The shim holds its loader lock across dlopen of the simulated driver
+ * (the exception shim/abi/locks.h names), whose constructor (sim/init.c)
+ * takes its kernel-table lock to register its kernels; a fork() runs the
+ * driver's fork handler (the table lock) before Ember's (every Ember lock,
+ * the loader's last). TSan sees the two orders and reports a cycle. Two
+ * threads deadlocked only if one forked while the other was inside the
+ * constructor after its pthread_atfork: the constructor now registers its
+ * kernels first, so its fork handlers do not exist yet while it holds the
+ * table lock, but the orders TSan records are the same. The entry matches
+ * reports with that constructor's kernel registration in a stack only, so
+ * any other inversion, and every race, still fails its case. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
