@@ -36,7 +36,8 @@
  * threads deadlocked only if one forked while the other was inside the
  * constructor after its pthread_atfork: the constructor now registers its
  * kernels first, so its fork handlers do not exist yet while it holds the
- * table lock, but the orders TSan records are the same. The entry matches
+ * table lock, but the orders TSan records are the same (test_fork_during_load,
+ * in the plain and ASan builds, forks at that point). The entry matches
  * reports with that constructor's kernel registration in a stack only, so
  * any other inversion, and every race, still fails its case. */
 #define _GNU_SOURCE
