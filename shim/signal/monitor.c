@@ -134,8 +134,7 @@ static uint64_t regions_of(uint64_t bytes)
  * at 1.5x of the budget, the star queries' 14 MB dimension tables, looked
  * up at random for each of 714 million fact rows, were credited like one
  * region of a 2.9 GB fact column, and stayed mapped: 5.4 s against a bound
- * of 0.9 s. Where access counters cover the allocation, they replace this
- * guess (counters.c).
+ * of 0.9 s. Access counters add what this guess missed (counters.c).
  */
 static void credit_extents(struct ember_scan *s, uint64_t now)
 {
