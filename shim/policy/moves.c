@@ -27,10 +27,7 @@ void ember_moves_free(struct ember_moves *m)
 
 uint64_t ember_move_bytes(const struct ember_move *m)
 {
-	uint64_t bytes = 0;
-	for (uint32_t r = m->first; r < m->first + m->count; r++)
-		bytes += ember_region_bytes(m->alloc, r);
-	return bytes;
+	return ember_span_bytes(m->alloc, m->first, m->count);
 }
 
 void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, bool ok, uint64_t ns, uint64_t now)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "peer.h"
 
 static bool valid(int dev)
@@ -59,10 +60,7 @@ void ember_peer_moves_free(struct ember_peer_moves *m)
 
 uint64_t ember_peer_move_bytes(const struct ember_peer_move *m)
 {
-	uint64_t bytes = 0;
-	for (uint32_t r = m->first; r < m->first + m->count; r++)
-		bytes += ember_region_bytes(m->a, r);
-	return bytes;
+	return ember_span_bytes(m->a, m->first, m->count);
 }
 
 /* Append a move, or extend the last one when it continues it. False when out of memory. */
@@ -77,14 +75,8 @@ static bool push(struct ember_peer_moves *m, struct ember_alloc *a, uint32_t r, 
 			return true;
 		}
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 8;
-		struct ember_peer_move *v = realloc(m->v, cap * sizeof *v);
-		if (!v)
-			return false;
-		m->v = v;
-		m->cap = cap;
-	}
+	if (!ember_grow(&m->v, m->n, &m->cap, sizeof *m->v, 8))
+		return false;
 	m->v[m->n++] = (struct ember_peer_move){ a, r, 1, to, from, reader };
 	return true;
 }
@@ -137,14 +129,8 @@ static struct ember_peer_entry *find_or_add(struct ember_peer_tier *t, struct em
 	struct ember_peer_entry *e = find(t, a);
 	if (e)
 		return e;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct ember_peer_entry *v = realloc(t->v, cap * sizeof *v);
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (!ember_grow(&t->v, t->n, &t->cap, sizeof *t->v, 8))
+		return NULL;
 	int8_t *holder = malloc(a->nregions);
 	if (!holder)
 		return NULL;

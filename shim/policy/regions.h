@@ -92,12 +92,18 @@ struct ember_alloc {
 	struct ember_region regions[];
 };
 
-/* Bytes of region r: 2 MiB, less for an allocation's last region. */
+/* Bytes of regions [first, first + count): 2 MiB each, less for an allocation's last region. */
+static inline uint64_t ember_span_bytes(const struct ember_alloc *a, uint32_t first, uint32_t count)
+{
+	uint64_t start = (uint64_t)first << EMBER_REGION_SHIFT;
+	uint64_t end = (uint64_t)(first + count) << EMBER_REGION_SHIFT;
+	return (end > a->size ? a->size : end) - start;
+}
+
+/* Bytes of region r. */
 static inline uint64_t ember_region_bytes(const struct ember_alloc *a, uint32_t r)
 {
-	uint64_t start = (uint64_t)r << EMBER_REGION_SHIFT;
-	uint64_t end = start + EMBER_REGION_BYTES;
-	return (end > a->size ? a->size : end) - start;
+	return ember_span_bytes(a, r, 1);
 }
 
 /*
