@@ -44,7 +44,8 @@ struct lib {
 	__typeof__(&cuGetProcAddress_v2) proc_address;
 };
 
-static void *must(void *h, const char *name)
+/* name in h, or the program ends with one line saying which is missing. */
+void *bench_symbol(void *h, const char *name)
 {
 	void *p = dlsym(h, name);
 	if (!p) {
@@ -61,8 +62,8 @@ static struct lib open_lib(const char *path, const char *variant)
 		fprintf(stderr, "ember-callbench: %s\n", dlerror());
 		exit(1);
 	}
-	return (struct lib){ variant, must(h, "cuDriverGetVersion"), must(h, "cuCtxGetCurrent"),
-			     must(h, "cuGetProcAddress_v2") };
+	return (struct lib){ variant, bench_symbol(h, "cuDriverGetVersion"), bench_symbol(h, "cuCtxGetCurrent"),
+			     bench_symbol(h, "cuGetProcAddress_v2") };
 }
 
 /* The benchmarked calls; each returns nonzero on a driver error. */
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	__typeof__(&cuInit) init = (__typeof__(&cuInit))must(dlopen(argv[1], RTLD_NOW), "cuInit");
+	__typeof__(&cuInit) init = (__typeof__(&cuInit))bench_symbol(dlopen(argv[1], RTLD_NOW), "cuInit");
 	if (init(0) != CUDA_SUCCESS) {
 		fprintf(stderr, "ember-callbench: cuInit failed\n");
 		return 1;

@@ -48,18 +48,9 @@ struct args {
 	size_t n;
 };
 
-static void *sym(void *h, const char *name)
-{
-	void *p = dlsym(h, name);
-	if (!p) {
-		fprintf(stderr, "ember-callbench: %s not found\n", name);
-		exit(1);
-	}
-	return p;
-}
 
 /* A typed pointer to `name` in a library. */
-#define SYM_CALL(h, name) ((__typeof__(&name))sym((h), #name))
+#define SYM_CALL(h, name) ((__typeof__(&name))bench_symbol((h), #name))
 
 static void *open_or_die(const char *path)
 {

@@ -39,19 +39,25 @@ static char merge(const char *map, int g0, int g1)
 	return hinted ? ':' : '+';
 }
 
-int top_map_fit(const char *map, int len, int cells, char *out)
+/* len glyphs into at most cells (at least 1), each cell its groups joined by join; the cells written. */
+static int fit(const char *glyphs, int len, int cells, char *out, char (*join)(const char *, int, int))
 {
 	if (cells < 1)
 		cells = 1;
 	if (len <= cells) {
-		memcpy(out, map, (size_t)len);
+		memcpy(out, glyphs, (size_t)len);
 		out[len] = 0;
 		return len;
 	}
 	for (int c = 0; c < cells; c++)
-		out[c] = merge(map, (int)((int64_t)c * len / cells), (int)((int64_t)(c + 1) * len / cells));
+		out[c] = join(glyphs, (int)((int64_t)c * len / cells), (int)((int64_t)(c + 1) * len / cells));
 	out[cells] = 0;
 	return cells;
+}
+
+int top_map_fit(const char *map, int len, int cells, char *out)
+{
+	return fit(map, len, cells, out, merge);
 }
 
 static uint64_t regions_of(uint64_t size)
@@ -123,15 +129,7 @@ int top_demand_fit(const char *demand, int len, int cells, char *out)
 		out[n] = 0;
 		return n;
 	}
-	if (len <= cells) {
-		memcpy(out, demand, (size_t)len);
-		out[len] = 0;
-		return len;
-	}
-	for (int c = 0; c < cells; c++)
-		out[c] = hottest(demand, (int)((int64_t)c * len / cells), (int)((int64_t)(c + 1) * len / cells));
-	out[cells] = 0;
-	return cells;
+	return fit(demand, len, cells, out, hottest);
 }
 
 double top_demand_mean(uint64_t size, const char *demand)
