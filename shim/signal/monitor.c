@@ -88,16 +88,23 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	return best ? best : limit;
 }
 
-bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
+/* The regions [*r0, returned) of a that bytes at addr cover, clipped to a; none (0) where addr is not in it. */
+static uint32_t span_of(const struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t *r0)
 {
+	*r0 = 0;
 	if (a->kind == EMBER_ALLOC_PLAIN || a->nregions == 0 || addr < a->base || addr >= a->base + a->size)
-		return false;
+		return 0;
 	uint64_t end = addr + (bytes ? bytes : 1);
 	if (end > a->base + a->size)
 		end = a->base + a->size;
-	uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
-	uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-	return ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
+	*r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
+	return (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
+}
+
+bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
+{
+	uint32_t r0, r1 = span_of(a, addr, bytes, &r0);
+	return r1 && ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
 }
 
 bool ember_monitor_follows(const struct ember_scan *s, unsigned i)
@@ -122,12 +129,6 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 		ember_launch_order_slide(a, &s->prev[param], &now_r);
 }
 
-static uint64_t regions_of(uint64_t bytes)
-{
-	uint64_t r = (bytes + EMBER_REGION_BYTES - 1) >> EMBER_REGION_SHIFT;
-	return r ? r : 1;
-}
-
 /*
  * Each pointer's extent as demand, its regions credited by how much smaller
  * it is than the launch's largest (ember_policy_launch_amount). On the H200
@@ -141,15 +142,16 @@ static uint64_t regions_of(uint64_t bytes)
  */
 static void credit_extents(struct ember_scan *s, uint64_t now)
 {
-	uint64_t largest = 0;
-	for (unsigned i = 0; i < s->nptrs; i++)
-		if (regions_of(s->extent[i]) > largest)
-			largest = regions_of(s->extent[i]);
+	uint32_t regions[EMBER_SCAN_MAX_PTRS], largest = 0;
+	for (unsigned i = 0; i < s->nptrs; i++) {
+		uint32_t r0;
+		regions[i] = span_of(s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i], &r0) - r0;
+		largest = regions[i] > largest ? regions[i] : largest;
+	}
 	s->fresh_demand = false;
 	for (unsigned i = 0; i < s->nptrs; i++)
-		s->fresh_demand |= ember_counters_launch_demand(
-			s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i],
-			ember_policy_launch_amount(regions_of(s->extent[i]), largest), now);
+		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i],
+								ember_policy_launch_amount(regions[i], largest), now);
 }
 
 void ember_monitor_launch(struct ember_scan *s, uint64_t now)
