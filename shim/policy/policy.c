@@ -176,6 +176,7 @@ struct slot {
 	uint32_t demand;
 	uint64_t last_ref; /* when it was last referenced */
 	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
+	uint32_t ref_demand; /* resident: its demand when last referenced, undecayed */
 };
 
 /*
@@ -259,10 +260,11 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 			else if (reg->state == EMBER_REGION_RESIDENT)
 				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
 								   reg->departed, reg->protect_until, score_now(p, reg, now),
-								   reg->arrived_at, effective_demand(p, reg, epoch), reg->last_ref, 0 });
+								   reg->arrived_at, effective_demand(p, reg, epoch), reg->last_ref, 0,
+								   reg->ref_demand });
 			else if (reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
 				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
-							       reg->gap });
+							       reg->gap, reg->ref_demand });
 		}
 	}
 	return leaving;
@@ -289,28 +291,18 @@ static int by_address(const void *x, const void *y)
 	return (a->r > b->r) - (a->r < b->r);
 }
 
-/*
- * Promote the span around region c of a: centred on it, shifted to fit
- * inside the allocation, skipping regions that are not mapped or are the
- * application's, and stopping where the room runs out.
- */
-static uint64_t promote_span(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t c, uint64_t room,
-			     struct ember_moves *out)
+/* Promote the mapped regions of [from, to) of a that are not the application's, in runs, until the room runs out. */
+static uint64_t promote_range(struct ember_alloc *a, uint32_t from, uint32_t to, uint64_t room, struct ember_moves *out)
 {
-	uint32_t span = p->span_regions ? p->span_regions : 1;
-	uint32_t first = c >= span / 2 ? c - span / 2 : 0;
-	if (first + span > a->nregions)
-		first = a->nregions > span ? a->nregions - span : 0;
-	uint32_t end = first + span < a->nregions ? first + span : a->nregions;
 	uint64_t used = 0;
-	for (uint32_t r = first; r < end;) {
+	for (uint32_t r = from; r < to;) {
 		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
 			r++;
 			continue;
 		}
 		uint32_t run = r;
 		uint64_t bytes = 0;
-		while (run < end && a->regions[run].state == EMBER_REGION_MAPPED && !a->regions[run].hinted &&
+		while (run < to && a->regions[run].state == EMBER_REGION_MAPPED && !a->regions[run].hinted &&
 		       used + bytes + ember_region_bytes(a, run) <= room) {
 			bytes += ember_region_bytes(a, run);
 			run++;
@@ -324,12 +316,47 @@ static uint64_t promote_span(const struct ember_policy_params *p, struct ember_a
 }
 
 /*
+ * Promote the span around region c of a: centred on it, shifted to fit
+ * inside the allocation. When the room is short of it, from c itself
+ * onwards and then the part before it, until the room runs out: the room may
+ * be just what a replacement freed for c. Filled from the span's start, a
+ * replay of the H200's hf-mixtral trace gave one region's freed room to its
+ * cold neighbours 252 times, and the region never arrived.
+ */
+static uint64_t promote_span(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t c, uint64_t room,
+			     struct ember_moves *out)
+{
+	uint32_t span = p->span_regions ? p->span_regions : 1;
+	uint32_t first = c >= span / 2 ? c - span / 2 : 0;
+	if (first + span > a->nregions)
+		first = a->nregions > span ? a->nregions - span : 0;
+	uint32_t end = first + span < a->nregions ? first + span : a->nregions;
+	uint64_t want = 0;
+	for (uint32_t r = first; r < end; r++)
+		if (a->regions[r].state == EMBER_REGION_MAPPED && !a->regions[r].hinted)
+			want += ember_region_bytes(a, r);
+	if (want <= room)
+		return promote_range(a, first, end, room, out); /* all of it: in address order, as few moves */
+	uint64_t used = promote_range(a, c, end, room, out);
+	return used + promote_range(a, first, c, room - used, out);
+}
+
+/*
  * The cold resident region may give way to the hot mapped one. Colder in
  * time means last referenced heat_ratio reuse gaps of the hot region before
  * the hot region's own last reference: the order of references, not the
  * silence until now, so that data read in a cycle (every weight once per
  * token) is never swapped within it, nor once the program stops launching
  * and every region's silence grows alike.
+ *
+ * Or denser: the hot region, read in cycles, earns heat_ratio squared
+ * times the demand per reference that the cold one last had. Launch times cannot order regions that
+ * one burst of asynchronous launches references (on the H200, star's
+ * queries are issued within 11 ms and run for 5 s, so its dimension tables,
+ * first read after the fact columns filled the budget, stayed mapped and
+ * were read at random over the link). Demand per reference is the same in
+ * every cycle, so the split this settles on is never undone: a region
+ * displaced is less dense than the one that took its place.
  */
 static bool replaceable(const struct ember_policy_params *p, const struct slot *cold, const struct slot *hot)
 {
@@ -339,7 +366,11 @@ static bool replaceable(const struct ember_policy_params *p, const struct slot *
 		return true;
 	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
 		return false;
-	return hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
+	if (hot->gap == UINT64_MAX)
+		return false; /* read once so far: no cycle to judge it by */
+	if ((double)hot->demand >= p->heat_ratio * p->heat_ratio * (double)cold->ref_demand)
+		return true;
+	return hot->last_ref > cold->last_ref &&
 	       (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap;
 }
 
@@ -487,7 +518,7 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 			catch_up(reg, epoch);
 			if (hot_now(p, reg, now))
 				slots_push(&hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
-								reg->gap });
+								reg->gap, reg->ref_demand });
 		}
 	}
 	sort_slots(hot.v, hot.n, hottest_first);

@@ -423,3 +423,44 @@ Test(policy, a_smaller_extent_of_a_launch_earns_more_per_region_up_to_a_cap)
 	cr_expect_eq(ember_policy_launch_amount(1, 1000), EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND, "capped");
 	cr_expect_eq(ember_policy_launch_amount(0, 1000), EMBER_LAUNCH_DEMAND, "no regions: one reference");
 }
+
+/*
+ * Star's shape on the H200: the queries of a run are issued in one burst
+ * and the GPU works through them for seconds. The fact columns fill the
+ * budget; a small table that a later query reads densely is referenced a
+ * millisecond after them, so launch times cannot order them.
+ */
+static void star_runs(struct ember_alloc *columns, struct ember_alloc *table_, uint32_t table_amount, int runs,
+		      uint64_t *demoted_after_second)
+{
+	for (int run = 0; run < runs; run++) {
+		demand(columns, 0, 40);
+		step();
+		now += 1 * MS;
+		ember_policy_demand(&ctx, table_, 0, 2, table_amount, now);
+		for (int pass = 0; pass < 200; pass++) { /* five seconds of the worker's passes */
+			now += params.interval_ns;
+			step();
+		}
+		if (run == 1)
+			*demoted_after_second = moves_demoted;
+	}
+}
+
+Test(policy, a_table_read_densely_in_the_same_burst_takes_its_place_from_the_next_cycle)
+{
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *dims = alloc_regions(2ull << 40, 2);
+	uint64_t demoted = 0;
+	star_runs(columns, dims, 16 * EMBER_LAUNCH_DEMAND, 5, &demoted);
+	cr_expect_eq(count_state(dims, 0, 2, EMBER_REGION_RESIDENT), 2, "the dense table is resident");
+	cr_expect_gt(demoted, 0, "columns gave way for it");
+	cr_expect_eq(moves_demoted, demoted, "and the split held: nothing swapped after the second run");
+}
+
+Test(policy, a_table_read_as_densely_as_the_columns_takes_no_place_from_them)
+{
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *dims = alloc_regions(2ull << 40, 2);
+	uint64_t demoted = 0;
+	star_runs(columns, dims, EMBER_LAUNCH_DEMAND, 5, &demoted);
+	cr_expect_eq(moves_demoted, 0, "nothing was swapped for a region read as often");
+}
