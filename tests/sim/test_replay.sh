@@ -17,8 +17,6 @@ check "$u > 5 * $t" "the same run under stock UVM is at least 5x slower (${u}s)"
 # Launch order replays: a window of 48 MiB slides 2 MiB per launch through 512 MiB at a
 # 64 MiB budget. Traced with the argument it came from (version 2), the regions it leaves
 # behind depart and make room; without, nothing is followed and the window stays mapped.
-# Replacement is off (heat_ratio 1000: no region is ever hot enough), so that what is
-# demoted is what departed: a replacement by density swaps a few of the plain window's.
 slide_trace() { # slide_trace ARG: the trace, each range ending in ARG
   awk -v arg="$1" 'BEGIN { M = 1048576; print "ember-trace 2"; print "D 0", 64*M, 58*M, 54*M; print "A 0 0 0", 512*M, "m"
     t = 1000; for (s = 0; s < 400; s++) { t += 2000000; printf "L %d 1 0 1 0:%d:%d%s\n", t, (s*2*M) % (448*M), 48*M, arg }
@@ -26,8 +24,8 @@ slide_trace() { # slide_trace ARG: the trace, each range ending in ARG
 }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 slide_trace :0 >"$tmp/followed.trace"; slide_trace "" >"$tmp/plain.trace"
-followed=$("$SIM" --trace "$tmp/followed.trace" --variant adaptive --param heat_ratio=1000 --json 2>/dev/null)
-plain=$("$SIM" --trace "$tmp/plain.trace" --variant adaptive --param heat_ratio=1000 --json 2>/dev/null)
+followed=$("$SIM" --trace "$tmp/followed.trace" --variant adaptive --json 2>/dev/null)
+plain=$("$SIM" --trace "$tmp/plain.trace" --variant adaptive --json 2>/dev/null)
 check "$(field "$followed" bytes_demoted) > 0" "a followed slide departs what it left behind ($(field "$followed" bytes_demoted) bytes demoted)"
 check "$(field "$plain" bytes_demoted) == 0" "without the argument nothing departs"
 check "$(field "$followed" bytes_promoted) > 2 * $(field "$plain" bytes_promoted)" "the followed window is promoted as it moves"

@@ -425,42 +425,36 @@ Test(policy, a_smaller_extent_of_a_launch_earns_more_per_region_up_to_a_cap)
 }
 
 /*
- * Star's shape on the H200: the queries of a run are issued in one burst
- * and the GPU works through them for seconds. The fact columns fill the
- * budget; a small table that a later query reads densely is referenced a
- * millisecond after them, so launch times cannot order them.
+ * Star's shape on the H200: the queries of a run are issued in one burst,
+ * the fact columns' first, and the GPU works through them for seconds.
  */
-static void star_runs(struct ember_alloc *columns, struct ember_alloc *table_, uint32_t table_amount, int runs,
-		      uint64_t *demoted_after_second)
+Test(policy, a_cycle_issued_in_one_burst_swaps_nothing)
 {
-	for (int run = 0; run < runs; run++) {
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *table_ = alloc_regions(2ull << 40, 2);
+	for (int run = 0; run < 5; run++) {
 		demand(columns, 0, 40);
 		step();
 		now += 1 * MS;
-		ember_policy_demand(&ctx, table_, 0, 2, table_amount, now);
+		demand(table_, 0, 2);
 		for (int pass = 0; pass < 200; pass++) { /* five seconds of the worker's passes */
 			now += params.interval_ns;
 			step();
 		}
-		if (run == 1)
-			*demoted_after_second = moves_demoted;
 	}
-}
-
-Test(policy, a_table_read_densely_in_the_same_burst_takes_its_place_from_the_next_cycle)
-{
-	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *dims = alloc_regions(2ull << 40, 2);
-	uint64_t demoted = 0;
-	star_runs(columns, dims, 16 * EMBER_LAUNCH_DEMAND, 5, &demoted);
-	cr_expect_eq(count_state(dims, 0, 2, EMBER_REGION_RESIDENT), 2, "the dense table is resident");
-	cr_expect_gt(demoted, 0, "columns gave way for it");
-	cr_expect_eq(moves_demoted, demoted, "and the split held: nothing swapped after the second run");
-}
-
-Test(policy, a_table_read_as_densely_as_the_columns_takes_no_place_from_them)
-{
-	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *dims = alloc_regions(2ull << 40, 2);
-	uint64_t demoted = 0;
-	star_runs(columns, dims, EMBER_LAUNCH_DEMAND, 5, &demoted);
 	cr_expect_eq(moves_demoted, 0, "nothing was swapped for a region read as often");
+}
+
+Test(policy, room_short_of_a_span_goes_to_the_hot_region_first)
+{
+	/* 27 of the 28 regions under the high watermark taken: room for one */
+	struct ember_alloc *filler = alloc_regions(1ull << 40, 27), *a = alloc_regions(2ull << 40, 40);
+	demand(filler, 0, 27);
+	step();
+	cr_assert_eq(count_state(filler, 0, 27, EMBER_REGION_RESIDENT), 27);
+	demand(a, 30, 31); /* its span (4 regions) is 28..31 */
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, &a, 1, &m);
+	complete(&m);
+	cr_expect_eq(a->regions[30].state, EMBER_REGION_RESIDENT, "the hot region took the room");
+	cr_expect_eq(count_state(a, 0, 40, EMBER_REGION_RESIDENT), 1, "and only it");
 }
