@@ -411,6 +411,22 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 }
 
 /*
+ * Demote v now: its bytes leave the account at once (released), so that
+ * promotions queued behind the demotions on the same stream can use the
+ * room; the GPU never holds both.
+ */
+static void demote_released(struct ember_device_account *acc, struct slot *v, size_t n, struct ember_moves *out)
+{
+	size_t first_move = out->n;
+	demote(v, n, out);
+	for (size_t m = first_move; m < out->n; m++)
+		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
+			out->v[m].alloc->regions[r].released = 1;
+			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
+		}
+}
+
+/*
  * Launch order, at a launch: the departed residents of the launch's own
  * allocations make room for its hot regions at once. Their demotions go
  * first in out, and their bytes leave the account now (released), so the
@@ -442,14 +458,55 @@ static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now
 		if (r == a->nregions && !seen)
 			a->any_departed = false; /* walked it all and found none: later launches skip it */
 	}
-	size_t first_move = out->n;
-	demote(gone.v, gone.n, out);
-	for (size_t m = first_move; m < out->n; m++)
-		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
-			out->v[m].alloc->regions[r].released = 1;
-			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
-		}
+	demote_released(acc, gone.v, gone.n, out);
 	free(gone.v);
+}
+
+/*
+ * A small allocation that a launch reads as densely as density credit
+ * counts (EMBER_DENSITY_MAX times the launch's largest extent per region:
+ * a lookup table beside the columns it is joined with) takes its room at
+ * that launch from the coldest residents, on the launch's stream. Launch
+ * times cannot rank it: on the H200, star's queries are issued within
+ * 11 ms and run for 5 s, so its dimension tables, first read after the
+ * fact columns filled the budget, were never promoted, and each of 714
+ * million lookups per query crossed the link. What it costs is bounded by
+ * the span: an allocation larger than that is never taken so.
+ */
+static bool small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
+			    const struct ember_region *reg)
+{
+	uint64_t span = (uint64_t)(p->span_regions ? p->span_regions : 1) * EMBER_REGION_BYTES;
+	return a->size <= span && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
+}
+
+static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t now, const struct slots *hot,
+				uint64_t room, struct ember_moves *out)
+{
+	const struct ember_policy_params *p = &pc->params;
+	uint64_t need = 0;
+	for (size_t h = 0; h < hot->n; h++)
+		if (small_and_dense(p, hot->v[h].a, &hot->v[h].a->regions[hot->v[h].r]))
+			need += ember_region_bytes(hot->v[h].a, hot->v[h].r);
+	if (need <= room)
+		return;
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	struct slots resident = { 0 }, unused = { 0 };
+	survey(pc, dev, now, &resident, &unused);
+	sort_slots(resident.v, resident.n, victim_order);
+	size_t n = 0;
+	uint64_t freed = 0;
+	for (size_t i = 0; i < resident.n && room + freed < need; i++) {
+		struct slot *v = &resident.v[i];
+		if (v->protected_ || small_and_dense(p, v->a, &v->a->regions[v->r]))
+			continue;
+		freed += ember_region_bytes(v->a, v->r);
+		resident.v[n++] = *v;
+	}
+	sort_slots(resident.v, n, by_address);
+	demote_released(acc, resident.v, n, out);
+	free(resident.v);
+	free(unused.v);
 }
 
 /*
@@ -515,6 +572,8 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 			want += ember_region_bytes(hot.v[h].a, hot.v[h].r);
 		if (want > room) {
 			swap_out_departed(pc, dev, now, only, nonly, want - room, out);
+			room = ember_budget_room(acc, acc->high);
+			make_room_for_dense(pc, dev, now, &hot, room, out);
 			room = ember_budget_room(acc, acc->high);
 		}
 	}

@@ -458,3 +458,50 @@ Test(policy, room_short_of_a_span_goes_to_the_hot_region_first)
 	cr_expect_eq(a->regions[30].state, EMBER_REGION_RESIDENT, "the hot region took the room");
 	cr_expect_eq(count_state(a, 0, 40, EMBER_REGION_RESIDENT), 1, "and only it");
 }
+
+/* A launch over the columns that fill the budget and a lookup table read AMOUNT per region. */
+static struct ember_moves launch_with_table(struct ember_alloc *columns, struct ember_alloc *table_, uint32_t amount)
+{
+	demand(columns, 0, 40);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, &columns, 1, &m);
+	complete(&m);
+	cr_assert_eq(count_state(columns, 0, 40, EMBER_REGION_RESIDENT), 28, "the columns filled the budget");
+	now += 200 * MS; /* past their grace */
+	demand(columns, 0, 40);
+	ember_policy_demand(&ctx, table_, 0, table_->nregions, amount, now);
+	struct ember_alloc *both[] = { columns, table_ };
+	ember_policy_promote(&ctx, 0, now, both, 2, &m);
+	return m;
+}
+
+Test(policy, a_small_table_read_densely_takes_room_at_its_launch)
+{
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *table_ = alloc_regions(2ull << 40, 2);
+	struct ember_moves m = launch_with_table(columns, table_, EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND);
+	cr_assert_geq(m.n, 2);
+	cr_expect(!m.v[0].promote && m.v[0].alloc == columns, "the columns' coldest make room first, on the stream");
+	cr_expect(m.v[m.n - 1].promote && m.v[m.n - 1].alloc == table_, "then the table arrives");
+	complete(&m);
+	cr_expect_eq(count_state(table_, 0, 2, EMBER_REGION_RESIDENT), 2, "the table is resident");
+	cr_expect_eq(count_state(columns, 0, 40, EMBER_REGION_RESIDENT), 26, "two column regions gave way");
+	cr_expect_leq(ember_table_account(&table, 0)->resident, ember_table_account(&table, 0)->high);
+}
+
+Test(policy, a_table_read_no_more_densely_than_the_columns_waits)
+{
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *table_ = alloc_regions(2ull << 40, 2);
+	struct ember_moves m = launch_with_table(columns, table_, EMBER_LAUNCH_DEMAND);
+	complete(&m);
+	cr_expect_eq(count_state(table_, 0, 2, EMBER_REGION_RESIDENT), 0);
+	cr_expect_eq(moves_demoted, 0, "nothing gave way for it");
+}
+
+Test(policy, an_allocation_larger_than_the_span_never_takes_room_so)
+{
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40), *big = alloc_regions(2ull << 40, 8);
+	struct ember_moves m = launch_with_table(columns, big, EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND);
+	complete(&m);
+	cr_expect_eq(count_state(big, 0, 8, EMBER_REGION_RESIDENT), 0);
+	cr_expect_eq(moves_demoted, 0);
+}
