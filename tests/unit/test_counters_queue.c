@@ -74,6 +74,8 @@ struct enable_events_params {
 enum { INIT_TRACKER_V2 = 76, ENABLE_EVENTS = 58, FLUSH_EVENTS = 67, NV_ERR_INVALID_ARGUMENT = 0x1f };
 /* Requests for the driver's test type: a stock driver logs a kernel line for each one it refuses. */
 static unsigned test_type_asked;
+/* Every request to enable event types, granted or not: the shim makes them after it opens the queue. */
+static unsigned enable_requests;
 
 int ioctl(int fd, unsigned long request, ...)
 {
@@ -92,6 +94,7 @@ int ioctl(int fd, unsigned long request, ...)
 	}
 	if (fd >= 0 && fd == uvm_standin_tools_fd && request == ENABLE_EVENTS) {
 		struct enable_events_params *p = arg;
+		__atomic_fetch_add(&enable_requests, 1, __ATOMIC_RELEASE);
 		bool test_type = p->event_type_flags >> EMBER_UVM_EVENT_ACCESS_COUNTER & 1; /* gated: a stock driver */
 		if (test_type)
 			__atomic_fetch_add(&test_type_asked, 1, __ATOMIC_RELAXED);
@@ -232,6 +235,7 @@ static void wait_for_queue(void)
 {
 	WAIT_UNTIL(LOAD(control));
 	cr_assert_not_null(LOAD(control), "the shim never initialised the event tracker");
+	WAIT_UNTIL(LOAD(enable_requests)); /* opened, then the types asked for: apart, under load */
 }
 
 /* Wait for the shim to have read the eight entries a case wrote. */
@@ -252,6 +256,7 @@ Test(counters_queue, notifications_from_the_queue_promote_what_they_name_beyond_
 	CU_OK(SYM(r.shim, cuMemAllocManaged)(&starter, 2 * MiB, CU_MEM_ATTACH_GLOBAL));
 	launch_reread(r.shim, r.reread, starter, 2 * MiB);
 	wait_for_queue();
+	WAIT_UNTIL(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1);
 	cr_assert(LOAD(enabled_types) >> EMBER_AC_UVM_EVENT & 1, "the shim asked for the notifications");
 	/* eight entries, enough for the shim to tell their size: regions 3 and 9, and what must be dropped */
 	put_entry(p + 3 * REGION, 1, 300, 0xffffffff, 0);
