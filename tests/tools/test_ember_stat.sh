@@ -16,7 +16,7 @@ for _ in $(seq 100); do [ -s "/dev/shm/ember-$pid.live" ] && break; sleep 0.1; d
 [ -s "/dev/shm/ember-$pid.live" ] || fail "no live file for $pid"
 out=$("$bin/ember-stat" "$pid") || fail "ember-stat $pid: $out"
 grep -q "^process $pid: Ember adaptive mode (live)" <<<"$out" || fail "live text: $out"
-grep -q '^GPU 0: .* resident of a 64.0 MiB budget' <<<"$out" || fail "live GPU line: $out"
+grep -q '^GPU 0: .* resident of a 64.0 MiB budget.* mapped$' <<<"$out" || fail "live GPU line: $out"
 "$bin/ember-stat" --json "$pid" >"$dir/live.json" || fail "ember-stat --json $pid"
 python3 - "$dir/live.json" "$pid" <<'PY'
 import json, sys
@@ -25,6 +25,8 @@ assert s["source"] == "live" and s["pid"] == int(sys.argv[2]) and s["mode"] == "
 d = s["devices"][0]
 assert d["budget_bytes"] == 64 << 20 and d["resident_bytes"] <= d["high_bytes"], d
 assert len(s["allocations"]) == 2 and all(a["map"] and a["kind"] == "managed" for a in s["allocations"]), s
+assert d["mapped_bytes"] is not None and d["resident_bytes"] + d["mapped_bytes"] <= sum(a["size"] for a in s["allocations"]), d
+assert all(a["demand"] is not None and len(a["demand"]) == len(a["map"]) for a in s["allocations"]), s
 PY
 kill "$pid"
 wait "$pid" 2>/dev/null || true
@@ -44,7 +46,8 @@ s = json.load(open(sys.argv[1]))
 assert s["source"] == "exit" and s["pid"] is None and s["mode"] == "adaptive", s
 d = s["devices"][0]
 assert d["bytes_promoted"] > 0 and d["promotions"] > 0 and d["peak_bytes"] <= d["high_bytes"], d
-assert len(s["allocations"]) == 2 and all(a["map"] is None for a in s["allocations"]), s
+assert len(s["allocations"]) == 2 and all(a["map"] is None and a["demand"] is None for a in s["allocations"]), s
+assert all(a["resident_bytes"] + a["mapped_bytes"] == a["size"] for a in s["allocations"] if not a["freed"]), s
 PY
 
 # bad input: a clear error, a status that says which

@@ -13,9 +13,13 @@ Text by default; --json prints one object, the same for both sources:
      "devices": [{"device", "budget_bytes", "high_bytes", "low_bytes",
                   "resident_bytes", "other_bytes", "peak_bytes",
                   "promotions", "demotions",
-                  "bytes_promoted", "bytes_demoted"}],   (the last two: exit only, else null)
+                  "bytes_promoted", "bytes_demoted",     (these two: exit only, else null)
+                  "mapped_bytes"}],                      (placed but read from host memory: live, or at
+                                                          exit the allocations still live; null if unknown)
      "allocations": [{"id", "size", "kind": "managed" | "converted",
-                      "resident_bytes" (exit; null live), "map" (live; null at exit),
+                      "resident_bytes", "mapped_bytes" (exit; null live),
+                      "map", "demand" (live; null at exit: the states and demand levels
+                                       ember-top draws, one character a cell),
                       "freed" (exit; false live)}],
      "uvm_events": {...} | null}                       (exit only: the event queue's counts)
 
@@ -47,10 +51,16 @@ def parse_live(text):
             out["devices"].append({"device": int(f[1]), **{f"{k}_bytes": int(kv[k]) for k in
                                    ("budget", "high", "low", "resident", "other", "peak")},
                                    "promotions": int(kv["promotions"]), "demotions": int(kv["demotions"]),
-                                   "bytes_promoted": None, "bytes_demoted": None})
+                                   "bytes_promoted": None, "bytes_demoted": None,
+                                   "mapped_bytes": int(kv["mapped"]) if "mapped" in kv else None})
         elif f[0] == "alloc":
             out["allocations"].append({"id": int(f[1]), "size": int(f[3]), "kind": f[4], "resident_bytes": None,
-                                       "map": f[5] if len(f) > 5 else "", "freed": False})
+                                       "mapped_bytes": None, "map": f[5] if len(f) > 5 else "", "demand": None,
+                                       "freed": False})
+        elif f[0] == "demand":  # the allocation line's levels follow it
+            for a in out["allocations"]:
+                if a["id"] == int(f[1]):
+                    a["demand"] = f[2] if len(f) > 2 else ""
     return out
 
 
@@ -59,7 +69,13 @@ def parse_exit(stats):
                                       "other_bytes", "peak_bytes", "promotions", "demotions", "bytes_promoted",
                                       "bytes_demoted")} for d in stats.get("devices", [])]
     allocs = [{"id": a["id"], "size": a["size"], "kind": a["kind"], "resident_bytes": a.get("resident_bytes"),
-               "map": None, "freed": a.get("freed", False)} for a in stats.get("allocations", [])]
+               "mapped_bytes": a.get("mapped_bytes"), "map": None, "demand": None, "freed": a.get("freed", False)}
+              for a in stats.get("allocations", [])]
+    device_of = {a["id"]: a.get("device") for a in stats.get("allocations", [])}
+    for d in devices:  # what the allocations still live at exit left in host memory
+        mine = [a for a in allocs if not a["freed"] and device_of[a["id"]] == d["device"]]
+        d["mapped_bytes"] = (sum(a["mapped_bytes"] for a in mine)
+                             if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
             "uvm_events": stats.get("uvm_events")}
 
@@ -77,7 +93,8 @@ def text(s):
     for d in s["devices"]:
         lines.append(f"GPU {d['device']}: {gib(d['resident_bytes'])} resident of a {gib(d['budget_bytes'])} budget "
                      f"(high watermark {gib(d['high_bytes'])}, peak {gib(d['peak_bytes'])}), "
-                     f"{gib(d['other_bytes'])} of plain device memory")
+                     f"{gib(d['other_bytes'])} of plain device memory"
+                     + (f", {gib(d['mapped_bytes'])} mapped" if d.get("mapped_bytes") is not None else ""))
         moved = ""
         if d["bytes_promoted"] is not None:
             moved = f" ({gib(d['bytes_promoted'])} and {gib(d['bytes_demoted'])})"
