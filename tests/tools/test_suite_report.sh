@@ -19,6 +19,10 @@ rec --bench kmeans --scale 1.5 --variant static --out "$(suite kmeans $((24 * G)
 # bfs: sparse, so the bound uses the sparse rate
 rec --bench bfs --scale 1.5 --variant resident --out "$(suite bfs $((24 * G)) 0.2 0.1 $((24 * G)) true)"
 rec --bench bfs --scale 1.5 --variant static --out "$(suite bfs $((24 * G)) 5.0 5.0 $((24 * G)) true)"
+# star: arrays read unequally (one 12 GiB column ten times, the other once): the oracle keeps the first
+star_out() { echo "{\"bench\": \"star\", \"working_set_bytes\": $((24 * G)), \"seconds\": 2, \"first_seconds\": 2, \"runs_seconds\": [2], \"compute_seconds\": 2, \"reads_by_array\": [[$((12 * G)), $((12 * G))], [$((12 * G)), $((120 * G))]], \"read_bytes\": $((132 * G)), \"sparse\": false, \"verified\": true}"; }
+rec --bench star --scale 1.5 --variant resident --out "$(suite star $((24 * G)) 0.1 0.05 $((132 * G)) false)"
+rec --bench star --scale 1.5 --variant adaptive --out "$(star_out)"
 rec --bench nw --scale 1.5 --variant mapped --rc 124 --timeout 150 --out ""
 rec --bench star --scale 0.5 --variant static --rc 139 --out "ember-suite: a crash"
 rec --bench hf-llama --scale 1.5 --variant resident --out '{"new_tokens": 8, "run_seconds": [0.2], "working_set_bytes": 26000000000, "load_seconds": 0.5, "seconds": 0.2, "tokens_per_second": 40, "expert_bytes": 0}'
@@ -38,6 +42,10 @@ b = rows["bfs", "static"]
 assert "sparse" in b["bound_note"] and b["bound_warm_seconds"] > (24 << 30) * (ws - high) / ws / 5e10
 assert rows["nw", "mapped"]["error"].startswith("timed out") and rows["nw", "mapped"]["seconds_at_least"] == 150
 assert "error" in rows["star", "static"]
+st = rows["star", "adaptive"]  # 14.4 GiB resident: all of the much-read column and 2.4 GiB of the other
+want = (12 << 30) * (12 * 2**30 - (high - (12 << 30))) / (12 << 30) / 5e10
+assert abs(st["bound_warm_seconds"] - want) < 1e-3 * want, (st["bound_warm_seconds"], want)
+assert "most-read" in st["bound_note"], st["bound_note"]
 h = rows["hf-llama", "adaptive"]
 assert abs(h["link_bound_tokens_per_second"] - 5e10 / (26e9 - high)) < 1e-6
 assert abs(h["bound_seconds"] - max(0.2, 8 * (26e9 - high) / 5e10)) < 1e-9

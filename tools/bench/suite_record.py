@@ -118,17 +118,32 @@ def bound(rec, resident, probe, sparse, budget):
     if not wrate:
         written = 0
     top = min(ws, high)
+    by_array = sorted(rec.get("reads_by_array") or [], key=lambda a: -a[1] / a[0] if a[0] else 0)
+
+    def unread(r):
+        """The reads that miss a residency of r bytes: an even share, or, where the workload says how much of
+        each array it reads, what the most-read bytes resident leave over (the oracle's split)."""
+        if not by_array:
+            return traffic * (ws - r) / ws
+        left, room = 0.0, r
+        for size, read in by_array:
+            kept = min(size, room)
+            room -= kept
+            left += read * (size - kept) / size if size else 0.0
+        return left + max(0.0, traffic - sum(read for _, read in by_array))
+
     cold = warm = None
     for i in range(65):
         r = top * i / 64
         # reads and writes cross the link in opposite directions: each alone is a floor
-        run = max(compute, traffic * (ws - r) / ws / rate, written * (ws - r) / ws / wrate if written else 0.0)
+        run = max(compute, unread(r) / rate, written * (ws - r) / ws / wrate if written else 0.0)
         cold = r / up + run if cold is None else min(cold, r / up + run)
         warm = run if warm is None else min(warm, run)
     writes = (f", or of {written / 1e9:.1f} GB of writes at the {wlabel} rate {wrate / 1e9:.2f} GB/s, whichever "
               "is longer" if written else "")
+    share = ("what the most-read arrays resident first leave unread" if by_array else "the non-resident share")
     note = (f"cold: the best residency r <= min(working set, 90% of the budget) moved once at {up / 1e9:.1f} GB/s, "
-            f"then the longer of the resident compute time and the non-resident share of {traffic / 1e9:.1f} GB "
+            f"then the longer of the resident compute time and {share} of {traffic / 1e9:.1f} GB "
             f"of reads at the {label} rate {rate / 1e9:.2f} GB/s{writes}; warm: the same, already moved")
     return cold, note, {"bound_warm_seconds": warm}
 

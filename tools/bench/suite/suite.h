@@ -31,6 +31,9 @@ struct suite_result {
 	double read_bytes = 0;      // bytes its kernels read from managed memory
 	double written_bytes = 0;   // bytes they wrote to it
 	bool sparse = false;        // reads land in small pieces scattered over the data
+	// Where the workload knows them: each array's bytes and the bytes its kernels read of it,
+	// so that the bound's oracle keeps the most-read bytes resident, not an even share of all.
+	std::vector<std::pair<double, double>> reads_by_array;
 	bool verified = false;      // the answer was checked against an independent one
 	std::string note;           // what was checked, or why it failed
 };
