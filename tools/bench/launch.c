@@ -6,12 +6,16 @@
  * timed whole and followed by an untimed synchronisation. The kernel does
  * nothing, so what differs between the two variants is Ember's hook.
  *
- * Three argument patterns:
+ * Four argument patterns:
  *   repeat     the same arguments at every launch (launch_overhead.cu's);
  *   rotate     the same kernel over eight tensors of one buffer in turn, so
  *              that no launch repeats the one before it;
  *   alternate  two kernels in turn with the same arguments, as a model's
- *              layers run different kernels one after another.
+ *              layers run different kernels one after another;
+ *   torch      PyTorch's shape under manage-all: a count and one 512-byte
+ *              struct by value (an elementwise kernel's offset calculator:
+ *              three tensor pointers, then sizes and strides), over 256
+ *              allocations of 2 MiB, the next three at each launch.
  * The variants alternate in rounds, in turn forwards and backwards, so
  * both see the same machine. One JSON record per (pattern, variant): the
  * median, 10th and 90th percentiles over batches, in ns per launch.
@@ -31,8 +35,9 @@
 #include "launch.h"
 
 enum { BATCH = 64, BATCHES = 200, ROUNDS = 10, TENSORS = 8 };
-enum pattern { REPEAT, ROTATE, ALTERNATE, PATTERNS };
-static const char *const pattern_names[PATTERNS] = { "repeat", "rotate", "alternate" };
+enum pattern { REPEAT, ROTATE, ALTERNATE, TORCH, PATTERNS };
+static const char *const pattern_names[PATTERNS] = { "repeat", "rotate", "alternate", "torch" };
+enum { TORCH_ALLOCS = 256, TORCH_STRUCT = 512 };
 
 /* The entry points a launch loop needs, from one library. */
 struct api {
@@ -44,8 +49,10 @@ struct api {
 /* What every launch passes: three managed pointers and a count, as launch_overhead.cu's axpy_head. */
 struct args {
 	CUfunction f, other; /* the same kernel under two names */
+	CUfunction torch;    /* a count and a struct by value */
 	CUdeviceptr x, y, scale;
 	size_t n;
+	CUdeviceptr tensors[TORCH_ALLOCS];
 };
 
 
@@ -87,9 +94,10 @@ static bool plain_memory(void)
 /* Through the shim: a context, the kernel, and managed buffers Ember places. */
 static struct args set_up(void *sim, void *shim)
 {
-	static const size_t sizes[] = { 8, 8, 8, 8 };
+	static const size_t sizes[] = { 8, 8, 8, 8 }, torch_sizes[] = { 4, TORCH_STRUCT };
 	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_head", head_kernel, sizes, 4) != 0 ||
-	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_other", head_kernel, sizes, 4) != 0) {
+	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_other", head_kernel, sizes, 4) != 0 ||
+	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_torch", head_kernel, torch_sizes, 2) != 0) {
 		fprintf(stderr, "ember-callbench: cannot register the benchmark kernel\n");
 		exit(1);
 	}
@@ -104,23 +112,53 @@ static struct args set_up(void *sim, void *shim)
 	check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
 	check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
 	check(SYM_CALL(shim, cuModuleGetFunction)(&a.other, mod, "ember_bench_other"), "cuModuleGetFunction");
+	check(SYM_CALL(shim, cuModuleGetFunction)(&a.torch, mod, "ember_bench_torch"), "cuModuleGetFunction");
 	if (plain_memory()) { /* nothing managed: Ember places nothing, as for PyTorch without manage-all */
 		__typeof__(&cuMemAlloc_v2) alloc = SYM_CALL(shim, cuMemAlloc_v2);
 		check(alloc(&a.x, a.n * sizeof(float)), "cuMemAlloc");
 		check(alloc(&a.y, a.n * sizeof(float)), "cuMemAlloc");
 		check(alloc(&a.scale, sizeof(float)), "cuMemAlloc");
+		for (unsigned i = 0; i < TORCH_ALLOCS; i++)
+			check(alloc(&a.tensors[i], 2u << 20), "cuMemAlloc");
 		return a;
 	}
 	__typeof__(&cuMemAllocManaged) alloc = SYM_CALL(shim, cuMemAllocManaged);
 	check(alloc(&a.x, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
 	check(alloc(&a.y, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
 	check(alloc(&a.scale, sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	for (unsigned i = 0; i < TORCH_ALLOCS; i++)
+		check(alloc(&a.tensors[i], 2u << 20, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
 	return a;
+}
+
+/* The torch pattern's launch k: three tensors in a struct, with the sizes and strides an offset calculator holds. */
+static void launch_torch(const struct api *api, const struct args *a, unsigned k)
+{
+	union {
+		unsigned char bytes[TORCH_STRUCT];
+		struct {
+			CUdeviceptr data[3];
+			int64_t sizes[25], strides[3][8];
+		} f;
+	} s;
+	memset(&s, 0, sizeof s);
+	for (unsigned t = 0; t < 3; t++)
+		s.f.data[t] = a->tensors[(3 * k + t) % TORCH_ALLOCS];
+	s.f.sizes[0] = 1 << 19;
+	for (unsigned t = 0; t < 3; t++)
+		s.f.strides[t][0] = 4;
+	int n = 1 << 19;
+	void *params[] = { &n, s.bytes };
+	check(api->launch(a->torch, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
 }
 
 /* Launch k of a batch: the same arguments, the k-th of eight tensors of x and y, or every other one the other kernel. */
 static void launch_one(const struct api *api, const struct args *a, enum pattern p, unsigned k)
 {
+	if (p == TORCH) {
+		launch_torch(api, a, k);
+		return;
+	}
 	bool rotate = p == ROTATE;
 	size_t tensor = rotate ? (k % TENSORS) * (a->n / TENSORS) * sizeof(float) : 0;
 	CUdeviceptr x = a->x + tensor, y = a->y + tensor, scale = a->scale;
