@@ -409,8 +409,9 @@ def main():
              "`static` and `adaptive` are Ember's modes. Peers: llama.cpp's `-ngl` partial offload with the rest on "
              "all CPU cores, and accelerate's `device_map` offload with `max_memory` capping the GPU at the budget.", ""]
     if probe:
-        lines += [f"Rates measured in the same session: device reads {probe['device_read_Bps'] / 1e9:.0f} GB/s, mapped "
-                  f"reads {probe['mapped_read_Bps'] / 1e9:.1f} GB/s, prefetch {probe.get('prefetch_bulk_Bps', 0) / 1e9:.1f} GB/s."]
+        lines += [f"Rates from the latest call's probe: device reads {probe['device_read_Bps'] / 1e9:.0f} GB/s, mapped "
+                  f"reads {probe['mapped_read_Bps'] / 1e9:.1f} GB/s, prefetch {probe.get('prefetch_bulk_Bps', 0) / 1e9:.1f} GB/s "
+                  "(each record's bound uses its own call's, as its bound note says)."]
     if sparse.get("rates_Bps"):
         lines += ["", "Sparse access (`ember-sparse-probe`: pieces at hashed places over 4 GiB, GB/s):", "",
                   "| case | " + " | ".join(sorted({k.split('/')[1] for k in sparse['rates_Bps']}, key=int)) + " bytes |",
