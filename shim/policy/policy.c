@@ -238,7 +238,7 @@ static void sort_slots(struct slot *v, size_t n, int (*cmp)(const void *, const 
 		qsort(v, n, sizeof *v, cmp);
 }
 
-/* Resident victims and hot mapped candidates of dev, and the bytes already on their way out. */
+/* Resident victims and (unless hot is NULL) hot mapped candidates of dev, and the bytes already on their way out. */
 static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct slots *resident, struct slots *hot)
 {
 	const struct ember_policy_params *p = &pc->params;
@@ -260,7 +260,7 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
 								   reg->departed, reg->protect_until, score_now(p, reg, now),
 								   reg->arrived_at, effective_demand(p, reg, epoch), reg->last_ref, 0 });
-			else if (reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
+			else if (hot && reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
 				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
 							       reg->gap });
 		}
@@ -324,7 +324,7 @@ static uint64_t promote_range(struct ember_alloc *a, uint32_t from, uint32_t to,
 static uint64_t promote_span(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t c, uint64_t room,
 			     struct ember_moves *out)
 {
-	uint32_t span = p->span_regions ? p->span_regions : 1;
+	uint32_t span = ember_span_regions(p);
 	uint32_t first = c >= span / 2 ? c - span / 2 : 0;
 	if (first + span > a->nregions)
 		first = a->nregions > span ? a->nregions - span : 0;
@@ -476,8 +476,7 @@ static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now
 static bool small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
 			    const struct ember_region *reg)
 {
-	uint64_t span = (uint64_t)(p->span_regions ? p->span_regions : 1) * EMBER_REGION_BYTES;
-	return a->size <= span && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
+	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
 }
 
 static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t now, const struct slots *hot,
@@ -491,8 +490,8 @@ static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t n
 	if (need <= room)
 		return;
 	struct ember_device_account *acc = ember_table_account(pc->table, dev);
-	struct slots resident = { 0 }, unused = { 0 };
-	survey(pc, dev, now, &resident, &unused);
+	struct slots resident = { 0 };
+	survey(pc, dev, now, &resident, NULL);
 	sort_slots(resident.v, resident.n, victim_order);
 	size_t n = 0;
 	uint64_t freed = 0;
@@ -506,7 +505,6 @@ static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t n
 	sort_slots(resident.v, n, by_address);
 	demote_released(acc, resident.v, n, out);
 	free(resident.v);
-	free(unused.v);
 }
 
 /*

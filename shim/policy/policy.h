@@ -54,6 +54,12 @@ struct ember_policy_params {
 	uint64_t score_decay_ns;    /* score halves every 1 s */
 };
 
+/* The promotion span in regions: at least one, whatever span_regions says. */
+static inline uint32_t ember_span_regions(const struct ember_policy_params *p)
+{
+	return p->span_regions ? p->span_regions : 1;
+}
+
 /* Demand one launch reference adds to each region it covers: one counter notification's worth. */
 #define EMBER_LAUNCH_DEMAND 256
 /* The most times EMBER_LAUNCH_DEMAND a launch adds to a region of a small extent (ember_policy_launch_amount). */

@@ -15,7 +15,7 @@ uint64_t ember_split_promote(struct ember_policy_ctx *pc, struct ember_alloc *a,
 	struct ember_device_account *acc = ember_table_account(pc->table, a->device);
 	if (!acc)
 		return 0;
-	uint32_t span = pc->params.span_regions ? pc->params.span_regions : 1;
+	uint32_t span = ember_span_regions(&pc->params);
 	uint32_t per_move = bulk && BULK_REGIONS > span ? BULK_REGIONS : span;
 	/*
 	 * Converted allocations are made before the program's later small ones
@@ -51,7 +51,7 @@ uint64_t ember_split_promote(struct ember_policy_ctx *pc, struct ember_alloc *a,
 uint64_t ember_split_demote(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
 			    struct ember_moves *out)
 {
-	uint32_t span = pc->params.span_regions ? pc->params.span_regions : 1;
+	uint32_t span = ember_span_regions(&pc->params);
 	uint64_t bytes = 0;
 	for (uint32_t r = r0; r < r1 && !a->freed;) {
 		if (!movable(&a->regions[r], EMBER_REGION_RESIDENT)) {
