@@ -433,26 +433,18 @@ def main():
     overhead_table(overhead, lines)
     lines += ["", "## The issue's criteria, checked against these records", ""]
     criteria(m, overhead, lines)
+    cases = [(b, scale, m.best(b, scale)) for b in m.benches for scale in (0.5, 1.5)]
+
+    def case_lines(chosen):
+        return [f"- **{b} at {scale}x** ({best['variant']}, {x_bound(best):.2f}x its bound): "
+                + notes.get(f"{b}@{scale}", "not yet explained") for b, scale, best in chosen]
+
     lines += ["", "## Cases more than 1.25x off their bound", ""]
-    off = []
-    for b in m.benches:
-        for scale in (0.5, 1.5):
-            best = m.best(b, scale)
-            if (x_bound(best) or 0) > 1.25:
-                off.append((b, scale, best))
-    for b, scale, best in off:
-        note = notes.get(f"{b}@{scale}", "not yet explained")
-        lines.append(f"- **{b} at {scale}x** ({best['variant']}, {x_bound(best):.2f}x its bound): {note}")
-    if not off:
-        lines.append("None.")
+    lines += case_lines([c for c in cases if (x_bound(c[2]) or 0) > 1.25]) or ["None."]
     # faster than a bound means the bound is no floor there: each such case says why
-    under = [(b, scale, m.best(b, scale)) for b in m.benches for scale in (0.5, 1.5)
-             if (x_bound(m.best(b, scale)) or 1) < 0.9]
+    under = case_lines([c for c in cases if (x_bound(c[2]) or 1) < 0.9])
     if under:
-        lines += ["", "## Cases faster than their bound", ""]
-        for b, scale, best in under:
-            note = notes.get(f"{b}@{scale}", "not yet explained")
-            lines.append(f"- **{b} at {scale}x** ({best['variant']}, {x_bound(best):.2f}x its bound): {note}")
+        lines += ["", "## Cases faster than their bound", ""] + under
     missing = [f"{b} {scale}x {v}" for b, scale, v in expected() if not m.get(b, scale, v)]
     if missing:
         lines += ["", "## Not measured", "",
