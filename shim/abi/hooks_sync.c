@@ -1,56 +1,67 @@
 /*
- * Synchronisation points, for the trace only: while EMBER_TRACE records a
- * run, each call that made the host wait for the GPU for longer than
- * 50 us is written as a W line, so that a replay can tell the
- * host's own work from its waiting (include/ember/trace.h). Without a trace
- * each of these is one branch and the driver's call.
+ * Synchronisation points. Each one's return may begin a host phase
+ * (host_phase.h: the host reading results back). While EMBER_TRACE records
+ * a run, each call that made the host wait for the GPU for longer than
+ * 50 us is also written as a W line, so that a replay can tell the host's
+ * own work from its waiting (include/ember/trace.h).
  */
 #include <cuda.h>
 
+#include "host_phase.h"
 #include "shim.h"
 #include "tracer.h"
 
+/* The driver's call returned: a host phase may begin (host_phase.h). */
+static CUresult waited(CUresult r)
+{
+	ember_host_phase_sync();
+	return r;
+}
+
+/* Timed for the trace (the host phase's getrusage, about a microsecond, with it). */
+#define SYNC_CALL(call) EMBER_TRACE_TIMED(waited(call))
+
 EMBER_PUBLIC CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuStreamSynchronize)(hStream));
+	SYNC_CALL(EMBER_REAL(cuStreamSynchronize)(hStream));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuStreamSynchronize_ptsz)(hStream));
+	SYNC_CALL(EMBER_REAL(cuStreamSynchronize_ptsz)(hStream));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuCtxSynchronize(void)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuCtxSynchronize)());
+	SYNC_CALL(EMBER_REAL(cuCtxSynchronize)());
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuCtxSynchronize_v2)(ctx));
+	SYNC_CALL(EMBER_REAL(cuCtxSynchronize_v2)(ctx));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuEventSynchronize)(hEvent));
+	SYNC_CALL(EMBER_REAL(cuEventSynchronize)(hEvent));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuMemcpyDtoH_v2)(dstHost, srcDevice, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2)(dstHost, srcDevice, ByteCount));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuMemcpyDtoH_v2_ptds)(dstHost, srcDevice, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2_ptds)(dstHost, srcDevice, ByteCount));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuMemcpy)(dst, src, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpy)(dst, src, ByteCount));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-	EMBER_TRACE_TIMED(EMBER_REAL(cuMemcpy_ptds)(dst, src, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpy_ptds)(dst, src, ByteCount));
 }

@@ -126,7 +126,8 @@ static void prefer(const struct ember_op *op, CUmemLocation loc)
 static int promote(void *self, struct ember_op *op)
 {
 	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
-	prefer(op, gpu);
+	if (!op->move.refresh) /* a refresh's range has preferred the GPU since its promotion */
+		prefer(op, gpu);
 	return prefetch(op, gpu);
 }
 

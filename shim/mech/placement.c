@@ -4,6 +4,7 @@
 #include "ember/ember.h"
 #include "budget_source.h"
 #include "gpus.h"
+#include "host_phase.h"
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
@@ -73,6 +74,36 @@ void ember_strategy_choose(enum ember_mode mode)
 		ember_worker_set_pass(ember_strategy->pass, ember_strategy->period_ns());
 }
 
+/*
+ * After a host phase (host_phase.h), the first launch that references an
+ * allocation prefetches its resident regions again, ordered before the
+ * launch on its stream: what the host took comes back in one prefetch, not
+ * in the GPU's faults. Most launches learn that nothing is due without the
+ * table lock.
+ */
+static void refresh_after_host_phase(struct ember_scan *scan, const struct ember_at *at)
+{
+	uint32_t phase = ember_host_phase_at_launch();
+	if (!phase)
+		return;
+	unsigned i = 0;
+	while (i < scan->n && __atomic_load_n(&scan->allocs[i]->refreshed_phase, __ATOMIC_RELAXED) == phase)
+		i++;
+	if (i == scan->n)
+		return;
+	struct ember_moves moves = { 0 };
+	ember_table_lock(EMBER_TABLE);
+	for (; i < scan->n; i++) {
+		struct ember_alloc *a = scan->allocs[i];
+		if (a->refreshed_phase == phase || a->freed || a->device != at->device)
+			continue;
+		__atomic_store_n(&a->refreshed_phase, phase, __ATOMIC_RELAXED);
+		ember_moves_push_refresh(&moves, a);
+	}
+	ember_table_unlock(EMBER_TABLE);
+	ember_engine_start(&ember_shim_engine, &moves, at, EMBER_ORDER_STREAM);
+}
+
 void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread)
 {
 	if (scan && scan->n == 0)
@@ -83,6 +114,8 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 	at.device = scan ? ember_budget_current_device() : -1;
 	ember_gpus_launch(scan, at.device, &at); /* several GPUs: gpus.h */
+	if (scan && ember_strategy->moves)
+		refresh_after_host_phase(scan, &at);
 	ember_strategy->launch(scan, &at);
 	ember_gpus_after_launch(scan, &at); /* the peer tier: gpus.h */
 }

@@ -7,9 +7,11 @@
 
 #define MS 1000000ull
 
+/* Completed moves go to the trace; refreshes do not (ember-sim models no host phases). */
 static void finished(void *sink, const struct ember_op *op, bool ok, uint64_t ns)
 {
-	ember_trace_move(&op->move, ok, ns);
+	if (!op->move.refresh)
+		ember_trace_move(&op->move, ok, ns);
 }
 
 struct ember_accounts ember_shim_accounts;

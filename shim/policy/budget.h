@@ -20,6 +20,7 @@ struct ember_device_account {
 	uint64_t other;            /* plain allocations Ember saw (cuMemAlloc & co.) */
 	uint64_t peak;             /* high-water mark of resident + other */
 	uint64_t promotions, demotions, bytes_promoted, bytes_demoted, migrate_ns;
+	uint64_t refreshes, bytes_refreshed; /* resident ranges prefetched again after host phases */
 };
 
 struct ember_accounts {

@@ -9,7 +9,7 @@ bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t fir
 {
 	if (!ember_grow(&m->v, m->n, &m->cap, sizeof *m->v, 16))
 		return false;
-	m->v[m->n++] = (struct ember_move){ a, first, count, promote };
+	m->v[m->n++] = (struct ember_move){ .alloc = a, .first = first, .count = count, .promote = promote };
 	for (uint32_t r = first; r < first + count; r++) {
 		a->charged += a->regions[r].state == EMBER_REGION_MAPPED;
 		a->regions[r].state = promote ? EMBER_REGION_PROMOTING : EMBER_REGION_DEMOTING;
@@ -17,6 +17,26 @@ bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t fir
 	a->refs++;
 	a->in_flight += count;
 	return true;
+}
+
+uint64_t ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a)
+{
+	uint64_t bytes = 0;
+	for (uint32_t r = 0; r < a->nregions;) {
+		if (a->regions[r].state != EMBER_REGION_RESIDENT || a->regions[r].hinted) {
+			r++;
+			continue;
+		}
+		uint32_t end = r + 1;
+		while (end < a->nregions && a->regions[end].state == EMBER_REGION_RESIDENT && !a->regions[end].hinted)
+			end++;
+		if (!ember_moves_push(m, a, r, end - r, true))
+			break;
+		m->v[m->n - 1].refresh = true;
+		bytes += ember_span_bytes(a, r, end - r);
+		r = end;
+	}
+	return bytes;
 }
 
 void ember_moves_free(struct ember_moves *m)
@@ -35,6 +55,24 @@ void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, 
 	struct ember_alloc *a = m->alloc;
 	uint64_t bytes = ember_move_bytes(m);
 	ember_table_lock(pc->table);
+	if (m->refresh) {
+		/* resident before, resident after: a failed prefetch leaves pages where they were */
+		for (uint32_t r = m->first; r < m->first + m->count; r++)
+			a->regions[r].state = EMBER_REGION_RESIDENT;
+		a->in_flight -= m->count;
+		struct ember_device_account *racc = ember_table_account(pc->table, a->device);
+		if (ok) {
+			a->stats.refreshes++;
+			a->stats.bytes_refreshed += bytes;
+			if (racc) {
+				racc->refreshes++;
+				racc->bytes_refreshed += bytes;
+			}
+		}
+		ember_table_unlock(pc->table);
+		ember_alloc_put(pc->table, a);
+		return;
+	}
 	struct ember_device_account *acc = ember_table_account(pc->table, a->device);
 	enum ember_region_state after = m->promote == ok ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
 	/* a released demotion's bytes left the account when it was issued: a failure brings them back */

@@ -18,6 +18,12 @@ struct ember_move {
 	struct ember_alloc *alloc; /* holds a reference until the move is finished */
 	uint32_t first, count;
 	bool promote;
+	/*
+	 * A refresh: resident regions prefetched to their GPU again, where the
+	 * host may have taken pages of them (host_phase.h). Their state and
+	 * the account stay as they are, whatever the prefetch does.
+	 */
+	bool refresh;
 };
 
 struct ember_moves {
@@ -32,6 +38,13 @@ struct ember_moves {
  */
 bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t first, uint32_t count, bool promote);
 void ember_moves_free(struct ember_moves *m);
+
+/*
+ * Prepare refreshes (table locked) of a's resident regions that are not the
+ * application's: one move per run, each promoting while in flight. Returns
+ * the bytes they cover.
+ */
+uint64_t ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a);
 
 /* Bytes a move covers. */
 uint64_t ember_move_bytes(const struct ember_move *m);

@@ -70,6 +70,7 @@ struct ember_alloc_stats {
 	uint64_t bytes_promoted, bytes_demoted;
 	uint64_t migrate_ns;                  /* driver time of completed migrations */
 	uint64_t bytes_displaced;             /* resident bytes the driver moved to host memory on its own */
+	uint64_t refreshes, bytes_refreshed;  /* resident ranges prefetched again after a host phase (host_phase.h) */
 };
 
 struct ember_alloc {
@@ -89,6 +90,7 @@ struct ember_alloc {
 	uint32_t charged;            /* regions not mapped (promoting, resident, demoting): moves.c keeps it */
 	uint32_t accessed_by;        /* bit d: advised accessed-by GPU d (gpus.c); read and set atomically */
 	uint64_t home_ref;           /* gpus.c: when a launch on `device` last referenced it (ns) */
+	uint32_t refreshed_phase;    /* host_phase.h: the last host phase after which its residents were refreshed */
 	struct ember_region regions[];
 };
 

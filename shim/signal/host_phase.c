@@ -1,0 +1,40 @@
+/* Host phases from page faults between a synchronisation and the next launch (host_phase.h). */
+#include <sys/resource.h>
+
+#include "host_phase.h"
+#include "shim.h"
+
+static bool pending;          /* a sync returned, and no launch has looked since */
+static uint64_t faults_at_sync; /* the process's page faults when it did */
+static uint32_t phase;        /* host phases so far */
+
+static uint64_t process_faults(void)
+{
+	struct rusage u;
+	if (getrusage(RUSAGE_SELF, &u) != 0)
+		return 0;
+	return (uint64_t)u.ru_minflt + (uint64_t)u.ru_majflt;
+}
+
+void ember_host_phase_sync(void)
+{
+	if (!ember_active || !ember_cfg.refresh_faults)
+		return;
+	__atomic_store_n(&faults_at_sync, process_faults(), __ATOMIC_RELAXED);
+	__atomic_store_n(&pending, true, __ATOMIC_RELEASE);
+}
+
+uint32_t ember_host_phase_at_launch(void)
+{
+	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE)) {
+		uint64_t since = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
+		if (since >= ember_cfg.refresh_faults && since < (uint64_t)1 << 62) {
+			uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
+			ember_debug("host phase %u: %llu page faults since the GPU was last waited for; resident regions "
+				    "are prefetched again at their next launch",
+				    now, (unsigned long long)since);
+			return now;
+		}
+	}
+	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
+}

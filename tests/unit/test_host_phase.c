@@ -1,0 +1,147 @@
+/*
+ * Host phases (shim/signal/host_phase.h), against the simulated driver: a
+ * host that reads results back between a synchronisation and the next
+ * launch takes GPU-resident pages to host memory; when it took page faults
+ * doing so, the next launch that references the allocation prefetches its
+ * resident regions back first. The launches here touch nothing, so a block
+ * found back on the GPU came back by that prefetch, not by a kernel's fault.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "ember/ember.h"
+#include "ember_sim.h"
+#include "harness.h"
+
+#define MiB (1ull << 20)
+
+static void *sim, *shim;
+static CUfunction fill;
+
+static void start(const char *mode, const char *refresh_faults)
+{
+	setenv("EMBER_MODE", mode, 1);
+	setenv("EMBER_BUDGET", "64M", 1);
+	setenv("EMBER_REFRESH_FAULTS", refresh_faults, 1);
+	sim = load_sim();
+	shim = load_shim();
+	CUmodule mod = start_context(shim);
+	CU_OK(SYM(shim, cuModuleGetFunction)(&fill, mod, "ember_fill_u32"));
+}
+
+/* ember_fill_u32 over n elements of p: with n = 0, a launch that references p and touches nothing. */
+static void launch_fill(CUdeviceptr p, size_t n)
+{
+	unsigned value = 7;
+	void *params[] = { &p, &value, &n };
+	CU_OK(SYM(shim, cuLaunchKernel)(fill, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+}
+
+/* Promoted whole (static: the split at its first launch; adaptive: the launch's demand). */
+static CUdeviceptr resident_allocation(size_t bytes)
+{
+	CUdeviceptr p = 0;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 0x11, bytes);
+	launch_fill(p, bytes / sizeof(unsigned));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "promoted to GPU 0");
+	return p;
+}
+
+/* The host reads p back (the driver takes the blocks to host memory), after the program waited for the GPU. */
+static void host_reads_back(CUdeviceptr p, size_t bytes, size_t fresh_pages)
+{
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	SYM(sim, ember_sim_access)((void *)p, bytes, 0);
+	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
+	/* the simulated driver's host memory is plain memory: the page faults come from fresh pages */
+	size_t len = fresh_pages * 4096;
+	if (!len)
+		return;
+	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(fresh, MAP_FAILED);
+	for (size_t i = 0; i < len; i += 4096)
+		fresh[i] = 1;
+	munmap(fresh, len);
+}
+
+static int location_after_next_launch(CUdeviceptr p)
+{
+	launch_fill(p, 0);
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	return SYM(sim, ember_sim_block_location)((void *)p);
+}
+
+TestSuite(host_phase, .timeout = 60);
+
+Test(host_phase, static_brings_back_what_the_host_read_at_the_next_launch)
+{
+	start("static", "256");
+	CUdeviceptr p = resident_allocation(16 * MiB);
+	host_reads_back(p, 16 * MiB, 1024);
+	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 15 * MiB)), 0, "all of it");
+	for (size_t i = 0; i < 16 * MiB; i += 4099)
+		cr_assert_eq(((unsigned *)p)[i / 4], 7u, "element %zu", i / 4);
+}
+
+Test(host_phase, adaptive_brings_back_what_the_host_read_at_the_next_launch)
+{
+	start("adaptive", "256");
+	CUdeviceptr p = resident_allocation(16 * MiB);
+	host_reads_back(p, 16 * MiB, 1024);
+	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
+}
+
+Test(host_phase, a_host_phase_without_page_faults_moves_nothing)
+{
+	start("static", "256");
+	CUdeviceptr p = resident_allocation(16 * MiB);
+	host_reads_back(p, 16 * MiB, 0);
+	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "no faults: no refresh");
+}
+
+Test(host_phase, fewer_faults_than_the_threshold_move_nothing)
+{
+	start("static", "4096");
+	CUdeviceptr p = resident_allocation(16 * MiB);
+	host_reads_back(p, 16 * MiB, 1024);
+	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "1,024 faults, 4,096 needed");
+}
+
+Test(host_phase, zero_turns_it_off)
+{
+	start("static", "0");
+	CUdeviceptr p = resident_allocation(16 * MiB);
+	host_reads_back(p, 16 * MiB, 1024);
+	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST);
+}
+
+Test(host_phase, each_allocation_is_refreshed_once_per_phase)
+{
+	start("static", "256");
+	CUdeviceptr p = resident_allocation(8 * MiB), q = resident_allocation(8 * MiB);
+	host_reads_back(p, 8 * MiB, 1024);
+	SYM(sim, ember_sim_access)((void *)q, 8 * MiB, 0);
+	cr_expect_eq(location_after_next_launch(p), 0);
+	/* q's first launch after the same phase brings it back too, though launches came between */
+	cr_expect_eq(location_after_next_launch(q), 0);
+	/* the host takes p again without another synchronisation: nothing tells Ember, so it stays */
+	SYM(sim, ember_sim_access)((void *)p, 8 * MiB, 0);
+	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "the phase was served once");
+}
+
+Test(host_phase, mapped_mode_moves_nothing)
+{
+	start("mapped", "256");
+	CUdeviceptr p = 0;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 8 * MiB, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 0x11, 8 * MiB);
+	launch_fill(p, 0);
+	host_reads_back(p, 8 * MiB, 1024);
+	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST);
+}
