@@ -16,10 +16,17 @@ static uint64_t process_faults(void)
 	return (uint64_t)u.ru_minflt + (uint64_t)u.ru_majflt;
 }
 
+/*
+ * The phase runs from the first synchronisation after a launch: a later one
+ * before the next launch must not move its start past the faults taken so
+ * far (pathfinder's runs begin with a synchronisation after the host's
+ * check, and on the H200 its read-back went unseen).
+ */
 void ember_host_phase_sync(void)
 {
-	if (!ember_active || !ember_cfg.refresh_faults)
+	if (!ember_active || !ember_cfg.refresh_faults || __atomic_load_n(&pending, __ATOMIC_RELAXED))
 		return;
+	/* two threads' syncs at once both write a start: either will do */
 	__atomic_store_n(&faults_at_sync, process_faults(), __ATOMIC_RELAXED);
 	__atomic_store_n(&pending, true, __ATOMIC_RELEASE);
 }

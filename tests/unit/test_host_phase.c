@@ -97,6 +97,16 @@ Test(host_phase, adaptive_brings_back_what_the_host_read_at_the_next_launch)
 	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
 }
 
+/* pathfinder's runs begin with a blocking copy: the phase began at the first wait after the last launch */
+Test(host_phase, a_later_synchronisation_before_the_launch_keeps_the_phase)
+{
+	start("static", "256");
+	CUdeviceptr p = resident_allocation(16 * MiB);
+	host_reads_back(p, 16 * MiB, 1024);
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_expect_eq(location_after_next_launch(p), 0, "the faults before the second wait still count");
+}
+
 Test(host_phase, a_host_phase_without_page_faults_moves_nothing)
 {
 	start("static", "256");
