@@ -69,47 +69,13 @@ static CUdeviceptr move_start(const struct ember_op *op)
 	return op->move.alloc->base + ((uint64_t)op->move.first << EMBER_REGION_SHIFT);
 }
 
-/*
- * A moved range prefers where it now lives. Under the host preference two
- * things put a promoted page back in host memory, where the GPU reads it
- * remotely while the budget counts it resident: a host touch after the
- * promotion (a program checking its answer, a flag it polls), and the
- * GPU's first touch of a page never touched before where no prefetch came
- * first. On the H200, BFS with everything promoted ran 20x slower than
- * without Ember, its atomics going to host memory; promoted without the
- * advice, BFS at 0.5x took 25.8 s a run against 0.31 s with it (this
- * session's second call). Preferring the GPU, a page the host took comes
- * back at its next GPU access. Advice is not stream-ordered; a failed
- * advice leaves the old preference, and the move goes ahead.
- */
-static void prefer(CUdeviceptr start, size_t bytes, CUmemLocation loc)
-{
-	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, bytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, loc);
-	static bool said;
-	if (r != CUDA_SUCCESS && ember_first_time(&said))
-		ember_debug("cannot set a moved range's preferred location (CUresult %d): it keeps the old one", (int)r);
-}
-
-/*
- * Prefetch op's regions toward loc on the private stream, between two
- * events, advising each piece first when `advise` says so. The advice
- * costs the calling thread about 18 ms a GiB of pages in host memory
- * (tools/bench/promote_probe.cu on the H200), as long as the copy itself:
- * given for a whole 2 GiB move before its prefetch, it doubled the time
- * to promote, and every cold run at 0.5x of the budget took 1.3 to 1.5x
- * as long as resident's. In span-sized pieces, each piece's advice runs
- * while the piece before it is copied.
- */
-static int prefetch(struct ember_op *op, CUmemLocation loc, bool advise)
+/* Prefetch op's regions toward loc on the private stream, between two events. */
+static int prefetch(struct ember_op *op, CUmemLocation loc)
 {
 	CUstream s = ember_private_stream(op->at.ctx);
 	if (!s)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	CUdeviceptr start = move_start(op);
-	size_t bytes = ember_move_bytes(&op->move);
-	size_t piece = advise ? (size_t)ember_cfg.span.bytes : bytes;
-	if (!piece)
-		piece = bytes;
 	CUevent begin = NULL, end = NULL;
 	EMBER_REAL(cuEventCreate)(&begin, CU_EVENT_DEFAULT);
 	EMBER_REAL(cuEventCreate)(&end, CU_EVENT_DEFAULT);
@@ -117,14 +83,9 @@ static int prefetch(struct ember_op *op, CUmemLocation loc, bool advise)
 	op->end = end;
 	if (begin)
 		EMBER_REAL(cuEventRecord)(begin, s);
-	for (size_t off = 0; off < bytes; off += piece) {
-		size_t n = bytes - off < piece ? bytes - off : piece;
-		if (advise)
-			prefer(start + off, n, loc);
-		CUresult r = EMBER_REAL(cuMemPrefetchAsync_v2)(start + off, n, loc, 0, s);
-		if (r != CUDA_SUCCESS)
-			return r;
-	}
+	CUresult r = EMBER_REAL(cuMemPrefetchAsync_v2)(start, ember_move_bytes(&op->move), loc, 0, s);
+	if (r != CUDA_SUCCESS)
+		return r;
 	if (!end || EMBER_REAL(cuEventRecord)(end, s) != CUDA_SUCCESS) {
 		/* no event to watch: wait here (the worker, or a launch that would wait anyway) */
 		static bool said;
@@ -139,18 +100,49 @@ static int prefetch(struct ember_op *op, CUmemLocation loc, bool advise)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * A moved range prefers where it now lives. Under the host preference a
+ * host touch after the promotion (a program checking its answer, a flag it
+ * polls each step) leaves the page in host memory, where the GPU reads it
+ * remotely while the budget counts it resident; so does a kernel's first
+ * write to a page no prefetch populated (a prefetch does populate: 4 GiB
+ * never touched landed on the H200 under the host preference,
+ * tools/bench/promote_probe.cu). Without this advice, BFS at 0.5x of the
+ * budget took 25.8 s a run against 0.08 to 0.32 s with it, its atomics going to
+ * host memory, and star's warm runs 4.4 s against 0.02 s. Preferring the
+ * GPU, a page the host took comes back at its next GPU access. Advice is
+ * not stream-ordered; a failed advice leaves the old preference, and the
+ * move goes ahead.
+ *
+ * What it costs: with it, each cold run at 0.5x takes 1.2 to 1.5x as long
+ * as resident's, and without it the same as resident's. Given span by span
+ * beside each piece's prefetch, the cold runs were no faster; given once a
+ * promotion completed, they matched resident's, but star's cold run at
+ * 1.5x took 5.7 s against 1.0 s (tools/bench/results/suite/ab-20).
+ */
+static void prefer(const struct ember_op *op, CUmemLocation loc)
+{
+	CUdeviceptr start = move_start(op);
+	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, ember_move_bytes(&op->move), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+						loc);
+	static bool said;
+	if (r != CUDA_SUCCESS && ember_first_time(&said))
+		ember_debug("cannot set a moved range's preferred location (CUresult %d): it keeps the old one", (int)r);
+}
+
 static int promote(void *self, struct ember_op *op)
 {
 	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
-	/* a refresh's range has preferred the GPU since its promotion */
-	return prefetch(op, gpu, !op->move.refresh);
+	if (!op->move.refresh) /* a refresh's range has preferred the GPU since its promotion */
+		prefer(op, gpu);
+	return prefetch(op, gpu);
 }
 
 static int demote(void *self, struct ember_op *op)
 {
 	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
-	prefer(move_start(op), ember_move_bytes(&op->move), host);
-	return prefetch(op, host, false);
+	prefer(op, host);
+	return prefetch(op, host);
 }
 
 /*
@@ -165,9 +157,9 @@ static int peer_place(void *self, struct ember_op *op, int to, int reader)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	CUmemLocation loc = to >= 0 ? (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = to }
 				    : (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
+	prefer(op, loc);
 	CUdeviceptr start = move_start(op);
 	size_t bytes = ember_move_bytes(&op->move);
-	prefer(start, bytes, loc);
 	if (to >= 0 && reader >= 0) {
 		/* mapped for the reader wherever it is: its reads go over the peer link, with no fault */
 		CUmemLocation r = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = reader };

@@ -130,32 +130,6 @@ Test(placement, promoted_ranges_prefer_the_gpu_and_demoted_ones_the_host)
 }
 
 /*
- * A promotion is advised span by span, each piece just before its own
- * prefetch (ops_driver.c): one advice for a whole 2 GiB move before its
- * prefetch doubled the time to promote on the H200. Seen here through a
- * failed advice: it leaves its one piece preferring the host, not the move.
- */
-Test(placement, a_promotion_is_advised_piece_by_piece)
-{
-	setenv("EMBER_SPAN", "4M", 1);
-	start_static();
-	CUdeviceptr p = managed(200 * MiB);
-	memset((void *)p, 0x5a, 200 * MiB);
-	SYM(sim, ember_sim_fail_call)("cuMemAdvise_v2", 1, 1, CUDA_ERROR_INVALID_VALUE);
-	launch_reread(shim, reread, p, 200 * MiB);
-	flush();
-	SYM(sim, ember_sim_fail_call)("cuMemAdvise_v2", 0, 0, CUDA_SUCCESS);
-	struct ember_sim_block_info first, second, third;
-	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &first), 0);
-	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 4 * MiB), &second), 0);
-	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 8 * MiB), &third), 0);
-	cr_expect_eq(first.preferred, 0, "the first piece prefers GPU 0");
-	cr_expect_eq(second.preferred, EMBER_SIM_HOST, "the piece whose advice failed keeps the host");
-	cr_expect_eq(third.preferred, 0, "the pieces after it prefer GPU 0");
-	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 4 * MiB)), 0, "and the move went ahead");
-}
-
-/*
  * Output that a kernel writes first (never touched by the host): the static
  * split's prefetch of untouched pages populates nothing under the host
  * preference, so the split must make the GPU the preferred location before
