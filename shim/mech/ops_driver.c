@@ -114,7 +114,7 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
  * not stream-ordered; a failed advice leaves the old preference, and the
  * move goes ahead.
  *
- * What it costs: with it, each cold run at 0.5x takes 1.2 to 1.5x as long
+ * What it costs: with it, each cold run at 0.5x takes 1.1 to 1.55x as long
  * as resident's, and without it the same as resident's. Given span by span
  * beside each piece's prefetch, the cold runs were no faster; given once a
  * promotion completed, they matched resident's, but star's cold run at
