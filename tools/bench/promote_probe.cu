@@ -32,6 +32,8 @@
 #include <thread>
 #include <vector>
 
+#include "host_fill.h"
+
 #define CHECK(call)                                                                                  \
 	do {                                                                                         \
 		cudaError_t e_ = (call);                                                             \
@@ -47,22 +49,6 @@ static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaM
 static double now_s()
 {
 	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-static void host_fill(void *p, size_t bytes)
-{
-	unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-	std::vector<std::thread> pool;
-	size_t chunk = (bytes / threads + 4095) & ~(size_t)4095;
-	for (unsigned t = 0; t < threads; t++)
-		pool.emplace_back([=] {
-			size_t lo = std::min(bytes, t * chunk), hi = std::min(bytes, lo + chunk);
-			unsigned *w = (unsigned *)((char *)p + lo);
-			for (size_t i = 0; i < (hi - lo) / 4; i++)
-				w[i] = (unsigned)(lo / 4 + i) * 2654435761u | 1u;
-		});
-	for (auto &th : pool)
-		th.join();
 }
 
 // Managed memory as Ember leaves a mapped allocation; written on the host unless untouched.

@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "host_fill.h"
+
 #define CHECK(call)                                                                        \
 	do {                                                                               \
 		cudaError_t e_ = (call);                                                   \
@@ -79,23 +81,6 @@ __global__ void random_reads(const unsigned *x, size_t n, size_t reads, unsigned
 	}
 	if (acc == 0xdeadbeef)
 		*out = acc;
-}
-
-// Fill on the host with all cores, as a loader would.
-static void host_fill(void *p, size_t bytes)
-{
-	unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-	std::vector<std::thread> pool;
-	size_t chunk = (bytes / threads + 4095) & ~(size_t)4095;
-	for (unsigned t = 0; t < threads; t++)
-		pool.emplace_back([=] {
-			size_t lo = std::min(bytes, t * chunk), hi = std::min(bytes, lo + chunk);
-			unsigned *w = (unsigned *)((char *)p + lo);
-			for (size_t i = 0; i < (hi - lo) / 4; i++)
-				w[i] = (unsigned)(lo / 4 + i) * 2654435761u | 1u; // small positive floats as bits
-		});
-	for (auto &th : pool)
-		th.join();
 }
 
 static int blocks()
