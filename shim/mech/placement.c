@@ -83,7 +83,8 @@ void ember_strategy_choose(enum ember_mode mode)
  */
 static void refresh_after_host_phase(struct ember_scan *scan, const struct ember_at *at)
 {
-	uint32_t phase = ember_host_phase_at_launch();
+	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, at->device);
+	uint32_t phase = ember_host_phase_at_launch(acc ? __atomic_load_n(&acc->resident, __ATOMIC_RELAXED) : 0);
 	if (!phase)
 		return;
 	unsigned i = 0;

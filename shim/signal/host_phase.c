@@ -1,11 +1,13 @@
 /* Host phases from page faults between a synchronisation and the next launch (host_phase.h). */
 #include <sys/resource.h>
+#include <time.h>
 
 #include "host_phase.h"
 #include "shim.h"
 
 static bool pending;          /* a sync returned, and no launch has looked since */
 static uint64_t faults_at_sync; /* the process's page faults when it did */
+static uint64_t ns_at_sync;     /* and the time */
 static uint32_t phase;        /* host phases so far */
 
 static uint64_t process_faults(void)
@@ -14,6 +16,13 @@ static uint64_t process_faults(void)
 	if (getrusage(RUSAGE_SELF, &u) != 0)
 		return 0;
 	return (uint64_t)u.ru_minflt + (uint64_t)u.ru_majflt;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -28,14 +37,17 @@ void ember_host_phase_sync(void)
 		return;
 	/* two threads' syncs at once both write a start: either will do */
 	__atomic_store_n(&faults_at_sync, process_faults(), __ATOMIC_RELAXED);
+	__atomic_store_n(&ns_at_sync, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&pending, true, __ATOMIC_RELEASE);
 }
 
-uint32_t ember_host_phase_at_launch(void)
+uint32_t ember_host_phase_at_launch(uint64_t resident_bytes)
 {
 	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE)) {
 		uint64_t since = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
-		if (since >= ember_cfg.refresh_faults && since < (uint64_t)1 << 62) {
+		uint64_t host_ns = now_ns() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED);
+		uint64_t refresh_ns = (resident_bytes >> 20) * EMBER_REFRESH_NS_PER_GIB >> 10;
+		if (since >= ember_cfg.refresh_faults && since < (uint64_t)1 << 62 && host_ns >= 10 * refresh_ns) {
 			uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
 			ember_debug("host phase %u: %llu page faults since the GPU was last waited for; resident regions "
 				    "are prefetched again at their next launch",

@@ -14,7 +14,15 @@
  * end of each synchronising call and at the first launch after it: at
  * least EMBER_REFRESH_FAULTS faults in between is a host phase. A launch
  * with no synchronisation before it pays one load.
+ *
+ * A refresh of what never left costs about a millisecond a GiB (4 GiB in
+ * 3.4 ms on the H200: tools/bench/results/suite/promote-probe.json), and a
+ * training loop takes faults between its steps (its data loading), so a
+ * phase must also have lasted ten times what refreshing everything
+ * resident would cost: a refresh never costs more than a tenth of the host
+ * time before it.
  */
+#define EMBER_REFRESH_NS_PER_GIB 1000000u
 #ifndef EMBER_HOST_PHASE_H
 #define EMBER_HOST_PHASE_H
 
@@ -25,10 +33,10 @@
 void ember_host_phase_sync(void);
 
 /*
- * At a launch: the current host phase, 0 while there has been none. It
- * changes when the launch ends a host phase (the first after a sync, with
- * enough faults since).
+ * At a launch on a GPU holding resident_bytes: the current host phase, 0
+ * while there has been none. It changes when the launch ends a host phase
+ * (the first after a sync, with enough faults and time since).
  */
-uint32_t ember_host_phase_at_launch(void);
+uint32_t ember_host_phase_at_launch(uint64_t resident_bytes);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "ember/ember.h"
 #include "ember_sim.h"
@@ -19,15 +20,20 @@
 static void *sim, *shim;
 static CUfunction fill;
 
-static void start(const char *mode, const char *refresh_faults)
+static void start_with_budget(const char *mode, const char *refresh_faults, const char *budget)
 {
 	setenv("EMBER_MODE", mode, 1);
-	setenv("EMBER_BUDGET", "64M", 1);
+	setenv("EMBER_BUDGET", budget, 1);
 	setenv("EMBER_REFRESH_FAULTS", refresh_faults, 1);
 	sim = load_sim();
 	shim = load_shim();
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&fill, mod, "ember_fill_u32"));
+}
+
+static void start(const char *mode, const char *refresh_faults)
+{
+	start_with_budget(mode, refresh_faults, "64M");
 }
 
 /* ember_fill_u32 over n elements of p: with n = 0, a launch that references p and touches nothing. */
@@ -52,8 +58,10 @@ static CUdeviceptr resident_allocation(size_t bytes)
 }
 
 /* The host reads p back (the driver takes the blocks to host memory), after the program waited for the GPU. */
-static void host_reads_back(CUdeviceptr p, size_t bytes, size_t fresh_pages)
+static void host_reads_back(CUdeviceptr p, size_t bytes, size_t fresh_pages, unsigned sleep_ms)
 {
+	/* a launch ends whatever phase came before; the phase under test starts at the wait after it */
+	launch_fill(p, 0);
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 	SYM(sim, ember_sim_access)((void *)p, bytes, 0);
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
@@ -66,6 +74,8 @@ static void host_reads_back(CUdeviceptr p, size_t bytes, size_t fresh_pages)
 	for (size_t i = 0; i < len; i += 4096)
 		fresh[i] = 1;
 	munmap(fresh, len);
+	struct timespec nap = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
+	nanosleep(&nap, NULL);
 }
 
 static int location_after_next_launch(CUdeviceptr p)
@@ -82,7 +92,7 @@ Test(host_phase, static_brings_back_what_the_host_read_at_the_next_launch)
 {
 	start("static", "256");
 	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024);
+	host_reads_back(p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 15 * MiB)), 0, "all of it");
 	for (size_t i = 0; i < 16 * MiB; i += 4099)
@@ -93,7 +103,7 @@ Test(host_phase, adaptive_brings_back_what_the_host_read_at_the_next_launch)
 {
 	start("adaptive", "256");
 	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024);
+	host_reads_back(p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
 }
 
@@ -102,7 +112,7 @@ Test(host_phase, a_later_synchronisation_before_the_launch_keeps_the_phase)
 {
 	start("static", "256");
 	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024);
+	host_reads_back(p, 16 * MiB, 1024, 0);
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 	cr_expect_eq(location_after_next_launch(p), 0, "the faults before the second wait still count");
 }
@@ -111,7 +121,7 @@ Test(host_phase, a_host_phase_without_page_faults_moves_nothing)
 {
 	start("static", "256");
 	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 0);
+	host_reads_back(p, 16 * MiB, 0, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "no faults: no refresh");
 }
 
@@ -119,7 +129,7 @@ Test(host_phase, fewer_faults_than_the_threshold_move_nothing)
 {
 	start("static", "4096");
 	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024);
+	host_reads_back(p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "1,024 faults, 4,096 needed");
 }
 
@@ -127,7 +137,7 @@ Test(host_phase, zero_turns_it_off)
 {
 	start("static", "0");
 	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024);
+	host_reads_back(p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST);
 }
 
@@ -135,7 +145,7 @@ Test(host_phase, each_allocation_is_refreshed_once_per_phase)
 {
 	start("static", "256");
 	CUdeviceptr p = resident_allocation(8 * MiB), q = resident_allocation(8 * MiB);
-	host_reads_back(p, 8 * MiB, 1024);
+	host_reads_back(p, 8 * MiB, 1024, 0);
 	SYM(sim, ember_sim_access)((void *)q, 8 * MiB, 0);
 	cr_expect_eq(location_after_next_launch(p), 0);
 	/* q's first launch after the same phase brings it back too, though launches came between */
@@ -152,6 +162,27 @@ Test(host_phase, mapped_mode_moves_nothing)
 	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 8 * MiB, CU_MEM_ATTACH_GLOBAL));
 	memset((void *)p, 0x11, 8 * MiB);
 	launch_fill(p, 0);
-	host_reads_back(p, 8 * MiB, 1024);
+	host_reads_back(p, 8 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST);
+}
+
+/*
+ * A refresh of what never left costs about a millisecond a GiB: a host
+ * phase must last ten times what refreshing everything resident would cost
+ * (a training loop's data loading takes faults between its steps).
+ */
+Test(host_phase, a_phase_shorter_than_ten_times_its_refresh_moves_nothing)
+{
+	start_with_budget("static", "256", "2G");
+	CUdeviceptr p = resident_allocation(1024 * MiB); /* a refresh of 1 GiB: about 1 ms */
+	host_reads_back(p, 2 * MiB, 300, 0);              /* 300 faults in well under 10 ms */
+	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "too short to pay for a refresh");
+}
+
+Test(host_phase, a_phase_long_enough_for_its_refresh_brings_it_back)
+{
+	start_with_budget("static", "256", "2G");
+	CUdeviceptr p = resident_allocation(1024 * MiB);
+	host_reads_back(p, 2 * MiB, 300, 30);
+	cr_expect_eq(location_after_next_launch(p), 0, "30 ms of host time: a refresh of 1 GiB may follow");
 }
