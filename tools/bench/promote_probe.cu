@@ -10,6 +10,9 @@
 //   advise_then_prefetch    Ember's promotion: advice, then prefetch, per span
 //   prefetch_then_advise    the prefetches queued first, the advice after them
 //   advise_only_host        the advice alone, on pages in host memory
+//                           (each case also times the first and the second
+//                           read pass after it: a cold run's kernels and a
+//                           warm run's, where the advice may cost)
 //   advise_only_resident    the advice alone, on pages already on the GPU
 //   untouched_*             never-touched memory: does a prefetch place it on
 //                           the GPU (device memory used before and after),
@@ -145,6 +148,23 @@ static double launch_ns(float *a, float *b, float *c)
 	return per[per.size() / 2];
 }
 
+// One read pass over [p, p + bytes), timed with events.
+static double pass_seconds(const void *p, size_t bytes, float *out)
+{
+	cudaEvent_t e0, e1;
+	CHECK(cudaEventCreate(&e0));
+	CHECK(cudaEventCreate(&e1));
+	CHECK(cudaEventRecord(e0));
+	read_all<<<blocks(), 256>>>((const float4 *)p, bytes / 16, out);
+	CHECK(cudaEventRecord(e1));
+	CHECK(cudaEventSynchronize(e1));
+	float ms = 0;
+	CHECK(cudaEventElapsedTime(&ms, e0, e1));
+	CHECK(cudaEventDestroy(e0));
+	CHECK(cudaEventDestroy(e1));
+	return ms / 1e3;
+}
+
 static double read_seconds(const void *p, size_t bytes, float *out)
 {
 	std::vector<double> t;
@@ -174,6 +194,8 @@ int main(int argc, char **argv)
 	cudaStream_t s;
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	double gb = bytes / 1e9, adv = 0;
+	float *sink = nullptr;
+	CHECK(cudaMalloc(&sink, 4096));
 	printf("{\"bench\": \"promote-probe\", \"bytes\": %zu, \"span_bytes\": %zu", bytes, span);
 
 	struct {
@@ -187,8 +209,11 @@ int main(int argc, char **argv)
 		for (auto &c : cases) {
 			char *p = mapped_alloc(bytes, true);
 			double t = promote(p, bytes, s, c.o, &adv);
-			printf(", \"%s_%d\": {\"seconds\": %.6f, \"gbps\": %.2f, \"advice_seconds\": %.6f}", c.name, rep, t,
-			       gb / t, adv);
+			// the first read pass after it, and the second: a cold run's kernels against a warm run's
+			double first = pass_seconds(p, bytes, sink), second = pass_seconds(p, bytes, sink);
+			printf(", \"%s_%d\": {\"seconds\": %.6f, \"gbps\": %.2f, \"advice_seconds\": %.6f, "
+			       "\"first_read_seconds\": %.6f, \"second_read_seconds\": %.6f}",
+			       c.name, rep, t, gb / t, adv, first, second);
 			if (c.o == PREFETCH_ONLY && rep == 0) {
 				// the same advice on pages already on the GPU
 				double a0 = now_s();
@@ -287,5 +312,6 @@ int main(int argc, char **argv)
 	CHECK(cudaFree(m));
 	CHECK(cudaFree(d));
 	CHECK(cudaFree(out));
+	CHECK(cudaFree(sink));
 	return 0;
 }
