@@ -81,10 +81,18 @@ void ember_strategy_choose(enum ember_mode mode)
  * in the GPU's faults. Most launches learn that nothing is due without the
  * table lock.
  */
+static uint64_t resident_on(void *at)
+{
+	ember_table_lock(EMBER_TABLE);
+	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, ((const struct ember_at *)at)->device);
+	uint64_t bytes = acc ? acc->resident : 0;
+	ember_table_unlock(EMBER_TABLE);
+	return bytes;
+}
+
 static void refresh_after_host_phase(struct ember_scan *scan, const struct ember_at *at)
 {
-	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, at->device);
-	uint32_t phase = ember_host_phase_at_launch(acc ? __atomic_load_n(&acc->resident, __ATOMIC_RELAXED) : 0);
+	uint32_t phase = ember_host_phase_at_launch(resident_on, (void *)at);
 	if (!phase)
 		return;
 	unsigned i = 0;

@@ -33,10 +33,11 @@
 void ember_host_phase_sync(void);
 
 /*
- * At a launch on a GPU holding resident_bytes: the current host phase, 0
- * while there has been none. It changes when the launch ends a host phase
- * (the first after a sync, with enough faults and time since).
+ * At a launch: the current host phase, 0 while there has been none. It
+ * changes when the launch ends a host phase (the first after a sync, with
+ * enough faults and time since). resident(arg) gives the bytes a refresh
+ * would cover, asked only when a sync came before the launch.
  */
-uint32_t ember_host_phase_at_launch(uint64_t resident_bytes);
+uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg);
 
 #endif
