@@ -44,8 +44,10 @@ void ember_host_phase_sync(void)
 uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 {
 	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE)) {
-		uint64_t since = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
 		uint64_t host_ns = now_ns() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED);
+		if (host_ns < EMBER_HOST_PHASE_MIN_NS) /* a launch-and-wait loop: no second getrusage */
+			return __atomic_load_n(&phase, __ATOMIC_RELAXED);
+		uint64_t since = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
 		if (since >= ember_cfg.refresh_faults && since < (uint64_t)1 << 62 &&
 		    host_ns >= 10 * ((resident(arg) >> 20) * EMBER_REFRESH_NS_PER_GIB >> 10)) {
 			uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
