@@ -74,13 +74,7 @@ void ember_strategy_choose(enum ember_mode mode)
 		ember_worker_set_pass(ember_strategy->pass, ember_strategy->period_ns());
 }
 
-/*
- * After a host phase (host_phase.h), the first launch that references an
- * allocation prefetches its resident regions again, ordered before the
- * launch on its stream: what the host took comes back in one prefetch, not
- * in the GPU's faults. Most launches learn that nothing is due without the
- * table lock.
- */
+/* The bytes resident on the launch's GPU: what a refresh would cover at most. */
 static uint64_t resident_on(void *at)
 {
 	ember_table_lock(EMBER_TABLE);
@@ -90,6 +84,13 @@ static uint64_t resident_on(void *at)
 	return bytes;
 }
 
+/*
+ * After a host phase (host_phase.h), the first launch that references an
+ * allocation prefetches its resident regions again, ordered before the
+ * launch on its stream: what the host took comes back in one prefetch, not
+ * in the GPU's faults. Most launches learn that nothing is due without the
+ * table lock.
+ */
 static void refresh_after_host_phase(struct ember_scan *scan, const struct ember_at *at)
 {
 	uint32_t phase = ember_host_phase_at_launch(resident_on, (void *)at);

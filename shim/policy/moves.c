@@ -19,9 +19,8 @@ bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t fir
 	return true;
 }
 
-uint64_t ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a)
+void ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a)
 {
-	uint64_t bytes = 0;
 	for (uint32_t r = 0; r < a->nregions;) {
 		if (a->regions[r].state != EMBER_REGION_RESIDENT || a->regions[r].hinted) {
 			r++;
@@ -33,10 +32,8 @@ uint64_t ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a)
 		if (!ember_moves_push(m, a, r, end - r, true))
 			break;
 		m->v[m->n - 1].refresh = true;
-		bytes += ember_span_bytes(a, r, end - r);
 		r = end;
 	}
-	return bytes;
 }
 
 void ember_moves_free(struct ember_moves *m)
@@ -55,25 +52,24 @@ void ember_move_finish(struct ember_policy_ctx *pc, const struct ember_move *m, 
 	struct ember_alloc *a = m->alloc;
 	uint64_t bytes = ember_move_bytes(m);
 	ember_table_lock(pc->table);
+	struct ember_device_account *acc = ember_table_account(pc->table, a->device);
 	if (m->refresh) {
 		/* resident before, resident after: a failed prefetch leaves pages where they were */
 		for (uint32_t r = m->first; r < m->first + m->count; r++)
 			a->regions[r].state = EMBER_REGION_RESIDENT;
 		a->in_flight -= m->count;
-		struct ember_device_account *racc = ember_table_account(pc->table, a->device);
 		if (ok) {
 			a->stats.refreshes++;
 			a->stats.bytes_refreshed += bytes;
-			if (racc) {
-				racc->refreshes++;
-				racc->bytes_refreshed += bytes;
+			if (acc) {
+				acc->refreshes++;
+				acc->bytes_refreshed += bytes;
 			}
 		}
 		ember_table_unlock(pc->table);
 		ember_alloc_put(pc->table, a);
 		return;
 	}
-	struct ember_device_account *acc = ember_table_account(pc->table, a->device);
 	enum ember_region_state after = m->promote == ok ? EMBER_REGION_RESIDENT : EMBER_REGION_MAPPED;
 	/* a released demotion's bytes left the account when it was issued: a failure brings them back */
 	uint64_t released = 0;

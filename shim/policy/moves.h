@@ -41,10 +41,9 @@ void ember_moves_free(struct ember_moves *m);
 
 /*
  * Prepare refreshes (table locked) of a's resident regions that are not the
- * application's: one move per run, each promoting while in flight. Returns
- * the bytes they cover.
+ * application's: one move per run, each promoting while in flight.
  */
-uint64_t ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a);
+void ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a);
 
 /* Bytes a move covers. */
 uint64_t ember_move_bytes(const struct ember_move *m);

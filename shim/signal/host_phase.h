@@ -22,6 +22,13 @@
  * resident would cost: a refresh never costs more than a tenth of the host
  * time before it.
  */
+#ifndef EMBER_HOST_PHASE_H
+#define EMBER_HOST_PHASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What refreshing a GiB that never left costs, rounded up (above). */
 #define EMBER_REFRESH_NS_PER_GIB 1000000u
 
 /*
@@ -32,11 +39,6 @@
  * getrusage per turn, not two.
  */
 #define EMBER_HOST_PHASE_MIN_NS 100000u
-#ifndef EMBER_HOST_PHASE_H
-#define EMBER_HOST_PHASE_H
-
-#include <stdbool.h>
-#include <stdint.h>
 
 /* A synchronising call returned (cuStreamSynchronize, cuCtxSynchronize, a blocking copy to the host, ...). */
 void ember_host_phase_sync(void);

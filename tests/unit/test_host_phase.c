@@ -67,13 +67,13 @@ static void host_reads_back(CUdeviceptr p, size_t bytes, size_t fresh_pages, uns
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
 	/* the simulated driver's host memory is plain memory: the page faults come from fresh pages */
 	size_t len = fresh_pages * 4096;
-	if (!len)
-		return;
-	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(fresh, MAP_FAILED);
-	for (size_t i = 0; i < len; i += 4096)
-		fresh[i] = 1;
-	munmap(fresh, len);
+	if (len) {
+		unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		cr_assert_neq(fresh, MAP_FAILED);
+		for (size_t i = 0; i < len; i += 4096)
+			fresh[i] = 1;
+		munmap(fresh, len);
+	}
 	struct timespec nap = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
 	nanosleep(&nap, NULL);
 }
