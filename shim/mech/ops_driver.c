@@ -113,12 +113,6 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
  * GPU, a page the host took comes back at its next GPU access. Advice is
  * not stream-ordered; a failed advice leaves the old preference, and the
  * move goes ahead.
- *
- * What it costs: with it, each cold run at 0.5x takes 1.1 to 1.55x as long
- * as resident's, and without it the same as resident's. Given span by span
- * beside each piece's prefetch, the cold runs were no faster; given once a
- * promotion completed, they matched resident's, but star's cold run at
- * 1.5x took 5.7 s against 1.0 s (tools/bench/results/suite/ab-20).
  */
 static void prefer(const struct ember_op *op, CUmemLocation loc)
 {
@@ -130,12 +124,42 @@ static void prefer(const struct ember_op *op, CUmemLocation loc)
 		ember_debug("cannot set a moved range's preferred location (CUresult %d): it keeps the old one", (int)r);
 }
 
+/*
+ * When a promotion's advice is given. On host pages the advice costs the
+ * issuing thread about 18 ms a GiB, and the prefetch behind it waits: each
+ * cold run at 0.5x of the budget took 1.1 to 1.55x as long as resident's.
+ * On pages already on the GPU it costs about 1 ms a GiB
+ * (tools/bench/results/suite/promote-probe.json). So the program's own
+ * managed range larger than a span is advised once its prefetch has
+ * completed (settle). The rest is advised at once:
+ *  - a smaller range (a dimension table, a flag the host polls) costs at
+ *    most about a millisecond, and no kernel touches it in between under
+ *    the host preference;
+ *  - converted memory has no host pages to pay for, and its first writes
+ *    are the kernels': on the H200 a 14.4 GiB split of it, prefetched under
+ *    the host preference, took 838,700 GPU faults that put those writes in
+ *    host memory.
+ */
+enum { ADVISE_FIRST_BYTES = 64 << 20 };
+
+static bool advised_first(const struct ember_op *op)
+{
+	return op->move.alloc->kind != EMBER_ALLOC_MANAGED || ember_move_bytes(&op->move) <= ADVISE_FIRST_BYTES;
+}
+
 static int promote(void *self, struct ember_op *op)
 {
 	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
-	if (!op->move.refresh) /* a refresh's range has preferred the GPU since its promotion */
+	if (!op->move.refresh && advised_first(op)) /* a refresh's range has preferred the GPU since its promotion */
 		prefer(op, gpu);
 	return prefetch(op, gpu);
+}
+
+static void settle(void *self, struct ember_op *op)
+{
+	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
+	if (!op->move.refresh && !advised_first(op))
+		prefer(op, gpu);
 }
 
 static int demote(void *self, struct ember_op *op)
@@ -337,6 +361,7 @@ const struct ember_ops ember_driver_ops = {
 	.advise_access = advise_access,
 	.promote = promote,
 	.demote = demote,
+	.settle = settle,
 	.completion = completion,
 	.elapsed = elapsed,
 	.release = release,

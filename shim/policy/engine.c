@@ -30,6 +30,9 @@ void ember_engine_finish(struct ember_engine *e, struct ember_op *op, bool ok)
 		e->failed(e->sink, op);
 	if (e->finished)
 		e->finished(e->sink, op, ok, ns);
+	/* before the move finishes: a free waits for that, so the range is still the allocation's */
+	if (ok && op->move.promote && e->ops->settle)
+		e->ops->settle(e->ops_self, op);
 	ember_move_finish(e->pc, &op->move, ok, ns, e->ops->now(e->ops_self));
 	e->ops->release(e->ops_self, op);
 	free(op);

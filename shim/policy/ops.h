@@ -53,6 +53,12 @@ struct ember_ops {
 	/* Start a move, ordered after everything issued before it in at's context. 0 or the error. */
 	int (*promote)(void *self, struct ember_op *op);
 	int (*demote)(void *self, struct ember_op *op);
+	/*
+	 * A promotion has completed, before its regions count as resident:
+	 * what the backend put off until the bytes had landed (the driver's
+	 * preferred-location advice for a large range). May be NULL.
+	 */
+	void (*settle)(void *self, struct ember_op *op);
 	/* Whether an issued move has finished (op->error says why it failed). */
 	enum ember_op_status (*completion)(void *self, struct ember_op *op);
 	/* The device time a finished move took, in ns (0 when unknown). */

@@ -130,6 +130,40 @@ Test(placement, promoted_ranges_prefer_the_gpu_and_demoted_ones_the_host)
 }
 
 /*
+ * A range larger than a promotion span is advised once its prefetch has
+ * landed (on host pages the advice would hold the prefetch up): after
+ * the move it prefers the GPU all the same, and a move that failed leaves
+ * it preferring the host, read where it is.
+ */
+Test(placement, a_large_promotion_prefers_the_gpu_once_it_lands)
+{
+	start("static", "1G");
+	CUdeviceptr p = managed(200 * MiB); /* the static split's bulk move: one of 200 MiB */
+	memset((void *)p, 0x5a, 200 * MiB); /* the program's input, in host memory */
+	launch_reread(shim, reread, p, 200 * MiB);
+	flush();
+	struct ember_sim_block_info head, tail;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &head), 0);
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 199 * MiB), &tail), 0);
+	cr_expect_eq(head.preferred, 0, "the head prefers GPU 0");
+	cr_expect_eq(tail.preferred, 0, "and so does the tail");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 199 * MiB)), 0, "the tail is on the GPU");
+}
+
+Test(placement, a_large_promotion_that_fails_keeps_the_host_preference)
+{
+	start("static", "1G");
+	SYM(sim, ember_sim_fail_prefetches)(EMBER_SIM_TO_DEVICE, 1, CUDA_ERROR_OUT_OF_MEMORY);
+	CUdeviceptr p = managed(200 * MiB);
+	launch_reread(shim, reread, p, 200 * MiB);
+	flush();
+	struct ember_sim_block_info b;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 100 * MiB), &b), 0);
+	cr_expect_eq(b.preferred, EMBER_SIM_HOST, "the failed move left its range preferring the host");
+	cr_expect(b.accessed_by & 1u, "and mapped by GPU 0");
+}
+
+/*
  * Output that a kernel writes first (never touched by the host): the static
  * split's prefetch of untouched pages populates nothing under the host
  * preference, so the split must make the GPU the preferred location before
