@@ -52,12 +52,16 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	devs[0] = at->device;
 	scan->stream_key = ember_scan_stream_key((CUstream)at->stream, at->per_thread);
 	ember_table_lock(EMBER_TABLE);
-	if (scan->repeat)
+	bool idle = ndevs && ember_policy_nothing_to_decide(&ember_shim_ctx, devs[0], scan->allocs, scan->n);
+	if (idle)
+		scan->fresh_demand = false;
+	else if (scan->repeat)
 		ember_monitor_repeat(scan, now); /* the extents of the launch it repeats */
 	else
 		ember_monitor_launch(scan, now);
 	ember_table_unlock(EMBER_TABLE);
-	ember_monitor_learn(scan);
+	if (!idle)
+		ember_monitor_learn(scan);
 	size_t waiting = 0;
 	for (unsigned k = 0; k < ndevs; k++) {
 		note_context(devs[k], at->ctx);

@@ -531,6 +531,20 @@ static void merge_promotions(struct ember_moves *m, size_t from)
 	m->n = w;
 }
 
+bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct ember_alloc *const *allocs,
+				    size_t n)
+{
+	const struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	if (!acc || !acc->budget || acc->resident + acc->other >= acc->low)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct ember_alloc *a = allocs[i];
+		if (a->device != dev || a->in_flight || a->charged != a->nregions)
+			return false;
+	}
+	return true;
+}
+
 size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_alloc *const *only,
 			    size_t nonly, struct ember_moves *out)
 {

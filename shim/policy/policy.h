@@ -110,6 +110,17 @@ void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1);
 void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out);
 
 /*
+ * Whether a launch on dev that references allocs[0..n) has nothing to
+ * decide (table locked): each is resident on dev with nothing in flight,
+ * and dev is below its low watermark, so no reclamation is near. Its
+ * demand is then not counted: the monitor and the promotion call it leads
+ * to cost 0.2 to 0.6 us a launch on the development machine (ember-callbench
+ * --launch), paid by every launch of a model that fits.
+ */
+bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct ember_alloc *const *allocs,
+				    size_t n);
+
+/*
  * Promotions for dev at time now: mapped regions past the threshold,
  * hottest first, a span around each, while there is room. With n > 0 only
  * regions of the allocations in only[] that were credited since the last

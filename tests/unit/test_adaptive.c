@@ -462,6 +462,29 @@ Test(adaptive, every_repeated_launch_is_credited)
 }
 
 /*
+ * A launch over allocations that are all resident, with the GPU below its
+ * low watermark, has nothing to decide and counts no demand; once the
+ * GPU is past the low watermark, the same launches count again.
+ */
+Test(adaptive, demand_waits_until_there_is_something_to_decide)
+{
+	start_measuring_demand();
+	CUdeviceptr hot = managed(16 * MiB), big = managed(48 * MiB);
+	cr_assert_gt(SYM(shim, ember_promote)((void *)hot, 16 * MiB), 0);
+	SYM(shim, ember_flush)();
+	cr_assert_eq(resident_regions(hot, 16 * MiB), 8);
+	uint32_t before = demand_at(hot);
+	for (int i = 0; i < 5; i++)
+		read_range(hot, 16 * MiB);
+	cr_expect_eq(demand_at(hot), before, "resident, 16 MiB of a 64 MiB budget: nothing counted");
+	cr_assert_gt(SYM(shim, ember_promote)((void *)big, 48 * MiB), 0); /* to the high watermark, past the low */
+	SYM(shim, ember_flush)();
+	for (int i = 0; i < 5; i++)
+		read_range(hot, 16 * MiB);
+	cr_expect_gt(demand_at(hot), before, "past the low watermark the launches count again");
+}
+
+/*
  * The same argument bytes before and after an allocation is made where
  * they point: the launch after it finds the allocation. The pointers sit
  * every 2 MiB over a freed 16 MiB buffer, so that an allocation made in

@@ -403,7 +403,15 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 	struct ember_alloc *refs[MAX_REFS];
 	unsigned n = referenced(ev, l, refs);
 	ev->vt.launch_ready_at = 0;
+	bool idle = false;
 	if (ev->adaptive) {
+		ember_table_lock(&ev->table);
+		idle = ember_policy_nothing_to_decide(&ev->pc, 0, refs, n);
+		ember_table_unlock(&ev->table);
+	}
+	if (idle) {
+		/* as the shim (adaptive.c): no demand counted, nothing promoted */
+	} else if (ev->adaptive) {
 		ember_table_lock(&ev->table);
 		if (ev->scan)
 			slide(ev, l);
