@@ -17,6 +17,10 @@
 //   untouched_*             never-touched memory: does a prefetch place it on
 //                           the GPU (device memory used before and after),
 //                           and how fast a kernel then writes all of it
+//   mapped_first_write_*    never-touched memory left mapped, first written by a
+//                           kernel: as is, or populated on the host first by
+//                           one prefetch to the host or one per span, or from
+//                           eight threads (prefetches, or the host's touches)
 //   launch_*                empty launches of three pointers into device
 //                           memory, into resident managed memory, and into
 //                           managed memory while 256 managed allocations live
@@ -266,6 +270,70 @@ int main(int argc, char **argv)
 		       "\"write_seconds\": %.6f, \"write_gbps\": %.2f, \"device_bytes_after_write\": %lld}",
 		       prefer_gpu ? "prefer_gpu" : "prefer_host", pf, (long long)(used1 - used0), wr, gb / wr,
 		       (long long)(used2 - used0));
+		CHECK(cudaFree(p));
+	}
+
+	// Never-touched memory that stays mapped (host-preferred, accessed by the GPU), first written by a
+	// kernel: as is, or populated in host memory first by a prefetch to the host, whole or span by span.
+	for (int populate = 0; populate < 3; populate++) {
+		char *p = mapped_alloc(bytes, false);
+		size_t used0 = device_used();
+		double t0 = now_s();
+		if (populate == 1)
+			CHECK(cudaMemPrefetchAsync(p, bytes, cpu, 0, s));
+		for (size_t off = 0; populate == 2 && off < bytes; off += span)
+			CHECK(cudaMemPrefetchAsync(p + off, span, cpu, 0, s));
+		CHECK(cudaStreamSynchronize(s));
+		double pop = now_s() - t0;
+		t0 = now_s();
+		write_all<<<blocks(), 256>>>((unsigned *)p, bytes / 4);
+		CHECK(cudaDeviceSynchronize());
+		double wr = now_s() - t0;
+		t0 = now_s();
+		write_all<<<blocks(), 256>>>((unsigned *)p, bytes / 4);
+		CHECK(cudaDeviceSynchronize());
+		double wr2 = now_s() - t0;
+		size_t used1 = device_used();
+		static const char *names[] = { "as_is", "populated_whole", "populated_spans" };
+		printf(", \"mapped_first_write_%s\": {\"populate_seconds\": %.6f, \"write_seconds\": %.6f, "
+		       "\"second_write_seconds\": %.6f, \"total_gbps\": %.2f, \"device_bytes_after\": %lld}",
+		       names[populate], pop, wr, wr2, gb / (pop + wr), (long long)(used1 - used0));
+		CHECK(cudaFree(p));
+	}
+
+	// The same population from eight threads at once: by prefetches to the host, each on its own
+	// stream, and by the host's own first touches. Does the driver populate host memory faster in
+	// parallel than the 4 GB/s of one thread?
+	for (int how = 0; how < 2; how++) {
+		char *p = mapped_alloc(bytes, false);
+		const int nthreads = 8;
+		size_t slice = bytes / nthreads;
+		double t0 = now_s();
+		std::vector<std::thread> workers;
+		for (int t = 0; t < nthreads; t++)
+			workers.emplace_back([=] {
+				char *q = p + t * slice;
+				if (how == 0) {
+					cudaStream_t own;
+					CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+					CHECK(cudaMemPrefetchAsync(q, slice, cpu, 0, own));
+					CHECK(cudaStreamSynchronize(own));
+					CHECK(cudaStreamDestroy(own));
+				} else {
+					for (size_t off = 0; off < slice; off += 4096)
+						q[off] = 1;
+				}
+			});
+		for (auto &w : workers)
+			w.join();
+		double pop = now_s() - t0;
+		t0 = now_s();
+		write_all<<<blocks(), 256>>>((unsigned *)p, bytes / 4);
+		CHECK(cudaDeviceSynchronize());
+		double wr = now_s() - t0;
+		printf(", \"mapped_first_write_populated_%s_8_threads\": {\"populate_seconds\": %.6f, "
+		       "\"populate_gbps\": %.2f, \"write_seconds\": %.6f}",
+		       how == 0 ? "prefetch" : "host_touch", pop, gb / pop, wr);
 		CHECK(cudaFree(p));
 	}
 
