@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# session 21, call 3: adaptive counts no demand while a launch has nothing to decide ("new": every
+# allocation it references resident, the GPU below its low watermark) against old (3cf1177). The
+# promotion probe (host population from eight threads); hf-mixtral at 0.5x taken apart in two
+# interleaved rounds (resident, Ember off, static, old and new adaptive); hf-llama at 0.5x;
+# star at 1.5x and pathfinder and BFS at 0.5x with new.
+set -uo pipefail
+here=$PWD
+[ -d build-gpu ] && { rm -rf build; mv build-gpu build; }
+want=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
+if [ -n "$want" ] && [ "$want" != "$here" ] && [ ! -e "$want" ]; then mkdir -p "$(dirname "$want")"; ln -s "$here" "$want"; fi
+R=/tmp/c3; mkdir -p $R/suite/logs
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+{ uname -r; nvidia-smi -L; nvidia-smi --query-gpu=driver_version,memory.used --format=csv; } >$R/machine.txt 2>&1
+cp $R/machine.txt $R/suite/machine.txt
+mkdir -p .calls/ab/new; ln -sfn $here/build/bin .calls/ab/new/bin; ln -sfn $here/build/lib .calls/ab/new/lib
+echo "== [$SECONDS s] promote probe" >>$R/progress.log
+timeout 90 build/bin/ember-promote-probe $((4 << 30)) >$R/promote-probe.json 2>$R/promote-probe.err; echo "rc $?" >>$R/promote-probe.err
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print({k: v for k, v in r.items() if k.startswith('mapped_first')})" $R/promote-probe.json
+build/bin/ember-uvm-bench probe $((4 << 30)) >$R/suite/probe.json 2>/dev/null
+suite=$here/build/bin/ember-suite
+# one BENCH SCALE VARIANT BUILD [ember-run options] -- command: run it; record it when BUILD is new or resident
+one() {
+  local bench=$1 scale=$2 v=$3 b=$4; shift 4
+  local cell=$bench-$scale-$v-$b t0=$SECONDS bin=${b%[0-9]}
+  [ $SECONDS -lt ${LIMIT:-540} ] || { echo "== $cell: not run, out of time" | tee -a $R/progress.log; return 0; }
+  echo "== [$SECONDS s] $cell" >>$R/progress.log
+  local stats=$R/$cell.stats.json rc=0
+  if [ "$bin" = resident ]; then
+    shift; timeout --foreground -k 5 120 "$@" >$R/$cell.out 2>$R/$cell.log || rc=$?
+  else
+    timeout --foreground -k 5 120 "$here/.calls/ab/$bin/bin/ember-run" --driver real --budget 16G \
+      --stats "$stats" --log info "$@" >$R/$cell.out 2>$R/$cell.log || rc=$?
+  fi
+  echo "rc $rc after $((SECONDS - t0)) s" >>$R/$cell.log
+  echo "$cell: $(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(r.get('seconds'), r.get('runs_seconds') or r.get('run_seconds'), r.get('load_seconds',''))" $R/$cell.out 2>/dev/null)"
+  if { [ "$b" = resident ] || [ "$b" = new ]; } && [ "$v" != off ]; then
+    [ "$b" = resident ] && v=resident
+    cp $R/$cell.log $R/suite/logs/$bench-$scale-$v.log
+    python3 tools/bench/suite_record.py --bench "$bench" --scale "$scale" --variant "$v" --peer "" \
+      --budget $((16 << 30)) --gpu "$gpu" --stats "$stats" --rc $rc --timeout 120 --wall $((SECONDS - t0)) \
+      --results $R/suite --out "$(cat $R/$cell.out)" >>$R/suite/suite.jsonl
+  fi
+}
+G=$((1 << 30))
+mx=(python3 tools/bench/hf_generate.py mixtral 8x1b-12 8 5)
+for r in 1 ""; do  # the second round is recorded
+  one hf-mixtral 0.5 resident resident$r -- "${mx[@]}"
+  one hf-mixtral 0.5 off new$r --mode off -- "${mx[@]}"
+  one hf-mixtral 0.5 static new$r --mode static --manage-all 1 -- "${mx[@]}"
+  one hf-mixtral 0.5 adaptive old$r --mode adaptive --manage-all 1 -- "${mx[@]}"
+  one hf-mixtral 0.5 adaptive new$r --mode adaptive --manage-all 1 -- "${mx[@]}"
+done
+tar -C $R -czf "$OUT/c3.tar.gz" .
+hf=(python3 tools/bench/hf_generate.py llama 4b 8 5)
+one hf-llama 0.5 resident resident -- "${hf[@]}"
+one hf-llama 0.5 adaptive old --mode adaptive --manage-all 1 -- "${hf[@]}"
+one hf-llama 0.5 adaptive new --mode adaptive --manage-all 1 -- "${hf[@]}"
+one hf-llama 0.5 static new --mode static --manage-all 1 -- "${hf[@]}"
+tar -C $R -czf "$OUT/c3.tar.gz" .
+one star 1.5 adaptive new --mode adaptive -- $suite star $((24 * G)) 3
+for w in pathfinder bfs; do
+  one $w 0.5 resident resident -- $suite $w $((8 * G)) 3 resident
+  one $w 0.5 adaptive new --mode adaptive -- $suite $w $((8 * G)) 3
+done
+tar -C $R -czf "$OUT/c3.tar.gz" .
+echo "== [$SECONDS s] done"
