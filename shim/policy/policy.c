@@ -268,6 +268,32 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 	return leaving;
 }
 
+/* Whether every region of dev's placed allocations is resident or on its way (none mapped). */
+static bool nothing_mapped(struct ember_policy_ctx *pc, int dev)
+{
+	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
+		const struct ember_alloc *a = ember_table_at(pc->table, i);
+		if (a->device == dev && a->kind != EMBER_ALLOC_PLAIN && a->charged != a->nregions)
+			return false;
+	}
+	return true;
+}
+
+/* What survey does to the table, without collecting slots: repeats credited, demand decayed. */
+static void upkeep(struct ember_policy_ctx *pc, int dev, uint64_t now)
+{
+	uint32_t epoch = epoch_of(&pc->params, now);
+	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
+		struct ember_alloc *a = ember_table_at(pc->table, i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		ember_policy_settle(pc, a);
+		for (uint32_t r = 0; r < a->nregions; r++)
+			if (!a->regions[r].hinted)
+				catch_up(&a->regions[r], epoch);
+	}
+}
+
 /* Mark the chosen victims demoting, grouping neighbours of one allocation into one move. */
 static void demote(struct slot *v, size_t n, struct ember_moves *out)
 {
@@ -365,6 +391,18 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 	struct ember_device_account *acc = ember_table_account(pc->table, dev);
 	if (!acc || !acc->budget)
 		return;
+	if (acc->resident + acc->other <= acc->high && nothing_mapped(pc, dev)) {
+		/*
+		 * Nothing past the high watermark to reclaim, and no mapped region
+		 * to make room for: no victim can be chosen, so the survey's
+		 * ordering of every resident region is not made, only its upkeep.
+		 * Sorting was most of adaptive's time replaying hf-llama's trace
+		 * with everything resident (0.32 s against static's 0.10), and it
+		 * holds the table lock that launches take.
+		 */
+		upkeep(pc, dev, now);
+		return;
+	}
 	struct slots resident = { 0 }, hot = { 0 };
 	uint64_t leaving = survey(pc, dev, now, &resident, &hot);
 	uint64_t used = acc->resident + acc->other;

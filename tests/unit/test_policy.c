@@ -401,6 +401,32 @@ Test(policy, repeats_of_a_range_are_counted_then_credited_in_full)
 	cr_expect(ember_policy_demand(&ctx, a, 0, 32, 10, now), "after a departure, afresh");
 }
 
+/*
+ * With every region resident and the GPU under its high watermark, a pass
+ * can choose no victim: it moves nothing, but still credits the repeats
+ * counted since and brings demand's decay up to date, as a full survey does.
+ */
+Test(policy, a_pass_with_nothing_mapped_moves_nothing_and_keeps_the_books)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 8);
+	demand(a, 0, 8);
+	step();
+	cr_assert_eq(count_state(a, 0, 8, EMBER_REGION_RESIDENT), 8, "all resident");
+	now += params.interval_ns;
+	cr_expect(ember_policy_demand(&ctx, a, 0, 8, 10, now), "credited");
+	now += 100 * 1000;
+	cr_expect_not(ember_policy_demand(&ctx, a, 0, 8, 10, now), "a repeat, counted");
+	uint32_t before = a->regions[0].demand;
+	now += 2 * params.interval_ns;
+	struct ember_moves m = { 0 };
+	ember_policy_reclaim(&ctx, 0, now, &m);
+	cr_expect_eq(m.n, 0, "nothing to move");
+	ember_moves_free(&m);
+	cr_expect_eq(a->repeat.count, 1, "the repeat was credited");
+	cr_expect_eq(a->regions[0].demand_epoch, now / params.interval_ns, "decay brought up to date");
+	cr_expect_eq(a->regions[0].demand, (before + 10) >> 2, "two intervals halve it twice");
+}
+
 Test(policy, of_arrays_a_launch_references_whole_the_smaller_goes_first)
 {
 	/* BFS's shape: the edge list at the lower address, the vertex offsets after it, both credited whole */
