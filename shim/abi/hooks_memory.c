@@ -15,6 +15,7 @@
 #include "budget_source.h"
 #include "census.h"
 #include "gpus.h"
+#include "host_touch.h"
 #include "physical.h"
 #include "placement.h"
 #include "shim.h"
@@ -61,6 +62,8 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 		struct ember_at at = { 0 };
 		EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 		ember_placement_populate(a, &at, EMBER_ORDER_SYNC);
+		if (ember_cfg.populate_host) /* before the program has the address: nothing else touches it */
+			ember_host_touch_mapped(a);
 	}
 }
 

@@ -21,6 +21,7 @@ struct ember_device_account {
 	uint64_t peak;             /* high-water mark of resident + other */
 	uint64_t promotions, demotions, bytes_promoted, bytes_demoted, migrate_ns;
 	uint64_t refreshes, bytes_refreshed; /* resident ranges prefetched again after host phases */
+	uint64_t bytes_populated;            /* mapped bytes the host touched into being (host_touch.h) */
 };
 
 struct ember_accounts {

@@ -71,6 +71,7 @@ struct ember_alloc_stats {
 	uint64_t migrate_ns;                  /* driver time of completed migrations */
 	uint64_t bytes_displaced;             /* resident bytes the driver moved to host memory on its own */
 	uint64_t refreshes, bytes_refreshed;  /* resident ranges prefetched again after a host phase (host_phase.h) */
+	uint64_t bytes_populated;             /* mapped bytes the host touched into being (host_touch.h) */
 };
 
 struct ember_alloc {

@@ -44,9 +44,9 @@ static void write_alloc_stats(FILE *f, const struct ember_alloc_stats *s)
 	fprintf(f,
 		"\"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64 ", \"bytes_promoted\": %" PRIu64
 		", \"bytes_demoted\": %" PRIu64 ", \"bytes_displaced\": %" PRIu64 ", \"refreshes\": %" PRIu64
-		", \"bytes_refreshed\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+		", \"bytes_refreshed\": %" PRIu64 ", \"bytes_populated\": %" PRIu64 ", \"migrate_seconds\": %.6f",
 		s->promotions, s->demotions, s->bytes_promoted, s->bytes_demoted, s->bytes_displaced, s->refreshes,
-		s->bytes_refreshed, s->migrate_ns / 1e9);
+		s->bytes_refreshed, s->bytes_populated, s->migrate_ns / 1e9);
 }
 
 void ember_stats_write(FILE *f)
@@ -70,10 +70,11 @@ void ember_stats_write(FILE *f)
 			", \"low_bytes\": %" PRIu64 ", \"resident_bytes\": %" PRIu64 ", \"other_bytes\": %" PRIu64
 			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
 			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
-			", \"refreshes\": %" PRIu64 ", \"bytes_refreshed\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+			", \"refreshes\": %" PRIu64 ", \"bytes_refreshed\": %" PRIu64 ", \"bytes_populated\": %" PRIu64
+			", \"migrate_seconds\": %.6f",
 			sep, d, bus, uuid, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
 			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted, acc->refreshes,
-			acc->bytes_refreshed, acc->migrate_ns / 1e9);
+			acc->bytes_refreshed, acc->bytes_populated, acc->migrate_ns / 1e9);
 		struct ember_peer_stats ps;
 		if (ember_gpus_peer_stats(d, &ps)) /* the peer tier (gpus.h): only where it did something */
 			fprintf(f,
@@ -157,6 +158,10 @@ void ember_stats_at_exit(void)
 			ember_info("GPU %d at exit: %" PRIu64 " refreshes after host phases (%.2f GiB of resident ranges "
 				   "prefetched again)",
 				   d, acc->refreshes, acc->bytes_refreshed / 1073741824.0);
+		if (acc->bytes_populated)
+			ember_info("GPU %d at exit: %.2f GiB of converted memory past the budget made in host memory by "
+				   "the host's touches (EMBER_POPULATE_HOST)",
+				   d, acc->bytes_populated / 1073741824.0);
 		struct ember_peer_stats ps;
 		if (ember_gpus_peer_stats(d, &ps))
 			ember_info("GPU %d at exit, the peer tier: %.2f GiB of its allocations placed on peers; it held "

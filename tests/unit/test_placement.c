@@ -515,6 +515,28 @@ Test(placement, manage_all_converts_plain_allocations)
 	cr_expect_eq(resident(), 0);
 }
 
+/*
+ * EMBER_POPULATE_HOST=1: what the budget leaves mapped of converted memory
+ * is made in host memory by the host's touches before cuMemAlloc returns,
+ * reading zero as untouched memory does; what fits is made on the GPU.
+ */
+Test(placement, populate_host_makes_converted_memory_past_the_budget_in_host_memory)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_POPULATE_HOST", "1", 1);
+	start_static();
+	CUdeviceptr big;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&big, 200 * MiB)); /* over 64 MiB past the budget: several threads touch it */
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)big), 0, "made on the GPU while it fits");
+	for (size_t off = 64 * MiB; off < 200 * MiB; off += 2 * MiB)
+		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + off)), EMBER_SIM_HOST,
+			     "past the budget, made in host memory (%zu MiB in)", off / MiB);
+	for (size_t off = 0; off < 200 * MiB; off += 4099)
+		cr_assert_eq(((unsigned char *)big)[off], 0, "byte %zu reads zero", off);
+	expect_within_budget();
+	CU_OK(SYM(shim, cuMemFree_v2)(big));
+}
+
 /* Run child() in a process of its own, which must exit 0 (and so run Ember's exit handlers). Returns its ID. */
 static pid_t run_in_child(void (*child)(void))
 {

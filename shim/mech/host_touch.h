@@ -1,0 +1,19 @@
+/*
+ * Converted memory past the budget, made in host memory by the host's own
+ * touches (EMBER_POPULATE_HOST).
+ */
+#ifndef EMBER_HOST_TOUCH_H
+#define EMBER_HOST_TOUCH_H
+
+#include "regions.h"
+
+/*
+ * Touch every page of a's mapped regions from the host, from up to eight
+ * threads, so that the driver makes them in host memory now. Only for
+ * memory whose address the program does not have yet: each page gets a
+ * zero written where a never-touched page reads zero. Returns the bytes
+ * touched, which the account and the allocation's statistics count.
+ */
+uint64_t ember_host_touch_mapped(struct ember_alloc *a);
+
+#endif
