@@ -79,13 +79,11 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 	uint64_t total = 0;
 	ember_table_lock(EMBER_TABLE);
 	for (uint32_t r = 0; r < a->nregions;) {
-		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
+		uint32_t end = ember_run_end(a, r, EMBER_REGION_MAPPED);
+		if (end == r) {
 			r++;
 			continue;
 		}
-		uint32_t end = r + 1;
-		while (end < a->nregions && a->regions[end].state == EMBER_REGION_MAPPED && !a->regions[end].hinted)
-			end++;
 		if (!ember_grow(&runs, nruns, &cap, sizeof *runs, 8))
 			break;
 		uint64_t bytes = ember_span_bytes(a, r, end - r);

@@ -22,13 +22,11 @@ bool ember_moves_push(struct ember_moves *m, struct ember_alloc *a, uint32_t fir
 void ember_moves_push_refresh(struct ember_moves *m, struct ember_alloc *a)
 {
 	for (uint32_t r = 0; r < a->nregions;) {
-		if (a->regions[r].state != EMBER_REGION_RESIDENT || a->regions[r].hinted) {
+		uint32_t end = ember_run_end(a, r, EMBER_REGION_RESIDENT);
+		if (end == r) {
 			r++;
 			continue;
 		}
-		uint32_t end = r + 1;
-		while (end < a->nregions && a->regions[end].state == EMBER_REGION_RESIDENT && !a->regions[end].hinted)
-			end++;
 		if (!ember_moves_push(m, a, r, end - r, true))
 			break;
 		m->v[m->n - 1].refresh = true;

@@ -103,6 +103,17 @@ static inline uint64_t ember_span_bytes(const struct ember_alloc *a, uint32_t fi
 	return (end > a->size ? a->size : end) - start;
 }
 
+/*
+ * The end of the run of a's regions from r on that are in state and not
+ * the application's (hinted): r itself when region r is not one of them.
+ */
+static inline uint32_t ember_run_end(const struct ember_alloc *a, uint32_t r, enum ember_region_state state)
+{
+	while (r < a->nregions && a->regions[r].state == state && !a->regions[r].hinted)
+		r++;
+	return r;
+}
+
 /* Bytes of region r. */
 static inline uint64_t ember_region_bytes(const struct ember_alloc *a, uint32_t r)
 {
