@@ -147,19 +147,23 @@ static bool advised_first(const struct ember_op *op)
 	return op->move.alloc->kind != EMBER_ALLOC_MANAGED || ember_move_bytes(&op->move) <= ADVISE_FIRST_BYTES;
 }
 
+/* The GPU whose budget op's allocation is placed against. */
+static CUmemLocation home_gpu(const struct ember_op *op)
+{
+	return (CUmemLocation){ .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
+}
+
 static int promote(void *self, struct ember_op *op)
 {
-	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
 	if (!op->move.refresh && advised_first(op)) /* a refresh's range has preferred the GPU since its promotion */
-		prefer(op, gpu);
-	return prefetch(op, gpu);
+		prefer(op, home_gpu(op));
+	return prefetch(op, home_gpu(op));
 }
 
 static void settle(void *self, struct ember_op *op)
 {
-	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = op->move.alloc->device };
 	if (!op->move.refresh && !advised_first(op))
-		prefer(op, gpu);
+		prefer(op, home_gpu(op));
 }
 
 static int demote(void *self, struct ember_op *op)

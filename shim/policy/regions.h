@@ -114,6 +114,12 @@ static inline uint32_t ember_run_end(const struct ember_alloc *a, uint32_t r, en
 	return r;
 }
 
+/* Whether none of a's regions is mapped: each is resident, or on its way in or out (charged). */
+static inline bool ember_alloc_none_mapped(const struct ember_alloc *a)
+{
+	return a->charged == a->nregions;
+}
+
 /* Bytes of region r. */
 static inline uint64_t ember_region_bytes(const struct ember_alloc *a, uint32_t r)
 {

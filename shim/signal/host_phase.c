@@ -1,8 +1,8 @@
 /* Host phases from page faults between a synchronisation and the next launch (host_phase.h). */
 #include <sys/resource.h>
-#include <time.h>
 
 #include "host_phase.h"
+#include "ops_driver.h"
 #include "shim.h"
 
 static bool pending;          /* a sync returned, and no launch has looked since */
@@ -18,13 +18,6 @@ static uint64_t process_faults(void)
 	return (uint64_t)u.ru_minflt + (uint64_t)u.ru_majflt;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The phase runs from the first synchronisation after a launch: a later one
  * before the next launch must not move its start past the faults taken so
@@ -37,14 +30,14 @@ void ember_host_phase_sync(void)
 		return;
 	/* two threads' syncs at once both write a start: either will do */
 	__atomic_store_n(&faults_at_sync, process_faults(), __ATOMIC_RELAXED);
-	__atomic_store_n(&ns_at_sync, now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&ns_at_sync, ember_driver_now(), __ATOMIC_RELAXED);
 	__atomic_store_n(&pending, true, __ATOMIC_RELEASE);
 }
 
 uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 {
 	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE)) {
-		uint64_t host_ns = now_ns() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED);
+		uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED);
 		if (host_ns < EMBER_HOST_PHASE_MIN_NS) /* a launch-and-wait loop: no second getrusage */
 			return __atomic_load_n(&phase, __ATOMIC_RELAXED);
 		uint64_t since = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);

@@ -101,12 +101,12 @@ def text(s):
         moved = ""
         if d["bytes_promoted"] is not None:
             moved = f" ({gib(d['bytes_promoted'])} and {gib(d['bytes_demoted'])})"
-        refreshed = ""
+        besides = ""
         if d.get("refreshes"):
-            refreshed = f"; {d['refreshes']} refreshes after host phases ({gib(d['bytes_refreshed'])})"
+            besides = f"; {d['refreshes']} refreshes after host phases ({gib(d['bytes_refreshed'])})"
         if d.get("bytes_populated"):
-            refreshed += f"; {gib(d['bytes_populated'])} made in host memory by the host's touches"
-        lines.append(f"       {d['promotions']} promotions and {d['demotions']} demotions{moved}{refreshed}")
+            besides += f"; {gib(d['bytes_populated'])} made in host memory by the host's touches"
+        lines.append(f"       {d['promotions']} promotions and {d['demotions']} demotions{moved}{besides}")
     live = [a for a in s["allocations"] if not a["freed"]]
     total = sum(a["size"] for a in live)
     lines.append(f"{len(live)} allocations placed ({gib(total)})"
