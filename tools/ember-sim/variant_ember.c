@@ -393,6 +393,50 @@ static void slide(struct ember_variant *ev, const struct sim_launch *l)
 
 static void drain_if_asked(struct ember_variant *ev, uint64_t now);
 
+/*
+ * A launch under adaptive, as the shim's adaptive_launch runs it: with
+ * nothing to decide, no demand counted and nothing promoted.
+ */
+static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l, struct ember_alloc **refs,
+			    unsigned n, uint64_t now)
+{
+	ember_table_lock(&ev->table);
+	if (ember_policy_nothing_to_decide(&ev->pc, 0, refs, n)) {
+		ember_table_unlock(&ev->table);
+		return;
+	}
+	if (ev->scan)
+		slide(ev, l);
+	bool fresh = false;
+	/* as the shim's monitor (credit_extents): each range by how much smaller than the largest */
+	uint64_t largest = 0;
+	for (unsigned i = 0; i < l->n; i++) {
+		uint32_t r0, r1;
+		const struct sim_range *r = &l->ranges[i];
+		if (r->seen != SIM_SEEN_KERNEL && regions_of(alloc_of(ev, r->alloc_id), r, &r0, &r1) &&
+		    r1 - r0 > largest)
+			largest = r1 - r0;
+	}
+	for (unsigned i = 0; i < l->n; i++) {
+		const struct sim_range *r = &l->ranges[i];
+		uint32_t r0, r1;
+		struct ember_alloc *a = alloc_of(ev, r->alloc_id);
+		if (r->seen == SIM_SEEN_KERNEL || !regions_of(a, r, &r0, &r1))
+			continue; /* the scan does not see what the kernel alone knows */
+		uint32_t amount = ember_policy_launch_amount(r1 - r0, largest);
+		/* as ember_counters_launch_demand: the scan's range noted, so that notifications leave it alone */
+		if (ev->counting)
+			fresh |= ember_ac_launch(&ev->reader, a, a->base + r->offset, r->bytes, ev->scan, now);
+		if (ev->scan)
+			fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
+	}
+	ember_table_unlock(&ev->table);
+	/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
+	size_t waiting = fresh ? ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 }) : 0;
+	if (waiting)
+		pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
+}
+
 static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 {
 	struct ember_variant *ev = v;
@@ -403,46 +447,8 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 	struct ember_alloc *refs[MAX_REFS];
 	unsigned n = referenced(ev, l, refs);
 	ev->vt.launch_ready_at = 0;
-	bool idle = false;
 	if (ev->adaptive) {
-		ember_table_lock(&ev->table);
-		idle = ember_policy_nothing_to_decide(&ev->pc, 0, refs, n);
-		ember_table_unlock(&ev->table);
-	}
-	if (idle) {
-		/* as the shim (adaptive.c): no demand counted, nothing promoted */
-	} else if (ev->adaptive) {
-		ember_table_lock(&ev->table);
-		if (ev->scan)
-			slide(ev, l);
-		bool fresh = false;
-		/* as the shim's monitor (credit_extents): each range by how much smaller than the largest */
-		uint64_t largest = 0;
-		for (unsigned i = 0; i < l->n; i++) {
-			uint32_t r0, r1;
-			const struct sim_range *r = &l->ranges[i];
-			if (r->seen != SIM_SEEN_KERNEL && regions_of(alloc_of(ev, r->alloc_id), r, &r0, &r1) &&
-			    r1 - r0 > largest)
-				largest = r1 - r0;
-		}
-		for (unsigned i = 0; i < l->n; i++) {
-			const struct sim_range *r = &l->ranges[i];
-			uint32_t r0, r1;
-			struct ember_alloc *a = alloc_of(ev, r->alloc_id);
-			if (r->seen == SIM_SEEN_KERNEL || !regions_of(a, r, &r0, &r1))
-				continue; /* the scan does not see what the kernel alone knows */
-			uint32_t amount = ember_policy_launch_amount(r1 - r0, largest);
-			/* as ember_counters_launch_demand: the scan's range noted, so that notifications leave it alone */
-			if (ev->counting)
-				fresh |= ember_ac_launch(&ev->reader, a, a->base + r->offset, r->bytes, ev->scan, now);
-			if (ev->scan)
-				fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
-		}
-		ember_table_unlock(&ev->table);
-		/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
-		size_t waiting = fresh ? ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 }) : 0;
-		if (waiting)
-			pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
+		adaptive_launch(ev, l, refs, n, now);
 	} else {
 		struct ember_alloc *firsts[MAX_REFS];
 		unsigned nfirst = 0;
