@@ -412,7 +412,8 @@ Test(adaptive, streams_keep_their_own_launch_order)
 	CU_OK(SYM(shim, cuStreamCreate)(&s1, CU_STREAM_NON_BLOCKING));
 	CU_OK(SYM(shim, cuStreamCreate)(&s2, CU_STREAM_NON_BLOCKING));
 	CUdeviceptr a = managed(64 * MiB), b = managed(16 * MiB);
-	for (int i = 0; i < 40 && resident_regions(a, 40 * MiB) + resident_regions(b, 16 * MiB) < 28; i++) {
+	/* until both are in: ten times the tries an idle machine needs, for a loaded one */
+	for (int i = 0; i < 400 && resident_regions(a, 40 * MiB) + resident_regions(b, 16 * MiB) < 28; i++) {
 		read_range_on(a, 40 * MiB, s1);
 		read_range_on(b, 16 * MiB, s2);
 		sleep_ms(5);

@@ -171,12 +171,33 @@ Test(host_phase, mapped_mode_moves_nothing)
  * phase must last ten times what refreshing everything resident would cost
  * (a training loop's data loading takes faults between its steps).
  */
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * The phase is timed on the real clock, so a loaded machine (TSan on two
+ * busy cores) can stretch 300 faults past 10 ms. The test times each try
+ * from before its synchronisation to after the next launch, which holds
+ * the shim's measure, and judges only a try that stayed short.
+ */
 Test(host_phase, a_phase_shorter_than_ten_times_its_refresh_moves_nothing)
 {
 	start_with_budget("static", "256", "2G");
 	CUdeviceptr p = resident_allocation(1024 * MiB); /* a refresh of 1 GiB: about 1 ms */
-	host_reads_back(p, 2 * MiB, 300, 0);              /* 300 faults in well under 10 ms */
-	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "too short to pay for a refresh");
+	for (int try = 0; try < 20; try++) {
+		uint64_t began = ms_now();
+		host_reads_back(p, 2 * MiB, 300, 0); /* 300 faults in well under 10 ms, unloaded */
+		int where = location_after_next_launch(p);
+		if (ms_now() - began < 9) {
+			cr_expect_eq(where, EMBER_SIM_HOST, "too short to pay for a refresh");
+			return;
+		}
+	}
+	cr_skip_test("no try stayed under 9 ms on this machine: the premise never held");
 }
 
 Test(host_phase, a_phase_long_enough_for_its_refresh_brings_it_back)
