@@ -92,9 +92,8 @@ def build(arch, size, offload_gpu_bytes=None):
     return model, config, load, params, experts
 
 
-def main():
-    arch, size, new_tokens, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    offload = int(sys.argv[6]) if len(sys.argv) == 7 and sys.argv[5] == "accelerate" else None
+def measure(arch, size, new_tokens, runs, offload=None):
+    """Build the model, generate RUNS times after a warm-up; the record."""
     model, config, load, params, experts = build(arch, size, offload)
     prompt = torch.randint(0, config.vocab_size, (1, 8), device="cuda")
     gen = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
@@ -115,7 +114,7 @@ def main():
         times.append(t)
     assert out.shape[1] == prompt.shape[1] + new_tokens, out.shape
     seconds = statistics.median(times)
-    print(json.dumps({
+    return {
         "bench": "hf-generate", "arch": arch, "size": size, "params": params,
         "working_set_bytes": params * 2, "new_tokens": new_tokens, "runs": runs,
         "expert_bytes": experts * 2,
@@ -124,7 +123,13 @@ def main():
         "run_seconds": [round(t, 4) for t in times], "transformers": transformers.__version__,
         "torch": torch.__version__,
         **({"peer": "accelerate", "peer_gpu_bytes": offload} if offload else {}),
-    }))
+    }
+
+
+def main():
+    arch, size, new_tokens, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    offload = int(sys.argv[6]) if len(sys.argv) == 7 and sys.argv[5] == "accelerate" else None
+    print(json.dumps(measure(arch, size, new_tokens, runs, offload)))
 
 
 if __name__ == "__main__":
