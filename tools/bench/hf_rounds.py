@@ -1,26 +1,21 @@
-"""hf-rounds: hf_generate.py's generation in many processes, variants interleaved.
+"""hf-rounds: hf_generate.py's measurement in several processes forked from one.
 
 Token generation at 0.5x is launch-bound, and one process's generations
 agree within a few percent while two processes of the same variant can
 differ by half (0.11 against 0.18 s per 8 tokens, ab-21): one process per
-variant cannot tell a 5% difference. This runs ROUNDS rounds; each round
-forks one child per variant, in turn, from a parent that has imported
-torch and transformers but never touched CUDA. So a child costs its model's
-load and generation, not the 15 s of imports, and the comparison is many
-processes against many.
+variant cannot tell a 5% difference. This process imports torch and
+transformers once (some 10 s) and then forks CHILDREN processes one after
+another, each of which builds the model and generates as hf_generate.py
+does. Run it under ember-run, or without, as any program: importing torch
+loads the driver (Ember's libcuda.so.1 under ember-run), but no child
+inherits a CUDA context, since the parent makes none. A caller interleaves
+variants by running one such process per variant in turn (see
+results/suite/ab-22).
 
-A child is an ordinary process from its first CUDA call on: it sets its
-variant's EMBER_* variables, then loads Ember's library (whose name is
-libcuda.so.1, so the CUDA runtime's own dlopen of the driver finds it, as
-LD_PRELOAD would have), or nothing for `resident`, and runs hf_generate's
-build and generation.
+    python3 hf_rounds.py VARIANT ROUND CHILDREN ARCH SIZE NEW_TOKENS RUNS
 
-    python3 hf_rounds.py ARCH SIZE NEW_TOKENS RUNS ROUNDS LIBEMBER VARIANT...
-
-VARIANT is NAME or NAME:VAR=VALUE,VAR=VALUE: `resident` loads nothing,
-any other name loads LIBEMBER with its variables (EMBER_STATS may name
-{round} to keep each child's statistics). One JSON line a child: its
-hf-generate record with variant, round and ember_active added.
+One JSON line a child: its hf-generate record with variant, round, child,
+whether Ember was active and the drivers mapped in the process.
 """
 import ctypes
 import json
@@ -30,49 +25,40 @@ import sys
 import hf_generate
 
 
-def parse_variant(spec):
-    name, _, assigns = spec.partition(":")
-    env = dict(a.split("=", 1) for a in assigns.split(",") if a)
-    return name, env
+def drivers_loaded():
+    """The libcuda objects (Ember's is libember.so) mapped into this process."""
+    with open("/proc/self/maps") as maps:
+        return sorted({line.split()[-1] for line in maps if "libcuda.so" in line or "libember" in line})
 
 
-def child(arch, size, new_tokens, runs, lib, name, env, rnd):
-    if name != "resident":
-        for k, v in env.items():
-            os.environ[k] = v.replace("{round}", str(rnd))
-        ctypes.CDLL(lib, mode=os.RTLD_NOW | os.RTLD_GLOBAL)  # before the runtime's dlopen("libcuda.so.1")
-    rec = hf_generate.measure(arch, size, new_tokens, runs)
+def ember_active():
     try:
-        active = bool(ctypes.CDLL(None).ember_is_active())
+        return bool(ctypes.CDLL(None).ember_is_active())
     except AttributeError:
-        active = False
-    rec.update(variant=name, round=rnd, ember_active=active)
-    print(json.dumps(rec), flush=True)
+        return False
 
 
 def main():
-    arch, size = sys.argv[1], sys.argv[2]
-    new_tokens, runs, rounds = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    lib = os.path.abspath(sys.argv[6])
-    variants = [parse_variant(s) for s in sys.argv[7:]]
+    variant, rnd, children = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    arch, size, new_tokens, runs = sys.argv[4], sys.argv[5], int(sys.argv[6]), int(sys.argv[7])
     failed = 0
-    for rnd in range(rounds):
-        # the order turns each round, so no variant always follows the same one
-        for name, env in variants[rnd % len(variants):] + variants[:rnd % len(variants)]:
-            sys.stdout.flush()
-            pid = os.fork()
-            if pid == 0:
-                code = 0
-                try:
-                    child(arch, size, new_tokens, runs, lib, name, env, rnd)
-                except BaseException as e:  # a child's failure is its record, not the parent's
-                    print(json.dumps({"variant": name, "round": rnd, "error": repr(e)}), flush=True)
-                    code = 1
-                sys.stdout.flush()
-                sys.exit(code)  # exit, not _exit: Ember's statistics are written at exit
-            _, status = os.waitpid(pid, 0)
-            failed += os.waitstatus_to_exitcode(status) != 0
-    sys.exit(1 if failed else 0)
+    for child in range(children):
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                rec = hf_generate.measure(arch, size, new_tokens, runs)
+                rec.update(variant=variant, round=rnd, child=child, ember_active=ember_active(),
+                           drivers=drivers_loaded())
+            except BaseException as e:  # a child's failure is its record, not the parent's
+                rec, code = {"variant": variant, "round": rnd, "child": child, "error": repr(e)}, 1
+            print(json.dumps(rec), flush=True)
+            sys.exit(code)  # exit, not _exit: Ember writes its statistics at exit
+        _, status = os.waitpid(pid, 0)
+        failed += os.waitstatus_to_exitcode(status) != 0
+    # _exit: the parent made no CUDA work, and its statistics would overwrite the last child's
+    os._exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,13 @@
     suite_record.py --llama-layers SHAPE --budget BYTES     (llama.cpp's -ngl for the budget)
     suite_record.py --rebound DIR --budget BYTES  (bounds for DIR/suite.jsonl's records that lack one,
                                                    from DIR's probes: records made where no probe ran)
+    suite_record.py ... --rounds FILE --child-variant NAME   (in place of --out: hf_rounds.py's children
+                                                   of that variant, one record for them all)
 
 The program's own JSON (the last JSON line it printed: ember-suite,
-hf_generate.py, llama-bench -o jsonl) becomes the record, with the fields
+hf_generate.py, llama-bench -o jsonl) becomes the record (hf_rounds.py's
+children of one variant become one: their median generation and load, each
+process's median in runs_seconds, and how many processes), with the fields
 every benchmark record carries: bench, variant, gpu, budget_bytes,
 working_set_bytes, seconds, bound_seconds; plus scale, resident_seconds,
 peer, bytes promoted and demoted (h2d_bytes, d2h_bytes) from Ember's
@@ -64,6 +68,20 @@ def load_jsonl(path):
     return out
 
 
+def from_rounds(path, variant):
+    """hf_rounds.py's children of one variant as one program record; None if none of them finished."""
+    kids = [r for r in load_jsonl(path) if r.get("variant") == variant and "seconds" in r]
+    if not kids:
+        return None
+    prog = dict(kids[0])
+    per_process = [k["seconds"] for k in kids]
+    prog.update(seconds=median(per_process), run_seconds=per_process, processes=len(kids),
+                load_seconds=median([k["load_seconds"] for k in kids]),
+                load_seconds_each=[k["load_seconds"] for k in kids],
+                tokens_per_second=prog["new_tokens"] / median(per_process))
+    return prog
+
+
 def from_program(bench, prog):
     """The program's record in the matrix's fields."""
     if bench == "llama-cpp":
@@ -76,6 +94,9 @@ def from_program(bench, prog):
                                     "tokens_per_second", "expert_bytes", "active_expert_fraction",
                                     "transformers", "torch") if k in prog}
         rec.update(tokens=prog["new_tokens"], runs_seconds=prog["run_seconds"])
+        for k in ("processes", "load_seconds_each"):
+            if k in prog:
+                rec[k] = prog[k]
         return rec
     return dict(prog)
 
@@ -182,7 +203,7 @@ def main():
     ap.add_argument("--rebound")
     ap.add_argument("--every", action="store_true", help="with --rebound: every record's bound, not only missing ones")
     ap.add_argument("--budget", type=int, required=True)
-    for a in ("bench", "scale", "variant", "peer", "gpu", "stats", "results", "out"):
+    for a in ("bench", "scale", "variant", "peer", "gpu", "stats", "results", "out", "rounds", "child_variant"):
         ap.add_argument("--" + a, default="")
     for a in ("rc", "timeout", "wall"):
         ap.add_argument("--" + a, type=int, default=0)
@@ -197,7 +218,7 @@ def main():
            "wall_seconds": a.wall, "exit": a.rc}
     if a.peer:
         rec["peer"] = a.peer
-    prog = last_json(a.out)
+    prog = from_rounds(a.rounds, a.child_variant or a.variant) if a.rounds else last_json(a.out)
     if a.rc == 124:
         rec["error"] = f"timed out after {a.timeout} s"
         rec["seconds_at_least"] = a.timeout
