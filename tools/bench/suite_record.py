@@ -35,6 +35,7 @@ the run with everything resident:
 import argparse
 import json
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -75,10 +76,11 @@ def from_rounds(path, variant):
         return None
     prog = dict(kids[0])
     per_process = [k["seconds"] for k in kids]
-    prog.update(seconds=median(per_process), run_seconds=per_process, processes=len(kids),
-                load_seconds=median([k["load_seconds"] for k in kids]),
+    # the middle two's mean for an even count: four processes are the usual round
+    prog.update(seconds=statistics.median(per_process), run_seconds=per_process, processes=len(kids),
+                load_seconds=statistics.median([k["load_seconds"] for k in kids]),
                 load_seconds_each=[k["load_seconds"] for k in kids],
-                tokens_per_second=prog["new_tokens"] / median(per_process))
+                tokens_per_second=prog["new_tokens"] / statistics.median(per_process))
     return prog
 
 

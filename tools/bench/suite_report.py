@@ -141,6 +141,26 @@ def geomeans(m, lines):
                          f"{len(over_mapped)} |")
 
 
+def overlapping(a, b):
+    """Both records measured several processes, and their per-process medians' ranges overlap: the
+    difference between their medians is not resolved (launch-bound generation spreads by a third
+    between processes of one variant on the lent machine)."""
+    if not (a and b and a.get("processes", 1) > 1 and b.get("processes", 1) > 1):
+        return ""
+    ra, rb = a["runs_seconds"], b["runs_seconds"]
+    if max(ra) < min(rb) or max(rb) < min(ra):
+        return ""
+    return (f" (not resolved: {a['processes']} processes {min(ra):.3g}-{max(ra):.3g} s against "
+            f"{b['processes']} {min(rb):.3g}-{max(rb):.3g})")
+
+
+def verdict(failures):
+    """A check's state: met when nothing failed, 'not resolved' when every failure is within the spread."""
+    if not failures:
+        return True
+    return "not resolved" if all("not resolved" in f for f in failures) else False
+
+
 def criteria(m, overhead, lines):
     """The issue's 'done when', checked against the records; a missing record fails its check."""
     checks = []
@@ -149,10 +169,11 @@ def criteria(m, overhead, lines):
     for b in m.benches:
         r, res = m.ok(b, 0.5, dm), m.ok(b, 0.5, "resident")
         cold = lambda x: x.get("first_seconds", x["seconds"])
-        worst.append((cold(r) / cold(res) if r and res else None, ratio(r, res) if r and res else None, b))
-    bad = [f"{b} {fmt(c)} cold, {fmt(w)} warm" for c, w, b in worst if c is None or c > 1.10 or w > 1.10]
+        worst.append((cold(r) / cold(res) if r and res else None, ratio(r, res) if r and res else None, b,
+                      overlapping(r, res)))
+    bad = [f"{b} {fmt(c)} cold, {fmt(w)} warm{o}" for c, w, b, o in worst if c is None or c > 1.10 or w > 1.10]
     checks.append((f"0.5x: the default mode ({dm}) within 1.10x of resident on every workload, cold and warm",
-                   not bad, ", ".join(bad) or "all within"))
+                   verdict(bad), ", ".join(bad) or "all within"))
     bad = []
     for scale in (0.5, 1.5):
         for b in m.benches:
@@ -161,8 +182,9 @@ def criteria(m, overhead, lines):
                 # records of different device calls ran on different machines: say so
                 apart = a and s and a.get("code") != s.get("code")
                 calls = f" (adaptive at {a.get('code')}, static at {s.get('code')})" if apart else ""
-                bad.append(f"{b}@{scale}x {fmt(s['seconds'] / a['seconds'] if a and s else None)}{calls}")
-    checks.append(("adaptive at least 0.95x as fast as static everywhere", not bad, ", ".join(bad) or "all"))
+                bad.append(f"{b}@{scale}x {fmt(s['seconds'] / a['seconds'] if a and s else None)}{calls}"
+                           f"{overlapping(a, s)}")
+    checks.append(("adaptive at least 0.95x as fast as static everywhere", verdict(bad), ", ".join(bad) or "all"))
     bad = []
     for b in m.benches:
         for scale in (0.5, 1.5):
@@ -201,7 +223,7 @@ def criteria(m, overhead, lines):
                    bool(loads) and all(x <= 1.5 for _, x in loads), ", ".join(f"{b} {x:.2f}x" for b, x in loads) or "-"))
     lines += ["| criterion | met | measured |", "| --- | --- | --- |"]
     for what, met, got in checks:
-        lines.append(f"| {what} | {'yes' if met else 'no'} | {got} |")
+        lines.append(f"| {what} | {met if isinstance(met, str) else 'yes' if met else 'no'} | {got} |")
 
 
 def median(xs):
@@ -402,8 +424,11 @@ def main():
              "data once on the host (untimed, as a loader would) and then runs the algorithm up to three times: the "
              "first run is cold (data fresh from the host, `cold` below), later runs find what the placement left "
              "(warm); a run that would start after 20 s of runs is skipped. The figure is the median of the runs, "
-             "their range in brackets. Token generation is the median of three timed generations after a warm-up, "
-             "in one process. `> N s` is a run stopped at its time limit. Working sets are 0.5x and "
+             "their range in brackets. Token generation is the median of three to five timed generations after a "
+             "warm-up, in one process; where a record names its processes (`hf_rounds.py`: processes forked after "
+             "the imports, variants in turn), the median of their medians, the range theirs. A comparison of two "
+             "such records whose ranges overlap is `not resolved` below. For transformers at 0.5x, `off` is Ember "
+             "loaded with EMBER_MODE=off, which passes every call through. `> N s` is a run stopped at its time limit. Working sets are 0.5x and "
              "1.5x of the budget. Variants: `resident` is the program with all of its data moved to the GPU at "
              "its start (one prefetch, or the model built on the GPU without Ember); `off` is stock UVM; `mapped`, "
              "`static` and `adaptive` are Ember's modes. Peers: llama.cpp's `-ngl` partial offload with the rest on "
