@@ -18,6 +18,7 @@
 #   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
 #                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
 #   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
+#   EMBER_HF_PROCESSES   processes per token-generation record at 0.5x (3; hf_rounds.py)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../setup.sh"
@@ -69,7 +70,11 @@ record() {
         [[ $key == $pattern ]] && { mkdir -p "$results/diag"; pre+=(--trace "$results/diag/$key.trace"); break; }
       done
       pre+=(--) ;;
-    off) [ "$bench" = llama-cpp ] && pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1) ;; # stock UVM, no Ember
+    off)
+      case $bench in
+        llama-cpp) pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1) ;; # stock UVM, no Ember
+        hf-*) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode off --) ;; # without Ember it is resident: Ember passing through
+      esac ;;
   esac
   local out rc t0=$SECONDS
   # --foreground: the run is signalled alone, never a process group the matrix is in
@@ -124,6 +129,16 @@ hf() {
     for m in "${models[@]}"; do
       local arch=${m%%:*} size=${m#*:} prog=(python3 "$here/hf_generate.py" "${m%%:*}" "${m#*:}" $tokens "$runs")
       say "hf-$arch $size at ${scale}x"
+      if [ $scale = 0.5 ]; then
+        # launch-bound: processes of one variant spread by a third, so each record is several
+        # (hf_rounds.py: children forked after the imports), and off (Ember passing through) is the yardstick
+        local v
+        for v in resident off static adaptive mapped; do
+          record "hf-$arch" $scale $v "" -- python3 "$here/hf_rounds.py" $v 0 "${EMBER_HF_PROCESSES:-3}" \
+            "$arch" "$size" $tokens "$runs"
+        done
+        continue
+      fi
       record "hf-$arch" $scale resident "" -- "${prog[@]}"
       for v in static adaptive; do record "hf-$arch" $scale "$v" "" -- "${prog[@]}"; done
       [ $scale = 1.5 ] && record "hf-$arch" $scale accelerate accelerate -- "${prog[@]}" accelerate "$budget_bytes"

@@ -6,7 +6,8 @@
     suite_record.py --rebound DIR --budget BYTES  (bounds for DIR/suite.jsonl's records that lack one,
                                                    from DIR's probes: records made where no probe ran)
     suite_record.py ... --rounds FILE --child-variant NAME   (in place of --out: hf_rounds.py's children
-                                                   of that variant, one record for them all)
+                                                   of that variant, one record for them all; an --out
+                                                   that is hf_rounds.py's output is read the same way)
 
 The program's own JSON (the last JSON line it printed: ember-suite,
 hf_generate.py, llama-bench -o jsonl) becomes the record (hf_rounds.py's
@@ -69,9 +70,19 @@ def load_jsonl(path):
     return out
 
 
-def from_rounds(path, variant):
+def json_lines(text):
+    out = []
+    for line in text.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def from_rounds(rows, variant):
     """hf_rounds.py's children of one variant as one program record; None if none of them finished."""
-    kids = [r for r in load_jsonl(path) if r.get("variant") == variant and "seconds" in r]
+    kids = [r for r in rows if isinstance(r, dict) and r.get("variant") == variant and "seconds" in r]
     if not kids:
         return None
     prog = dict(kids[0])
@@ -220,7 +231,12 @@ def main():
            "wall_seconds": a.wall, "exit": a.rc}
     if a.peer:
         rec["peer"] = a.peer
-    prog = from_rounds(a.rounds, a.child_variant or a.variant) if a.rounds else last_json(a.out)
+    if a.rounds:
+        prog = from_rounds(load_jsonl(a.rounds), a.child_variant or a.variant)
+    elif any(isinstance(r, dict) and "child" in r for r in json_lines(a.out)):  # hf_rounds.py's own output
+        prog = from_rounds(json_lines(a.out), a.child_variant or a.variant)
+    else:
+        prog = last_json(a.out)
     if a.rc == 124:
         rec["error"] = f"timed out after {a.timeout} s"
         rec["seconds_at_least"] = a.timeout
