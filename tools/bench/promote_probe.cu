@@ -30,9 +30,15 @@
 //                           and whole (a refresh where the host took nothing)
 //   *_host_read*            the host reads a page in each 4 KiB, then one
 //                           prefetch brings them back
+//   mincore_*               what mincore() reports of GPU-resident managed
+//                           memory, before and after the host reads some of
+//                           it back: whether a refresh could know what left
 #include <cuda_runtime.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -178,6 +184,19 @@ static double read_seconds(const void *p, size_t bytes, float *out)
 	return t[t.size() / 2];
 }
 
+/* mincore() over p: the pages it reports present, and how long the call took */
+static void mincore_case(const char *name, void *p, size_t bytes, std::vector<unsigned char> &vec)
+{
+	double t0 = now_s();
+	int rc = mincore(p, bytes, vec.data());
+	double t = now_s() - t0;
+	size_t present = 0;
+	for (unsigned char v : vec)
+		present += v & 1;
+	printf(", \"%s\": {\"rc\": %d, \"pages\": %zu, \"present\": %zu, \"seconds\": %.6f}", name,
+	       rc == 0 ? 0 : errno, vec.size(), rc == 0 ? present : 0, t);
+}
+
 int main(int argc, char **argv)
 {
 	size_t bytes = argc > 1 ? strtoull(argv[1], nullptr, 10) : (4ull << 30);
@@ -232,11 +251,20 @@ int main(int argc, char **argv)
 		CHECK(cudaMemPrefetchAsync(p, bytes, gpu, 0, s));
 		CHECK(cudaStreamSynchronize(s));
 		double noop_whole = now_s() - t0;
-		t0 = now_s();
+		// Can the CPU's page tables say what the host took back? A GPU-resident page should have no
+		// CPU mapping until the host faults it in: mincore() before, after the host reads one page
+		// in each span, and after it reads every page (pages reported, and the call's time)
+		std::vector<unsigned char> vec(bytes / 4096);
+		mincore_case("mincore_gpu_resident", p, bytes, vec);
 		volatile unsigned sink = 0;
+		for (size_t off = 0; off < bytes; off += span)
+			sink += *(volatile unsigned *)(p + off);
+		mincore_case("mincore_one_page_a_span_read", p, bytes, vec);
+		t0 = now_s();
 		for (size_t off = 0; off < bytes; off += 4096)
 			sink += *(volatile unsigned *)(p + off);
 		double host_read = now_s() - t0;
+		mincore_case("mincore_every_page_read", p, bytes, vec);
 		t0 = now_s();
 		CHECK(cudaMemPrefetchAsync(p, bytes, gpu, 0, s));
 		CHECK(cudaStreamSynchronize(s));
