@@ -18,7 +18,8 @@
 #   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
 #                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
 #   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
-#   EMBER_HF_PROCESSES   processes per token-generation record at 0.5x (3; hf_rounds.py)
+#   EMBER_HF_ROUNDS, EMBER_HF_PROCESSES   token generation at 0.5x: rounds of a process per variant in turn,
+#                        each forking this many measured children (2 and 2; hf_rounds.py)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../setup.sh"
@@ -40,26 +41,31 @@ SECONDS=0
 
 say() { echo "== [${SECONDS}s] $*"; }
 
-# record BENCH SCALE VARIANT PEER -- COMMAND...: run it (under Ember unless
-# VARIANT is resident, off or a peer) and append the record.
-record() {
-  local bench=$1 scale=$2 variant=$3 peer=$4; shift 5
-  case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) return 0 ;; esac
+# wanted BENCH SCALE VARIANT PEER: whether the record is to be run (EMBER_SUITE_SCALES, _SKIP,
+# _VARIANTS); past EMBER_SUITE_WALL it is written as not run, and is not wanted.
+wanted() {
+  local bench=$1 scale=$2 variant=$3 peer=$4
+  case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) return 1 ;; esac
   local skip
   for skip in ${EMBER_SUITE_SKIP:-}; do
     # shellcheck disable=SC2053 # a pattern, on purpose
-    [[ $bench-$scale-$variant == $skip ]] && return 0
+    [[ $bench-$scale-$variant == $skip ]] && return 1
   done
   if [ -n "${EMBER_SUITE_VARIANTS:-}" ]; then
-    case " $EMBER_SUITE_VARIANTS " in *" $variant "*|*" ${peer:-none} "*) ;; *) return 0 ;; esac
+    case " $EMBER_SUITE_VARIANTS " in *" $variant "*|*" ${peer:-none} "*) ;; *) return 1 ;; esac
   fi
   if [ "$SECONDS" -ge "$wall_s" ]; then
     printf '{"bench": "%s", "scale": %s, "variant": "%s", "error": "not run: out of time (EMBER_SUITE_WALL)"}\n' \
       "$bench" "$scale" "$variant" >>"$jsonl"
-    return 0
+    return 1
   fi
-  local stats; stats=$(mktemp /tmp/ember-suite-stats.XXXXXX.json)
-  local log="$results/logs/$bench-$scale-$variant.log" pre=()
+}
+
+# prefix BENCH SCALE VARIANT STATS: sets pre, what the variant's command runs under
+# (ember-run unless VARIANT is resident, off or a peer).
+prefix() {
+  local bench=$1 scale=$2 variant=$3 stats=$4
+  pre=()
   case $variant in
     mapped|static|adaptive)
       pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget" --stats "$stats" --log info)
@@ -76,6 +82,16 @@ record() {
         hf-*) pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode off --) ;; # without Ember it is resident: Ember passing through
       esac ;;
   esac
+}
+
+# record BENCH SCALE VARIANT PEER -- COMMAND...: run it (under Ember unless
+# VARIANT is resident, off or a peer) and append the record.
+record() {
+  local bench=$1 scale=$2 variant=$3 peer=$4; shift 5
+  wanted "$bench" "$scale" "$variant" "$peer" || return 0
+  local stats; stats=$(mktemp /tmp/ember-suite-stats.XXXXXX.json)
+  local log="$results/logs/$bench-$scale-$variant.log" pre
+  prefix "$bench" "$scale" "$variant" "$stats"
   local out rc t0=$SECONDS
   # --foreground: the run is signalled alone, never a process group the matrix is in
   # (setup.sh turned errexit on: a failed or timed-out run must not end the matrix)
@@ -92,6 +108,36 @@ record() {
     gzip -f "$results/diag/$bench-$scale-$variant.trace"; }
   rm -f "$stats"
   tail -n 1 "$jsonl" | cut -c1-240
+}
+
+# hf_rounds_records BENCH SCALE ARCH SIZE TOKENS: launch-bound token generation, whose processes of one
+# variant spread by a third: EMBER_HF_ROUNDS rounds (2), each a process per variant in turn (the order
+# turning each round) forking EMBER_HF_PROCESSES measured children (2; hf_rounds.py). One record a
+# variant from all its children (suite_record.py --rounds); off is Ember passing through.
+hf_rounds_records() {
+  local bench=$1 scale=$2 arch=$3 size=$4 tokens=$5 vs=() v r i
+  for v in resident off static adaptive mapped; do wanted "$bench" "$scale" "$v" "" && vs+=("$v"); done
+  [ ${#vs[@]} -gt 0 ] || return 0
+  local dir t0=$SECONDS; dir=$(mktemp -d /tmp/ember-suite-rounds.XXXXXX)
+  for ((r = 0; r < ${EMBER_HF_ROUNDS:-2}; r++)); do
+    for ((i = 0; i < ${#vs[@]}; i++)); do
+      v=${vs[(i + r) % ${#vs[@]}]}
+      local pre rc=0
+      prefix "$bench" "$scale" "$v" "$dir/$v.stats.json"
+      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" python3 "$here/hf_rounds.py" "$v" "$r" \
+        "${EMBER_HF_PROCESSES:-2}" "$arch" "$size" "$tokens" "$runs" >>"$dir/$v.jsonl" \
+        2>>"$results/logs/$bench-$scale-$v.log" || rc=$?
+      echo "$(date +%T) $bench $scale $v round $r: exit $rc" >>"$results/progress.log"
+      [ $rc = 0 ] || echo $rc >"$dir/$v.rc" # a failed round fails the record
+    done
+  done
+  for v in "${vs[@]}"; do
+    python3 "$here/suite_record.py" --bench "$bench" --scale "$scale" --variant "$v" --budget "$budget_bytes" \
+      --gpu "$gpu" --stats "$dir/$v.stats.json" --rc "$(cat "$dir/$v.rc" 2>/dev/null || echo 0)" \
+      --timeout "$timeout_s" --wall $((SECONDS - t0)) --results "$results" --rounds "$dir/$v.jsonl" >>"$jsonl"
+    tail -n 1 "$jsonl" | cut -c1-240
+  done
+  rm -rf "$dir"
 }
 
 ws_of() { python3 -c "print(int($budget_bytes * $1) // (1 << 21) * (1 << 21))"; }
@@ -130,13 +176,7 @@ hf() {
       local arch=${m%%:*} size=${m#*:} prog=(python3 "$here/hf_generate.py" "${m%%:*}" "${m#*:}" $tokens "$runs")
       say "hf-$arch $size at ${scale}x"
       if [ $scale = 0.5 ]; then
-        # launch-bound: processes of one variant spread by a third, so each record is several
-        # (hf_rounds.py: children forked after the imports), and off (Ember passing through) is the yardstick
-        local v
-        for v in resident off static adaptive mapped; do
-          record "hf-$arch" $scale $v "" -- python3 "$here/hf_rounds.py" $v 0 "${EMBER_HF_PROCESSES:-3}" \
-            "$arch" "$size" $tokens "$runs"
-        done
+        hf_rounds_records "hf-$arch" $scale "$arch" "$size" $tokens
         continue
       fi
       record "hf-$arch" $scale resident "" -- "${prog[@]}"
