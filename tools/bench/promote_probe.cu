@@ -30,6 +30,9 @@
 //                           and whole (a refresh where the host took nothing)
 //   *_host_read*            the host reads a page in each 4 KiB, then one
 //                           prefetch brings them back
+//   mapped_read_pages_made_by_*  streaming reads of mapped memory whose host
+//                           pages the host's touches made, or a prefetch to
+//                           the host before them (larger chunks, larger GPU pages?)
 //   mincore_*               what mincore() reports of GPU-resident managed
 //                           memory, before and after the host reads some of
 //                           it back: whether a refresh could know what left
@@ -273,6 +276,27 @@ int main(int argc, char **argv)
 		       "\"host_read_back_seconds\": %.6f, \"prefetch_after_host_read_seconds\": %.6f, "
 		       "\"prefetch_after_host_read_gbps\": %.2f",
 		       noop, noop_whole, host_read, back, gb / back);
+		CHECK(cudaFree(p));
+	}
+
+	// The mapped tier's read rate by how its host pages were made: by the host's first touches (what a
+	// loader does), or by one prefetch to the host first (the driver may then back them with larger
+	// chunks, and the GPU map them with larger pages), then the same touches. Streaming read passes.
+	for (int made_by_prefetch = 0; made_by_prefetch < 2; made_by_prefetch++) {
+		char *p = mapped_alloc(bytes, false);
+		double t0 = now_s();
+		if (made_by_prefetch) {
+			CHECK(cudaMemPrefetchAsync(p, bytes, cpu, 0, s));
+			CHECK(cudaStreamSynchronize(s));
+		}
+		double made = now_s() - t0;
+		t0 = now_s();
+		host_fill(p, bytes);
+		double fill = now_s() - t0;
+		double read = read_seconds(p, bytes, sink);
+		printf(", \"mapped_read_pages_made_by_%s\": {\"prefetch_seconds\": %.6f, \"fill_seconds\": %.6f, "
+		       "\"read_seconds\": %.6f, \"read_gbps\": %.2f}",
+		       made_by_prefetch ? "prefetch" : "host", made, fill, read, gb / read);
 		CHECK(cudaFree(p));
 	}
 
