@@ -1,21 +1,15 @@
 #!/usr/bin/env bash
 # On a lent GPU machine: record the validation runs (validate.sh) and bring
-# them back as one archive in $OUT. The build is carried as build-gpu/ (a
-# stripped copy of build/, without objects), llama-bench and gguf-py under
-# .llama/ (DESIGN.md: llama.cpp built on the development machine).
+# them back as one archive in $OUT. The build is carried as build-gpu/,
+# llama-bench and gguf-py under .llama/, both made by device-pack.sh on the
+# development machine (DESIGN.md: llama.cpp built there).
 #   device-validate.sh [workload ...]   (default: all four)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
-[ -d build-gpu ] && { rm -rf build; mv build-gpu build; }
+source tools/bench/device-unpack.sh # build-gpu/ and .llama/ from device-pack.sh
 export EMBER_PREBUILT=1 EMBER_BUILD=$here/build EMBER_RESULTS=/tmp/validation
 rm -rf "$EMBER_RESULTS"; mkdir -p "$EMBER_RESULTS"
-# llama-bench's CUDA libraries come with the GPU image's Python packages
-for lib in libcublas.so.13 libcudart.so.13 libnccl.so.2; do
-  d=$(find /usr /opt -name "$lib" -print -quit 2>/dev/null)
-  [ -n "$d" ] && LD_LIBRARY_PATH=$(dirname "$d")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-done
-export LD_LIBRARY_PATH
 { uname -r; nvidia-smi -L; nvidia-smi --query-gpu=driver_version,memory.total,memory.used --format=csv; } \
   >"$EMBER_RESULTS/machine.txt" 2>&1
 if [ -x .llama/bin/llama-bench ]; then

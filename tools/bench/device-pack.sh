@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Before a lent GPU machine's call: make what travels with the working tree.
+#   build-gpu/  a copy of build/ without objects, archives or logs, its
+#               programs and libraries stripped of debug sections, and the
+#               libraries the tests need beside them (devlibs.sh)
+#   .llama/     with LLAMA_BUILD (a llama.cpp build folder, DESIGN.md): its
+#               llama-bench stripped and xz-compressed, and llama.cpp's gguf-py
+# Both belong in .git/info/exclude and in the call's carry list. It then
+# checks the total against the 64 MiB a call may carry (tracked files,
+# untracked files git does not ignore, ../shared and the carried folders).
+# On the GPU machine, device-unpack.sh puts them back in place.
+#   device-pack.sh [LLAMA_BUILD]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+[ -x build/bin/ember-run ] || { echo "device-pack: no build/ here: run ./tools/test.sh or ./tools/demo.sh first" >&2; exit 1; }
+rm -rf build-gpu
+cp -a build build-gpu
+find build-gpu \( -name '*.o' -o -name '*.a' -o -name '*.log' \) -delete
+find build-gpu -type d -name CMakeFiles -prune -exec rm -rf {} +
+find build-gpu/bin build-gpu/lib -type f -exec strip --strip-debug {} + 2>/dev/null || true
+bash tools/bench/devlibs.sh "$root/build-gpu" >/dev/null
+carried=(build-gpu)
+if [ $# -gt 0 ]; then
+  llama=$1
+  src=$(cd "$llama/.." && pwd)
+  [ -x "$llama/bin/llama-bench" ] && [ -d "$src/gguf-py" ] ||
+    { echo "device-pack: $llama has no bin/llama-bench, or $src no gguf-py" >&2; exit 1; }
+  rm -rf .llama && mkdir -p .llama/bin
+  strip -o .llama/bin/llama-bench "$llama/bin/llama-bench"
+  xz -T0 -6 .llama/bin/llama-bench
+  cp -r "$src/gguf-py" .llama/
+  carried+=(.llama)
+fi
+for path in "${carried[@]}"; do
+  git check-ignore -q "$path" || echo "device-pack: $path is not ignored: add /$path/ to .git/info/exclude" >&2
+done
+tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+shared=$( [ -d ../shared ] && du -sb ../shared | cut -f1 || echo 0)
+extra=$(du -sbc "${carried[@]}" | tail -1 | cut -f1)
+total=$((tree + shared + extra))
+printf 'device-pack: carry %s; %d MiB of 64 (tree %d, shared %d, carried %d)\n' "${carried[*]}" \
+  $((total >> 20)) $((tree >> 20)) $((shared >> 20)) $((extra >> 20))
+[ "$total" -le $((64 << 20)) ] || { echo "device-pack: over the 64 MiB a call carries" >&2; exit 1; }
