@@ -30,7 +30,7 @@ rec --bench hf-llama --scale 1.5 --variant adaptive --out '{"new_tokens": 8, "ru
 rec --bench llama-cpp --scale 1.5 --variant static --out '{"model_size": 26000000000, "n_gen": 8, "n_gpu_layers": 99, "samples_ns": [2000000000, 2100000000, 1900000000]}'
 # hf_rounds.py's output: a line a child; four children make one record, the median of their medians
 kids() { local v=$1; shift; local i=0 s; for s in "$@"; do
-  echo "{\"bench\": \"hf-generate\", \"new_tokens\": 8, \"run_seconds\": [$s, $s], \"working_set_bytes\": 8000000000, \"load_seconds\": 0.5, \"seconds\": $s, \"expert_bytes\": 0, \"variant\": \"$v\", \"round\": 0, \"child\": $i}"
+  echo "{\"bench\": \"hf-generate\", \"new_tokens\": 8, \"run_seconds\": [$s, $s], \"run_cpu_seconds\": [$s, 0.1], \"run_stolen_seconds\": [0.0, 0.02], \"working_set_bytes\": 8000000000, \"load_seconds\": 0.5, \"seconds\": $s, \"expert_bytes\": 0, \"variant\": \"$v\", \"round\": 0, \"child\": $i}"
   i=$((i + 1)); done; }
 rec --bench hf-llama --scale 0.5 --variant resident --out "$(kids resident 0.20 0.26 0.24 0.22)"
 rec --bench hf-llama --scale 0.5 --variant adaptive --out "$(kids adaptive 0.25 0.36 0.30 0.29)"
@@ -40,6 +40,7 @@ import json
 rows = {(r["bench"], r["variant"]): r for r in map(json.loads, open("suite.jsonl")) if r["scale"] == 1.5 or r["bench"] != "hf-llama"}
 half = {r["variant"]: r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "hf-llama" and r["scale"] == 0.5}
 assert half["adaptive"]["processes"] == 4 and abs(half["adaptive"]["seconds"] - 0.295) < 1e-9, half["adaptive"]
+assert abs(half["adaptive"]["runs_cpu_seconds"][1] - 0.23) < 1e-9 and half["adaptive"]["runs_stolen_seconds"] == [0.01] * 4, half["adaptive"]
 assert half["adaptive"]["runs_seconds"] == [0.25, 0.36, 0.30, 0.29] and abs(half["adaptive"]["resident_seconds"] - 0.23) < 1e-9
 high = (16 << 30) * 90 // 100
 ws = 24 << 30

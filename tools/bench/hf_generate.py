@@ -20,6 +20,7 @@ the load (build and initialise) time, the median seconds and tokens per
 second of generation over RUNS runs, each after a one-token warm-up.
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -52,6 +53,15 @@ SHAPES = {
                               num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
                               num_experts_per_tok=2),
 }
+
+
+def stolen_seconds():
+    """CPU time the hypervisor took from this machine's virtual CPUs, all of them (/proc/stat's steal)."""
+    try:
+        with open("/proc/stat") as f:
+            return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def build(arch, size, offload_gpu_bytes=None):
@@ -99,19 +109,22 @@ def measure(arch, size, new_tokens, runs, offload=None):
     gen = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
 
     def generate(n):
+        """The generation's seconds, the generating thread's CPU seconds, and the machine's stolen seconds."""
         torch.cuda.synchronize()
-        t0 = time.perf_counter()
+        t0, c0, s0 = time.perf_counter(), time.thread_time(), stolen_seconds()
         with torch.no_grad():
             out = model.generate(prompt, max_new_tokens=n, min_new_tokens=n, **gen)
         torch.cuda.synchronize()
-        return time.perf_counter() - t0, out
+        return (time.perf_counter() - t0, time.thread_time() - c0, stolen_seconds() - s0), out
 
     generate(1)  # warm-up: kernels chosen, caches made, the static split done
     ember_hooks.flush()
-    times = []
+    times, cpu, stolen = [], [], []
     for _ in range(runs):
-        t, out = generate(new_tokens)
+        (t, c, st), out = generate(new_tokens)
         times.append(t)
+        cpu.append(c)
+        stolen.append(st)
     assert out.shape[1] == prompt.shape[1] + new_tokens, out.shape
     seconds = statistics.median(times)
     return {
@@ -120,7 +133,10 @@ def measure(arch, size, new_tokens, runs, offload=None):
         "expert_bytes": experts * 2,
         "active_expert_fraction": getattr(config, "num_experts_per_tok", 1) / getattr(config, "num_local_experts", 1),
         "load_seconds": round(load, 3), "seconds": seconds, "tokens_per_second": new_tokens / seconds,
-        "run_seconds": [round(t, 4) for t in times], "transformers": transformers.__version__,
+        "run_seconds": [round(t, 4) for t in times],
+        # launch-bound runs spread with the machine: what the thread itself ran, and what the hypervisor took
+        "run_cpu_seconds": [round(c, 4) for c in cpu], "run_stolen_seconds": [round(st, 3) for st in stolen],
+        "transformers": transformers.__version__,
         "torch": torch.__version__,
         **({"peer": "accelerate", "peer_gpu_bytes": offload} if offload else {}),
     }
