@@ -11,7 +11,7 @@ bench=$(cd "$(dirname "$0")/../../tools/bench" && pwd)
 lib=$1 sim=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cp "$bench/hf_rounds.py" "$dir/"
+cp "$bench/hf_rounds.py" "$bench/ember_hooks.py" "$dir/"
 cat >"$dir/hf_generate.py" <<'PY'
 import os
 def measure(arch, size, new_tokens, runs):

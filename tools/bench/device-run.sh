@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # On a lent GPU machine, with the build made on the development machine
-# carried along (the device tool's `carry: ["build"]`): put the tree where
-# the build expects it, check the machine, run the tests, then benchmarks.
+# carried along (the device tool's `carry: ["build"]`, or build-gpu/ from
+# device-pack.sh): put the tree where the build expects it, check the
+# machine, run the tests, then benchmarks.
 #   device-run.sh [tests] [callbench] [uvm] [adaptive]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-want=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$here/build/CMakeCache.txt")
-if [ -n "$want" ] && [ "$want" != "$here" ] && [ ! -e "$want" ]; then
-  mkdir -p "$(dirname "$want")" && ln -s "$here" "$want"
-fi
+cd "$here"
+source tools/bench/device-unpack.sh # sets want, the build's source folder, linked to this tree
 cd "${want:-$here}"
 export EMBER_PREBUILT=1 EMBER_RESULTS=$(mktemp -d /tmp/ember-results.XXXXXX)
 mkdir -p "$EMBER_RESULTS"

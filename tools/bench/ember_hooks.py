@@ -9,3 +9,11 @@ def flush():
     except (AttributeError, OSError):
         return
     fn()
+
+
+def active():
+    """ember_is_active(): whether Ember is loaded and placing (False without it)."""
+    try:
+        return bool(ctypes.CDLL(None).ember_is_active())
+    except (AttributeError, OSError):
+        return False

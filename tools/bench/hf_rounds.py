@@ -17,11 +17,11 @@ results/suite/ab-22).
 One JSON line a child: its hf-generate record with variant, round, child,
 whether Ember was active and the drivers mapped in the process.
 """
-import ctypes
 import json
 import os
 import sys
 
+import ember_hooks
 import hf_generate
 
 
@@ -29,13 +29,6 @@ def drivers_loaded():
     """The libcuda objects (Ember's is libember.so) mapped into this process."""
     with open("/proc/self/maps") as maps:
         return sorted({line.split()[-1] for line in maps if "libcuda.so" in line or "libember" in line})
-
-
-def ember_active():
-    try:
-        return bool(ctypes.CDLL(None).ember_is_active())
-    except AttributeError:
-        return False
 
 
 def main():
@@ -49,7 +42,7 @@ def main():
             code = 0
             try:
                 rec = hf_generate.measure(arch, size, new_tokens, runs)
-                rec.update(variant=variant, round=rnd, child=child, ember_active=ember_active(),
+                rec.update(variant=variant, round=rnd, child=child, ember_active=ember_hooks.active(),
                            drivers=drivers_loaded())
             except BaseException as e:  # a child's failure is its record, not the parent's
                 rec, code = {"variant": variant, "round": rnd, "child": child, "error": repr(e)}, 1

@@ -58,19 +58,8 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
-def load_jsonl(path):
-    if not os.path.exists(path):
-        return []
-    out = []
-    for line in open(path):
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            pass
-    return out
-
-
 def json_lines(text):
+    """The lines of text that are JSON, parsed; the others skipped."""
     out = []
     for line in text.splitlines():
         try:
@@ -78,6 +67,13 @@ def json_lines(text):
         except ValueError:
             pass
     return out
+
+
+def load_jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json_lines(f.read())
 
 
 def from_rounds(rows, variant):
