@@ -35,8 +35,13 @@ kids() { local v=$1; shift; local i=0 s; for s in "$@"; do
 rec --bench hf-llama --scale 0.5 --variant resident --out "$(kids resident 0.20 0.26 0.24 0.22)"
 rec --bench hf-llama --scale 0.5 --variant adaptive --out "$(kids adaptive 0.25 0.36 0.30 0.29)"
 rec --bench hf-llama --scale 0.5 --variant static --out "$(kids static 0.27 0.28 0.26 0.32)"
+# llama-bench processes in rounds at 0.5x: a line a process; three make one record, the median of their medians
+lb() { echo "{\"model_size\": 8000000000, \"n_gen\": 8, \"n_gpu_layers\": 99, \"samples_ns\": [$1, $2, $3]}"; }
+rec --bench llama-cpp --scale 0.5 --variant adaptive --out "$(lb 40000000 41000000 39000000; echo 'llama-bench: a log line'; lb 43000000 42000000 42500000; lb 38000000 38500000 60000000)"
 python3 - <<'PY'
 import json
+lp = [r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "llama-cpp" and r["scale"] == 0.5][0]
+assert lp["processes"] == 3 and lp["runs_seconds"] == [0.04, 0.0425, 0.0385] and lp["seconds"] == 0.04, lp
 rows = {(r["bench"], r["variant"]): r for r in map(json.loads, open("suite.jsonl")) if r["scale"] == 1.5 or r["bench"] != "hf-llama"}
 half = {r["variant"]: r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "hf-llama" and r["scale"] == 0.5}
 assert half["adaptive"]["processes"] == 4 and abs(half["adaptive"]["seconds"] - 0.295) < 1e-9, half["adaptive"]

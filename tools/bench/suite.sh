@@ -20,6 +20,7 @@
 #   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
 #   EMBER_HF_ROUNDS, EMBER_HF_PROCESSES   token generation at 0.5x: rounds of a process per variant in turn,
 #                        each forking this many measured children (2 and 2; hf_rounds.py)
+#   EMBER_LLAMA_ROUNDS   llama.cpp at 0.5x: rounds of a llama-bench process per variant in turn (3)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../setup.sh"
@@ -140,6 +141,35 @@ hf_rounds_records() {
   rm -rf "$dir"
 }
 
+# llama_rounds_records SCALE LLAMA-BENCH...: launch-bound token generation again (0.5x): EMBER_LLAMA_ROUNDS
+# rounds (3), each a llama-bench process per variant in turn, the order turning each round. One record a
+# variant from its processes (suite_record.py: the median of each process's median).
+llama_rounds_records() {
+  local scale=$1 vs=() v r i; shift
+  for v in resident off static adaptive mapped; do wanted llama-cpp "$scale" "$v" "" && vs+=("$v"); done
+  [ ${#vs[@]} -gt 0 ] || return 0
+  local dir t0=$SECONDS; dir=$(mktemp -d /tmp/ember-suite-rounds.XXXXXX)
+  for ((r = 0; r < ${EMBER_LLAMA_ROUNDS:-3}; r++)); do
+    for ((i = 0; i < ${#vs[@]}; i++)); do
+      v=${vs[(i + r) % ${#vs[@]}]}
+      local pre rc=0
+      prefix llama-cpp "$scale" "$v" "$dir/$v.$r.stats.json"
+      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" "$@" >>"$dir/$v.out" \
+        2>>"$results/logs/llama-cpp-$scale-$v.log" || rc=$?
+      echo "$(date +%T) llama-cpp $scale $v round $r: exit $rc" >>"$results/progress.log"
+      [ $rc = 0 ] || echo $rc >"$dir/$v.rc" # a failed round fails the record
+      [ -s "$dir/$v.$r.stats.json" ] && mv "$dir/$v.$r.stats.json" "$dir/$v.stats.json" # the last round's moves
+    done
+  done
+  for v in "${vs[@]}"; do
+    python3 "$here/suite_record.py" --bench llama-cpp --scale "$scale" --variant "$v" --budget "$budget_bytes" \
+      --gpu "$gpu" --stats "$dir/$v.stats.json" --rc "$(cat "$dir/$v.rc" 2>/dev/null || echo 0)" \
+      --timeout "$timeout_s" --wall $((SECONDS - t0)) --results "$results" --out "$(cat "$dir/$v.out" 2>/dev/null)" >>"$jsonl"
+    tail -n 1 "$jsonl" | cut -c1-240
+  done
+  rm -rf "$dir"
+}
+
 ws_of() { python3 -c "print(int($budget_bytes * $1) // (1 << 21) * (1 << 21))"; }
 
 probe() {
@@ -198,6 +228,11 @@ llama() {
     say "llama-cpp $shape at ${scale}x: writing the model"
     [ -s "$model" ] || python3 "$here/make_gguf.py" "$EMBER_GGUF_PY" "$model" "$shape" >"$results/logs/gguf-$shape.log" 2>&1
     local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
+    if [ "$scale" = 0.5 ]; then
+      llama_rounds_records "$scale" "${bench[@]}" -ngl 99
+      rm -f "$model"
+      continue
+    fi
     record llama-cpp "$scale" resident "" -- "${bench[@]}" -ngl 99
     local variants="static adaptive mapped"
     [ "$scale" = 0.5 ] && variants="$variants off"

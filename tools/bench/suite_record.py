@@ -95,13 +95,29 @@ def from_rounds(rows, variant):
     return prog
 
 
+def from_llama_processes(rows):
+    """Several llama-bench processes of one variant (suite.sh's rounds at 0.5x) as one program record:
+    each process's median in runs, the median of those the figure, as from_rounds does; None if none ran."""
+    done = [r for r in rows if isinstance(r, dict) and r.get("samples_ns")]
+    if len(done) < 2:
+        return done[0] if done else None
+    prog = dict(done[0])
+    prog["process_seconds"] = [median(r["samples_ns"]) / 1e9 for r in done]
+    return prog
+
+
 def from_program(bench, prog):
     """The program's record in the matrix's fields."""
     if bench == "llama-cpp":
-        runs = [ns / 1e9 for ns in prog["samples_ns"]]
-        return {"working_set_bytes": prog["model_size"], "tokens": prog["n_gen"], "seconds": median(runs),
-                "runs_seconds": runs, "tokens_per_second": prog["n_gen"] / median(runs),
-                "n_gpu_layers": prog["n_gpu_layers"], "llama_build": prog.get("build_commit")}
+        runs = prog.get("process_seconds") or [ns / 1e9 for ns in prog["samples_ns"]]
+        # an even count of processes: the middle two's mean, as for hf_rounds.py's
+        seconds = statistics.median(runs) if "process_seconds" in prog else median(runs)
+        rec = {"working_set_bytes": prog["model_size"], "tokens": prog["n_gen"], "seconds": seconds,
+               "runs_seconds": runs, "tokens_per_second": prog["n_gen"] / seconds,
+               "n_gpu_layers": prog["n_gpu_layers"], "llama_build": prog.get("build_commit")}
+        if "process_seconds" in prog:
+            rec["processes"] = len(runs)
+        return rec
     if bench.startswith("hf-"):
         rec = {k: prog[k] for k in ("arch", "size", "params", "working_set_bytes", "load_seconds", "seconds",
                                     "tokens_per_second", "expert_bytes", "active_expert_fraction",
@@ -238,6 +254,8 @@ def main():
         prog = from_rounds(load_jsonl(a.rounds), a.child_variant or a.variant)
     elif any(isinstance(r, dict) and "child" in r for r in json_lines(a.out)):  # hf_rounds.py's own output
         prog = from_rounds(json_lines(a.out), a.child_variant or a.variant)
+    elif a.bench == "llama-cpp":  # one llama-bench process, or several in rounds
+        prog = from_llama_processes(json_lines(a.out))
     else:
         prog = last_json(a.out)
     if a.rc == 124:
