@@ -25,15 +25,20 @@ struct sim_graph {
 
 static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
 
+CUresult sim_graph_create(CUgraph *out)
+{
+	struct sim_graph *g = calloc(1, sizeof *g);
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*out = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
 	if (!phGraph || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_graph *g = calloc(1, sizeof *g);
-	if (!g)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	*phGraph = (CUgraph)g;
-	return CUDA_SUCCESS;
+	return sim_graph_create(phGraph);
 }
 
 /* Copy each argument by the kernel's own sizes: the node keeps values, not the caller's pointers. */
@@ -55,13 +60,8 @@ static CUresult copy_node(struct sim_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
-						    const CUgraphNode *dependencies, size_t numDependencies,
-						    const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+static CUresult add_kernel(struct sim_graph *g, const CUDA_KERNEL_NODE_PARAMS *nodeParams, CUgraphNode *out)
 {
-	struct sim_graph *g = (struct sim_graph *)hGraph;
-	if (!phGraphNode || !g || !nodeParams || (numDependencies && !dependencies))
-		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_node *n = calloc(1, sizeof *n);
 	if (!n)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -85,8 +85,24 @@ SIM_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CU
 	n->owner = g;
 	g->nodes[g->n++] = n;
 	pthread_mutex_unlock(&graph_lock);
-	*phGraphNode = (CUgraphNode)n;
+	*out = (CUgraphNode)n;
 	return CUDA_SUCCESS;
+}
+
+CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	CUgraphNode node;
+	return add_kernel((struct sim_graph *)graph, p, &node);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+						    const CUgraphNode *dependencies, size_t numDependencies,
+						    const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct sim_graph *g = (struct sim_graph *)hGraph;
+	if (!phGraphNode || !g || !nodeParams || (numDependencies && !dependencies))
+		return CUDA_ERROR_INVALID_VALUE;
+	return add_kernel(g, nodeParams, phGraphNode);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)

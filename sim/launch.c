@@ -118,6 +118,15 @@ static CUresult launch(const struct launch *l)
 		r = gather_params(f->kernel, l->params, l->extra, params, packed);
 	if (r != CUDA_SUCCESS)
 		return r;
+	CUgraph capture = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
+	if (capture) { /* recorded, not run (capture.c) */
+		CUDA_KERNEL_NODE_PARAMS node = {
+			.func = l->f, .gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],
+			.blockDimX = l->block[0], .blockDimY = l->block[1], .blockDimZ = l->block[2],
+			.sharedMemBytes = l->shared, .kernelParams = params,
+		};
+		return sim_graph_add_kernel(capture, &node);
+	}
 
 	struct ember_sim_launch info = {
 		.grid = { l->grid[0], l->grid[1], l->grid[2] },

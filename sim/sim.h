@@ -111,6 +111,7 @@ struct sim_stream {
 	unsigned flags;    /* CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING */
 	int priority;
 	uint64_t done_ns;  /* when the last operation queued on it completes (sim_time_lock) */
+	CUgraph capture;   /* the graph its launches are recorded into while it captures (capture.c), else NULL */
 };
 
 /*
@@ -338,6 +339,9 @@ void sim_events_release_ctx(struct sim_ctx *ctx);
 const struct ember_sim_launch *sim_current_launch(void);
 /* Adds virtual time to the running kernel. */
 void sim_launch_charge(uint64_t ns);
+/* A new empty graph, and a kernel node appended to one, as cuGraphCreate and cuGraphAddKernelNode do (graph.c). */
+CUresult sim_graph_create(CUgraph *out);
+CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p);
 /* A graph's kernel node, launched on stream (graph.c). */
 CUresult sim_launch_node(const CUDA_KERNEL_NODE_PARAMS *p, CUstream stream, bool per_thread);
 

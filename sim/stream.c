@@ -247,13 +247,13 @@ SIM_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pct
 	return get_ctx(hStream, pctx, true);
 }
 
-/* The simulated driver has no stream capture (graphs are built node by node), so no stream is ever capturing. */
 static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, bool ptsz)
 {
 	struct sim_stream *s;
 	CUresult r = resolve_query(h, ptsz, status, &s);
 	if (r == CUDA_SUCCESS)
-		*status = CU_STREAM_CAPTURE_STATUS_NONE;
+		*status = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE) ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+									  : CU_STREAM_CAPTURE_STATUS_NONE;
 	return r;
 }
 

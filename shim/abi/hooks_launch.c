@@ -5,6 +5,7 @@
  */
 #include <cuda.h>
 
+#include "capture.h"
 #include "launch_repeat.h"
 #include "launch_scan.h"
 #include "placement.h"
@@ -17,8 +18,8 @@
  */
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
-	if (!ember_active)
-		return;
+	if (!ember_active || ember_launch_captured(stream, per_thread))
+		return; /* recorded into a graph, not run: placed when the graph is launched */
 	if (!ember_strategy->scans && !ember_tracing) {
 		ember_placement_launch(NULL, stream, per_thread);
 		return;

@@ -82,6 +82,17 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	ember_uvm_events_at_launch();
 }
 
+/* Nothing to decide: resident, nothing in flight, the GPU below its low watermark (policy.h). */
+static bool adaptive_settled(const struct ember_scan *scan, int device)
+{
+	if (device < 0)
+		return false;
+	ember_table_lock(EMBER_TABLE);
+	bool idle = ember_policy_nothing_to_decide(&ember_shim_ctx, device, scan->allocs, scan->n);
+	ember_table_unlock(EMBER_TABLE);
+	return idle;
+}
+
 /* Reclamation and replacement over every GPU a launch has used; demotions go to the worker. */
 static void adaptive_pass(void)
 {
@@ -103,6 +114,7 @@ const struct ember_strategy ember_strategy_adaptive = {
 	.moves = true,
 	.demand = true,
 	.launch = adaptive_launch,
+	.settled = adaptive_settled,
 	.pass = adaptive_pass,
 	.period_ns = adaptive_period,
 };

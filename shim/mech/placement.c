@@ -58,9 +58,19 @@ static void static_launch(struct ember_scan *scan, const struct ember_at *at)
 		ember_engine_split(&ember_shim_engine, firsts[i], at, EMBER_ORDER_STREAM);
 }
 
+/* static decides only at an allocation's first reference: its split */
+static bool static_settled(const struct ember_scan *scan, int device)
+{
+	(void)device;
+	for (unsigned i = 0; i < scan->n; i++)
+		if (!__atomic_load_n(&scan->allocs[i]->referenced, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
 static const struct ember_strategy strategy_mapped = { .name = "mapped", .launch = mapped_launch };
 static const struct ember_strategy strategy_static = {
-	.name = "static", .scans = true, .moves = true, .launch = static_launch
+	.name = "static", .scans = true, .moves = true, .launch = static_launch, .settled = static_settled
 };
 
 const struct ember_strategy *ember_strategy = &strategy_static;
@@ -112,6 +122,11 @@ static void refresh_after_host_phase(struct ember_scan *scan, const struct ember
 	}
 	ember_table_unlock(EMBER_TABLE);
 	ember_engine_start(&ember_shim_engine, &moves, at, EMBER_ORDER_STREAM);
+}
+
+bool ember_placement_settled(const struct ember_scan *scan)
+{
+	return ember_strategy->settled && ember_strategy->settled(scan, ember_budget_current_device());
 }
 
 void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread)

@@ -26,6 +26,12 @@ struct ember_strategy {
 	bool demand; /* access signals (scan, counters) become demand */
 	/* a launch about to run at `at`, referencing what scan found (NULL when the strategy does not scan) */
 	void (*launch)(struct ember_scan *scan, const struct ember_at *at);
+	/*
+	 * Whether a launch referencing what scan found leaves nothing to decide
+	 * kernel by kernel, so that a graph's kernels can be placed as one
+	 * launch (NULL: never)
+	 */
+	bool (*settled)(const struct ember_scan *scan, int device);
 	void (*pass)(void);   /* periodic, on the worker (may be NULL) */
 	uint64_t (*period_ns)(void);
 };
@@ -41,6 +47,9 @@ CUresult ember_placement_advise(struct ember_alloc *a);
 
 /* Promote a's mapped, unhinted regions from its start while there is room (converted memory at allocation). */
 void ember_placement_populate(struct ember_alloc *a, const struct ember_at *at, enum ember_order order);
+
+/* Whether the strategy has nothing to decide kernel by kernel for a launch referencing what scan found. */
+bool ember_placement_settled(const struct ember_scan *scan);
 
 /* A launch (a kernel, or a graph's kernels) referencing what scan found is about to run on stream. */
 void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread);

@@ -374,6 +374,15 @@ Test(placement, get_info_reports_the_budget)
 	cr_expect_eq(free_b, budget - 8 * MiB);
 }
 
+/* A one-block launch of reread with params, appended to graph. */
+static void add_reread_node(CUgraph graph, void **params)
+{
+	CUgraphNode node;
+	CUDA_KERNEL_NODE_PARAMS kp = { .func = reread, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
+				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
+	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
+}
+
 Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
 {
 	start_static();
@@ -384,12 +393,9 @@ Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
 	float *out = &sum;
 	void *params[] = { &p, &n, &passes, &out };
 	CUgraph graph;
-	CUgraphNode node;
 	CUgraphExec exec;
 	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
-	CUDA_KERNEL_NODE_PARAMS kp = { .func = reread, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
-				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
-	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
+	add_reread_node(graph, params);
 	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
 	flush();
 	cr_expect_eq(resident(), 0, "instantiating moves nothing");
@@ -399,6 +405,83 @@ Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
 	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
 	CU_OK(SYM(shim, cuGraphDestroy)(graph));
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
+}
+
+/* Capture a launch of reread over p on stream into a new graph; nothing runs. */
+static CUgraph capture_reread(CUstream stream, CUdeviceptr *p, size_t *n, unsigned *passes, float **out)
+{
+	void *params[] = { p, n, passes, out };
+	CUgraph graph = NULL;
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CUstreamCaptureStatus status;
+	CU_OK(SYM(shim, cuStreamIsCapturing)(stream, &status));
+	cr_expect_eq(status, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, stream, params, NULL));
+	CU_OK(SYM(shim, cuStreamEndCapture)(stream, &graph));
+	return graph;
+}
+
+Test(placement, launches_captured_into_a_graph_are_placed_when_the_graph_runs)
+{
+	start_static();
+	CUdeviceptr p = managed(16 * MiB);
+	static float sum = -1;
+	size_t n = 16 * MiB / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	CUstream stream;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CUgraph graph = capture_reread(stream, &p, &n, &passes, &out);
+	flush();
+	cr_expect_eq(sum, -1, "a captured launch does not run");
+	cr_expect_eq(resident(), 0, "so nothing is placed for it");
+	CUgraphExec exec;
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	CU_OK(SYM(shim, cuGraphLaunch)(exec, stream));
+	flush();
+	cr_expect_eq(sum, 0, "the graph's launch ran it");
+	cr_expect_eq(resident(), 16 * MiB, "and made the split");
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(stream, &graph), CUDA_ERROR_ILLEGAL_STATE, "no capture to end");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+}
+
+/*
+ * Under adaptive, a graph whose allocations are all resident below the low
+ * watermark is placed once per launch; one that is not, kernel by kernel:
+ * both keep placing what the graph reads.
+ */
+Test(placement, adaptive_graph_launches_promote_until_settled_and_stay_resident)
+{
+	start("adaptive", "64M");
+	CUdeviceptr a = managed(16 * MiB), b = managed(8 * MiB);
+	static float sum;
+	size_t na = 16 * MiB / sizeof(float), nb = 8 * MiB / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	void *pa[] = { &a, &na, &passes, &out }, *pb[] = { &b, &nb, &passes, &out };
+	CUgraph graph;
+	CUgraphExec exec;
+	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
+	add_reread_node(graph, pa);
+	add_reread_node(graph, pb);
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	for (int i = 0; i < 20 && resident() < 24 * MiB; i++) {
+		CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+		flush();
+	}
+	cr_expect_eq(resident(), 24 * MiB, "both allocations promoted by the graph's launches");
+	for (int i = 0; i < 20; i++)
+		CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	flush();
+	cr_expect_eq(resident(), 24 * MiB, "settled launches keep them resident");
+	expect_within_budget();
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	CU_OK(SYM(shim, cuMemFree_v2)(a));
+	CU_OK(SYM(shim, cuMemFree_v2)(b));
 }
 
 /* The star queries' shape: a big fact column and a small lookup table, first referenced by one launch. */

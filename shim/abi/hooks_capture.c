@@ -1,0 +1,104 @@
+/*
+ * Stream capture. A launch into a stream being captured is recorded into
+ * a graph, not run: Ember places nothing for it then, and places the
+ * graph's kernels when the graph is launched (hooks_graph.c). llama.cpp
+ * captures its graph again for every token, so each captured launch placed
+ * as if it ran cost as much as the replay at cuGraphLaunch.
+ *
+ * Asking the driver whether a stream captures costs a call, so Ember
+ * counts the captures it saw begin and not yet end, and asks only while
+ * that count is not zero. A count that drifts (a capture ended by its
+ * stream's destruction) only costs that call or, low, Ember's behaviour
+ * before it knew of captures.
+ */
+#include <cuda.h>
+
+#include "capture.h"
+#include "shim.h"
+
+/* Not declared by cuda.h: their prototypes, for EMBER_REAL's types. */
+CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+						  const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						  CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+
+static int captures; /* begun and not yet ended, as far as Ember saw */
+
+static CUresult begun(CUresult r)
+{
+	if (r == CUDA_SUCCESS)
+		__atomic_add_fetch(&captures, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
+static CUresult ended(CUresult r)
+{
+	/* an invalidated capture ends too, with its error */
+	if (r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) {
+		int n = __atomic_load_n(&captures, __ATOMIC_RELAXED);
+		while (n > 0 && !__atomic_compare_exchange_n(&captures, &n, n - 1, false, __ATOMIC_RELAXED,
+							     __ATOMIC_RELAXED))
+			;
+	}
+	return r;
+}
+
+bool ember_launch_captured(CUstream stream, bool per_thread)
+{
+	if (!__atomic_load_n(&captures, __ATOMIC_RELAXED))
+		return false;
+	CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUresult r = per_thread ? EMBER_REAL(cuStreamIsCapturing_ptsz)(stream, &status)
+				: EMBER_REAL(cuStreamIsCapturing)(stream, &status);
+	/* an invalidated capture runs nothing either */
+	return r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
+{
+	return begun(EMBER_REAL(cuStreamBeginCapture)(hStream));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
+{
+	return begun(EMBER_REAL(cuStreamBeginCapture_ptsz)(hStream));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
+{
+	return begun(EMBER_REAL(cuStreamBeginCapture_v2)(hStream, mode));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
+{
+	return begun(EMBER_REAL(cuStreamBeginCapture_v2_ptsz)(hStream, mode));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+							  const CUgraphNode *dependencies,
+							  const CUgraphEdgeData *dependencyData, size_t numDependencies,
+							  CUstreamCaptureMode mode)
+{
+	return begun(EMBER_REAL(cuStreamBeginCaptureToGraph)(hStream, hGraph, dependencies, dependencyData,
+							    numDependencies, mode));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph,
+							       const CUgraphNode *dependencies,
+							       const CUgraphEdgeData *dependencyData,
+							       size_t numDependencies, CUstreamCaptureMode mode)
+{
+	return begun(EMBER_REAL(cuStreamBeginCaptureToGraph_ptsz)(hStream, hGraph, dependencies, dependencyData,
+								 numDependencies, mode));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+	return ended(EMBER_REAL(cuStreamEndCapture)(hStream, phGraph));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
+{
+	return ended(EMBER_REAL(cuStreamEndCapture_ptsz)(hStream, phGraph));
+}
