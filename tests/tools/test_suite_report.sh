@@ -38,8 +38,12 @@ rec --bench hf-llama --scale 0.5 --variant static --out "$(kids static 0.27 0.28
 # llama-bench processes in rounds at 0.5x: a line a process; three make one record, the median of their medians
 lb() { echo "{\"model_size\": 8000000000, \"n_gen\": 8, \"n_gpu_layers\": 99, \"samples_ns\": [$1, $2, $3]}"; }
 rec --bench llama-cpp --scale 0.5 --variant adaptive --out "$(lb 40000000 41000000 39000000; echo 'llama-bench: a log line'; lb 43000000 42000000 42500000; lb 38000000 38500000 60000000)"
+# ember-suite processes in rounds: three make one record, the median of their medians and of their first runs
+rec --bench radix --scale 0.5 --variant adaptive --out "$(suite radix $((8 * G)) 0.3 0.2 $((8 * G)) false; suite radix $((8 * G)) 0.1 0.1 $((8 * G)) false; suite radix $((8 * G)) 0.2 0.15 $((8 * G)) false)"
 python3 - <<'PY'
 import json
+kp = [r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "radix"][0]
+assert kp["processes"] == 3 and kp["runs_seconds"] == [0.3, 0.1, 0.2] and kp["seconds"] == 0.2 and kp["first_seconds"] == 0.2, kp
 lp = [r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "llama-cpp" and r["scale"] == 0.5][0]
 assert lp["processes"] == 3 and lp["runs_seconds"] == [0.04, 0.0425, 0.0385] and lp["seconds"] == 0.04, lp
 rows = {(r["bench"], r["variant"]): r for r in map(json.loads, open("suite.jsonl")) if r["scale"] == 1.5 or r["bench"] != "hf-llama"}

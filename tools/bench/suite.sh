@@ -14,6 +14,7 @@
 #   EMBER_BENCH_QUICK=1  a smoke test: a 1G budget, one run, tiny models
 #   EMBER_SUITE_WALL     seconds after which no record starts (written as not run)
 #   EMBER_SUITE_TIMEOUT  seconds one process may take (150)
+#   EMBER_SUITE_PROCESSES  the kernels: each record from this many processes, a process per variant in turn (1)
 #   EMBER_SUITE_SKIP     records not to run (bench-scale-variant patterns, such as 'hf-llama-1.5-*')
 #   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
 #                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
@@ -141,28 +142,34 @@ hf_rounds_records() {
   rm -rf "$dir"
 }
 
-# llama_rounds_records SCALE LLAMA-BENCH...: launch-bound token generation again (0.5x): EMBER_LLAMA_ROUNDS
-# rounds (3), each a llama-bench process per variant in turn, the order turning each round. One record a
-# variant from its processes (suite_record.py: the median of each process's median).
-llama_rounds_records() {
-  local scale=$1 vs=() v r i; shift
-  for v in resident off static adaptive mapped; do wanted llama-cpp "$scale" "$v" "" && vs+=("$v"); done
+# rounds_records BENCH SCALE ROUNDS RESIDENT_ARG -- COMMAND...: ROUNDS rounds, each a process per variant
+# in turn (the order turning each round); resident runs COMMAND RESIDENT_ARG. One record a variant from its
+# processes (suite_record.py: the median of each process's median). For launch-bound runs (llama.cpp at
+# 0.5x, EMBER_LLAMA_ROUNDS) and kernels whose variants differ by less than processes spread
+# (EMBER_SUITE_PROCESSES).
+rounds_records() {
+  local bench=$1 scale=$2 nr=$3 resident_arg=$4 vs=() v r i; shift 5
+  for v in resident off static adaptive mapped; do
+    [ "$v" = off ] && [ "$scale" != 0.5 ] && continue
+    wanted "$bench" "$scale" "$v" "" && vs+=("$v")
+  done
   [ ${#vs[@]} -gt 0 ] || return 0
   local dir t0=$SECONDS; dir=$(mktemp -d /tmp/ember-suite-rounds.XXXXXX)
-  for ((r = 0; r < ${EMBER_LLAMA_ROUNDS:-3}; r++)); do
+  for ((r = 0; r < nr; r++)); do
     for ((i = 0; i < ${#vs[@]}; i++)); do
       v=${vs[(i + r) % ${#vs[@]}]}
-      local pre rc=0
-      prefix llama-cpp "$scale" "$v" "$dir/$v.$r.stats.json"
-      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" "$@" >>"$dir/$v.out" \
-        2>>"$results/logs/llama-cpp-$scale-$v.log" || rc=$?
-      echo "$(date +%T) llama-cpp $scale $v round $r: exit $rc" >>"$results/progress.log"
+      local pre rc=0 extra=()
+      [ "$v" = resident ] && [ -n "$resident_arg" ] && extra=("$resident_arg")
+      prefix "$bench" "$scale" "$v" "$dir/$v.$r.stats.json"
+      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" "$@" "${extra[@]}" >>"$dir/$v.out" \
+        2>>"$results/logs/$bench-$scale-$v.log" || rc=$?
+      echo "$(date +%T) $bench $scale $v round $r: exit $rc" >>"$results/progress.log"
       [ $rc = 0 ] || echo $rc >"$dir/$v.rc" # a failed round fails the record
       [ -s "$dir/$v.$r.stats.json" ] && mv "$dir/$v.$r.stats.json" "$dir/$v.stats.json" # the last round's moves
     done
   done
   for v in "${vs[@]}"; do
-    python3 "$here/suite_record.py" --bench llama-cpp --scale "$scale" --variant "$v" --budget "$budget_bytes" \
+    python3 "$here/suite_record.py" --bench "$bench" --scale "$scale" --variant "$v" --budget "$budget_bytes" \
       --gpu "$gpu" --stats "$dir/$v.stats.json" --rc "$(cat "$dir/$v.rc" 2>/dev/null || echo 0)" \
       --timeout "$timeout_s" --wall $((SECONDS - t0)) --results "$results" --out "$(cat "$dir/$v.out" 2>/dev/null)" >>"$jsonl"
     tail -n 1 "$jsonl" | cut -c1-240
@@ -186,6 +193,10 @@ kernels() {
     local ws; ws=$(ws_of $scale)
     for w in $names; do
       say "$w at ${scale}x ($ws bytes)"
+      if [ "${EMBER_SUITE_PROCESSES:-1}" -gt 1 ]; then
+        rounds_records "$w" $scale "$EMBER_SUITE_PROCESSES" resident -- "$suite" "$w" "$ws" "$runs"
+        continue
+      fi
       record "$w" $scale resident "" -- "$suite" "$w" "$ws" "$runs" resident
       local variants="static adaptive mapped"
       [ $scale = 0.5 ] && variants="$variants off"
@@ -229,7 +240,7 @@ llama() {
     [ -s "$model" ] || python3 "$here/make_gguf.py" "$EMBER_GGUF_PY" "$model" "$shape" >"$results/logs/gguf-$shape.log" 2>&1
     local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
     if [ "$scale" = 0.5 ]; then
-      llama_rounds_records "$scale" "${bench[@]}" -ngl 99
+      rounds_records llama-cpp "$scale" "${EMBER_LLAMA_ROUNDS:-3}" "" -- "${bench[@]}" -ngl 99
       rm -f "$model"
       continue
     fi

@@ -106,6 +106,23 @@ def from_llama_processes(rows):
     return prog
 
 
+def from_kernel_processes(rows):
+    """Several ember-suite processes of one variant (suite.sh's EMBER_SUITE_PROCESSES) as one record: the
+    median of their medians (warm) and of their first runs (cold), each process's median in runs_seconds,
+    verified only if every process was; None if none printed a record."""
+    done = [r for r in rows if isinstance(r, dict) and "seconds" in r]
+    if len(done) < 2:
+        return done[0] if done else None
+    prog = dict(done[0])
+    each = [r["seconds"] for r in done]
+    prog.update(seconds=statistics.median(each), runs_seconds=each, processes=len(done),
+                verified=all(r.get("verified", True) for r in done))
+    for k in ("first_seconds", "compute_seconds"):
+        if all(k in r for r in done):
+            prog[k] = statistics.median([r[k] for r in done])
+    return prog
+
+
 def from_program(bench, prog):
     """The program's record in the matrix's fields."""
     if bench == "llama-cpp":
@@ -256,6 +273,8 @@ def main():
         prog = from_rounds(json_lines(a.out), a.child_variant or a.variant)
     elif a.bench == "llama-cpp":  # one llama-bench process, or several in rounds
         prog = from_llama_processes(json_lines(a.out))
+    elif not a.bench.startswith("hf-"):  # one ember-suite process, or several in rounds
+        prog = from_kernel_processes(json_lines(a.out))
     else:
         prog = last_json(a.out)
     if a.rc == 124:
