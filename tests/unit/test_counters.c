@@ -340,6 +340,13 @@ static bool launch(struct ember_alloc *a, uint32_t r0, uint32_t n)
 	return ember_counters_launch_demand(a, a->base + r0 * REGION, n * REGION, EMBER_LAUNCH_DEMAND, now);
 }
 
+/* The next launch, 30 ms on (past a quarter interval: not a repeat), over regions 0 to n - 1 of a. */
+static void launch_later(struct ember_alloc *a, uint32_t n)
+{
+	now += 30 * MS;
+	launch(a, 0, n);
+}
+
 /* A notification for region r of a, its whole mask. */
 static enum ember_ac_verdict named(const struct ember_alloc *a, uint32_t r)
 {
@@ -368,8 +375,7 @@ Test(counters, notifications_for_regions_the_scan_credited_confirm_its_credit_an
 	cr_expect_eq(rd.counts.credited, 0);
 	cr_expect(ember_ac_covers(&rd, a, now), "a placed notification covers its allocation, credit or not");
 	/* and with the next launch, the next kernel's notifications are that launch's credit's */
-	now += 30 * MS;
-	launch(a, 0, 4);
+	launch_later(a, 4);
 	for (int i = 0; i < 300; i++)
 		cr_expect_eq(named(a, 1), EMBER_AC_REPEAT);
 	cr_expect_eq(demand(a, 1), EMBER_LAUNCH_DEMAND / 2 + EMBER_LAUNCH_DEMAND);
@@ -389,8 +395,7 @@ Test(counters, a_mapped_region_the_scan_credits_and_no_notification_names_loses_
 	 * named only every few. Then region 3 loses it.
 	 */
 	for (unsigned i = 0; i < 10; i++) {
-		now += 30 * MS;
-		launch(a, 0, 4);
+		launch_later(a, 4);
 		for (uint32_t r = 0; r < 3; r++)
 			cr_expect_eq(named(a, r), EMBER_AC_REPEAT, "launch %u, region %u: the scan's read", i, r);
 		for (uint32_t r = 0; r < 3; r++)
@@ -400,14 +405,12 @@ Test(counters, a_mapped_region_the_scan_credits_and_no_notification_names_loses_
 	}
 	cr_expect_eq(rd.counts.withheld, 10 - EMBER_AC_UNCONFIRMED);
 	uint64_t withheld_since = a->regions[3].last_ref;
-	now += 30 * MS;
-	launch(a, 0, 4);
+	launch_later(a, 4);
 	cr_expect_eq(a->regions[3].last_ref, withheld_since, "still withheld");
 	/* a notification for it is a read: it earns the credit back, then the scan's credit stands again */
 	cr_expect_eq(named(a, 3), EMBER_AC_OK);
 	cr_expect(credited_now(a, 3));
-	now += 30 * MS;
-	launch(a, 0, 4);
+	launch_later(a, 4);
 	cr_expect(credited_now(a, 3), "the scan's again");
 	counts_add_up();
 }
@@ -446,8 +449,7 @@ Test(counters, regions_not_mapped_keep_the_scan_s_credit)
 	cr_assert_eq(named(a, 7), EMBER_AC_OK, "covered");
 	/* no notification names regions 0 to 3: the counters cannot see the first three */
 	for (unsigned i = 0; i < 10; i++) {
-		now += 30 * MS;
-		launch(a, 0, 4);
+		launch_later(a, 4);
 		named(a, 7);
 		for (uint32_t r = 0; r < 3; r++)
 			cr_expect(credited_now(a, r), "launch %u, region %u", i, r);
@@ -462,12 +464,10 @@ Test(counters, regions_not_mapped_keep_the_scan_s_credit)
 	cr_expect_eq(named(a, 2), EMBER_AC_REPEAT);
 	/* a region withheld while mapped is the scan's again once it is resident, and when it comes back */
 	a->regions[3].state = EMBER_REGION_RESIDENT;
-	now += 30 * MS;
-	launch(a, 0, 4);
+	launch_later(a, 4);
 	cr_expect(credited_now(a, 3));
 	a->regions[3].state = EMBER_REGION_MAPPED;
-	now += 30 * MS;
-	launch(a, 0, 4);
+	launch_later(a, 4);
 	cr_expect(credited_now(a, 3), "unconfirmed afresh");
 	counts_add_up();
 }
@@ -497,8 +497,7 @@ Test(counters, an_allocation_the_counters_do_not_cover_takes_the_scan_s_credit_a
 	cr_expect_eq(rd.counts.withheld, 0);
 	/* covered, then silent for longer than the cover: the scan's credit alone again, for every region */
 	for (unsigned i = 0; i < 10; i++) {
-		now += 30 * MS;
-		launch(a, 0, 8);
+		launch_later(a, 8);
 		named(a, 0);
 	}
 	cr_expect_not(credited_now(a, 7), "covered, and never named: withheld");
