@@ -47,13 +47,17 @@ struct ember_region {
 	uint32_t active_epoch; /* policy: the interval demand last arrived in */
 	uint64_t last_ref;     /* policy: when demand last arrived (ns) */
 	uint32_t ref_demand;   /* policy: demand just after that arrival, undecayed */
+	uint32_t ac_credited;  /* counters.c: 1 + its allocation's ac_launch when last credited while mapped; 0: never */
 	uint64_t gap;          /* policy: time between its last two touches; UINT64_MAX until touched twice */
 	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
 	float score;     /* policy: migration score, halved every score-decay period */
+	uint8_t ac_misses; /* counters.c: the launch scan's credits to it while mapped and covered since the counters last named it */
 	uint64_t score_at;      /* when score was last decayed */
 	uint64_t arrived_at;    /* when it last became resident */
 	uint64_t evicted_at;    /* when it last went back to the host (0: never) */
 	uint64_t protect_until; /* grace: reclamation prefers others until then */
+	uint64_t ac_scan_at;    /* counters.c: when the launch scan last credited it (0: withheld since) */
+	uint64_t ac_missed_at;  /* counters.c: when the first of ac_misses was */
 };
 
 /*
@@ -92,6 +96,8 @@ struct ember_alloc {
 	uint32_t accessed_by;        /* bit d: advised accessed-by GPU d (gpus.c); read and set atomically */
 	uint64_t home_ref;           /* gpus.c: when a launch on `device` last referenced it (ns) */
 	uint32_t refreshed_phase;    /* host_phase.h: the last host phase after which its residents were refreshed */
+	uint32_t ac_launch;          /* counters.c: its launches while the counters were read, counted */
+	uint64_t ac_launch_at;       /* counters.c: when the latest of them was made */
 	struct ember_region regions[];
 };
 

@@ -1,4 +1,4 @@
-/* The access-counter reader: checks, and crediting what the launch scan did not (counters.h). */
+/* The access-counter reader: checks, and demand for mapped regions in place of the launch scan's guess (counters.h). */
 #include <string.h>
 
 #include "counters.h"
@@ -97,8 +97,8 @@ void ember_ac_count_bad(struct ember_ac_reader *rd, enum ember_ac_verdict v)
 	case EMBER_AC_FOREIGN:
 		c->foreign++;
 		break;
-	case EMBER_AC_SCANNED:
-		c->scanned++;
+	case EMBER_AC_REPEAT:
+		c->repeats++;
 		break;
 	case EMBER_AC_OK:
 		break;
@@ -110,30 +110,26 @@ static uint64_t cover_ns(const struct ember_ac_reader *rd)
 	return rd->cover_ns ? rd->cover_ns : EMBER_AC_COVER_NS;
 }
 
+static unsigned cover_slot(const struct ember_alloc *a)
+{
+	return (unsigned)(a->id % EMBER_AC_COVER_SLOTS);
+}
+
+/* The counters spoke for a at now. */
 static void cover(struct ember_ac_reader *rd, const struct ember_alloc *a, uint64_t now)
 {
+	unsigned slot = cover_slot(a);
 	uint64_t until = now + cover_ns(rd);
-	rd->cover[a->id % EMBER_AC_COVER_SLOTS].id = a->id;
-	rd->cover[a->id % EMBER_AC_COVER_SLOTS].until = until < now ? UINT64_MAX : until;
-	rd->cover[a->id % EMBER_AC_COVER_SLOTS].pending = true;
+	if (rd->cover[slot].id != a->id)
+		rd->cover[slot].pending = false; /* the older allocation's, forgotten */
+	rd->cover[slot].id = a->id;
+	rd->cover[slot].until = until < now ? UINT64_MAX : until;
 }
 
 bool ember_ac_covers(const struct ember_ac_reader *rd, const struct ember_alloc *a, uint64_t now)
 {
-	unsigned slot = (unsigned)(a->id % EMBER_AC_COVER_SLOTS);
+	unsigned slot = cover_slot(a);
 	return rd->cover[slot].until && rd->cover[slot].id == a->id && now < rd->cover[slot].until;
-}
-
-static unsigned scan_slot(const struct ember_alloc *a)
-{
-	return (unsigned)(a->id % EMBER_AC_SCAN_SLOTS);
-}
-
-bool ember_ac_scanned(const struct ember_ac_reader *rd, const struct ember_alloc *a, uint32_t r, uint64_t now)
-{
-	unsigned slot = scan_slot(a);
-	return rd->scan[slot].until && rd->scan[slot].id == a->id && now < rd->scan[slot].until &&
-	       r >= rd->scan[slot].r0 && r < rd->scan[slot].r1;
 }
 
 /* The placed allocation that [at, at + PIECE) reaches into first, and where in it; NULL when none does. */
@@ -162,8 +158,20 @@ static void credit_run(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, 
 		return;
 	ember_policy_demand(pc, run->a, run->r0, run->r1, EMBER_LAUNCH_DEMAND, now);
 	rd->counts.regions += run->r1 - run->r0;
-	cover(rd, run->a, now);
+	rd->cover[cover_slot(run->a)].pending = true; /* cover() named it first */
 	run->a = NULL;
+}
+
+/* Whether the launch scan credited the region lately (within cover_ns): its reads are that credit's. */
+static bool claimed(const struct ember_ac_reader *rd, const struct ember_region *reg, uint64_t now)
+{
+	return reg->ac_scan_at && (now < reg->ac_scan_at || now - reg->ac_scan_at < cover_ns(rd));
+}
+
+/* The tag of a's current launch, as a region's ac_credited holds it (0: never credited). */
+static uint32_t launch_tag(const struct ember_alloc *a)
+{
+	return a->ac_launch + 1;
 }
 
 enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_policy_ctx *pc,
@@ -185,11 +193,18 @@ enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_p
 		if (reg >= a->nregions)
 			continue;
 		placed = true;
-		if (ember_ac_scanned(rd, a, reg, now))
-			continue; /* the scan credited it: its reads of mapped memory add nothing to the scan's references */
-		if (a == run.a && reg >= run.r0 && reg <= run.r1) {
-			if (reg == run.r1)
-				run.r1++;
+		cover(rd, a, now);
+		if (a == run.a && reg >= run.r0 && reg < run.r1)
+			continue; /* another piece of a region this record credits */
+		struct ember_region *region = &a->regions[reg];
+		if (region->state != EMBER_REGION_MAPPED)
+			continue; /* read before it moved: the scan credits it where it is now */
+		region->ac_misses = 0; /* a kernel reads it: the scan's credit stands */
+		if (claimed(rd, region, now) || region->ac_credited == launch_tag(a))
+			continue; /* the read the scan credited lately, or one this launch of a has credited already */
+		region->ac_credited = launch_tag(a);
+		if (a == run.a && reg == run.r1) {
+			run.r1++;
 			continue;
 		}
 		credit_run(rd, pc, &run, now);
@@ -197,7 +212,7 @@ enum ember_ac_verdict ember_ac_credit(struct ember_ac_reader *rd, struct ember_p
 	}
 	credit_run(rd, pc, &run, now);
 	if (rd->counts.regions == before) {
-		enum ember_ac_verdict v = placed ? EMBER_AC_SCANNED : EMBER_AC_FOREIGN;
+		enum ember_ac_verdict v = placed ? EMBER_AC_REPEAT : EMBER_AC_FOREIGN;
 		ember_ac_count_bad(rd, v);
 		return v;
 	}
@@ -227,37 +242,76 @@ size_t ember_ac_feed(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, co
 	return credited;
 }
 
-bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_alloc *a, uint64_t addr, uint64_t bytes, bool scanned,
-		     uint64_t now)
+/* Whether the scan credited a mapped region often and long enough with no notification naming it. */
+static bool refuted(const struct ember_region *reg, uint64_t now)
+{
+	return reg->ac_misses >= EMBER_AC_UNCONFIRMED && now >= reg->ac_missed_at &&
+	       now - reg->ac_missed_at >= EMBER_AC_UNCONFIRMED_NS;
+}
+
+/*
+ * The scan's credit of amount to regions [r0, r1) of a: one
+ * ember_policy_demand over them all, as without counters, unless the
+ * counters cover a and some mapped region's credit is withheld; then in
+ * runs around those. Each region credited is claimed for the scan.
+ */
+static bool scan_demand(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0,
+			uint32_t r1, uint32_t amount, uint64_t now)
+{
+	bool fresh = false, covered = ember_ac_covers(rd, a, now);
+	uint32_t from = r0;
+	for (uint32_t r = r0; r < r1; r++) {
+		struct ember_region *reg = &a->regions[r];
+		if (reg->state != EMBER_REGION_MAPPED) {
+			reg->ac_misses = 0; /* the counters cannot see it: the scan's credit stands */
+			reg->ac_scan_at = now; /* a read while it moves back is this credit's */
+			continue;
+		}
+		if (reg->ac_scan_at == now)
+			continue; /* credited at this launch already, by another of its ranges */
+		if (!covered || !refuted(reg, now)) {
+			if (covered && !reg->ac_misses++)
+				reg->ac_missed_at = now; /* unconfirmed until a notification names it */
+			reg->ac_scan_at = now;
+			continue;
+		}
+		reg->ac_scan_at = 0; /* withheld: the next notification that names it credits it */
+		rd->counts.withheld++;
+		if (from < r)
+			fresh |= ember_policy_demand(pc, a, from, r, amount, now);
+		from = r + 1;
+	}
+	if (from < r1)
+		fresh |= ember_policy_demand(pc, a, from, r1, amount, now);
+	return fresh;
+}
+
+bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a, uint64_t addr,
+		     uint64_t bytes, uint32_t amount, bool scanned, uint64_t now)
 {
 	if (!a || a->kind == EMBER_ALLOC_PLAIN || !a->nregions || addr < a->base || addr >= a->base + a->size)
 		return false;
+	if (!a->ac_launch || a->ac_launch_at != now) { /* a launch's ranges share its time */
+		a->ac_launch++;
+		a->ac_launch_at = now;
+	}
+	bool fresh = false;
 	if (scanned) {
-		/* the regions ember_monitor_demand credits, joined to the scan's run of a */
+		/* the regions ember_monitor_demand credits */
 		uint64_t end = addr + (bytes ? bytes : 1);
 		if (end > a->base + a->size || end < addr)
 			end = a->base + a->size;
 		uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
 		uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-		unsigned slot = scan_slot(a);
-		uint64_t until = now + cover_ns(rd);
-		if (rd->scan[slot].id != a->id || !rd->scan[slot].until || now >= rd->scan[slot].until) {
-			rd->scan[slot].id = a->id;
-			rd->scan[slot].r0 = r0;
-			rd->scan[slot].r1 = r1;
-		} else {
-			rd->scan[slot].r0 = r0 < rd->scan[slot].r0 ? r0 : rd->scan[slot].r0;
-			rd->scan[slot].r1 = r1 > rd->scan[slot].r1 ? r1 : rd->scan[slot].r1;
-		}
-		rd->scan[slot].until = until < now ? UINT64_MAX : until;
+		fresh = scan_demand(rd, pc, a, r0, r1, amount, now);
 	}
 	/* the counters' demand since the last launch is what this launch's promotion must see */
-	unsigned slot = (unsigned)(a->id % EMBER_AC_COVER_SLOTS);
+	unsigned slot = cover_slot(a);
 	if (ember_ac_covers(rd, a, now) && rd->cover[slot].pending) {
 		rd->cover[slot].pending = false;
 		return true;
 	}
-	return false;
+	return fresh;
 }
 
 /* ---- the shim's reader ---- */
@@ -268,6 +322,7 @@ bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t
 				  uint64_t now)
 {
 	/* on a driver without notifications, one load: the launch path is measured in nanoseconds */
-	bool fresh = ember_shim_counters.reading && ember_ac_launch(&ember_shim_counters, a, addr, bytes, true, now);
-	return ember_monitor_demand(a, addr, bytes, amount, now) || fresh;
+	if (!ember_shim_counters.reading)
+		return ember_monitor_demand(a, addr, bytes, amount, now);
+	return ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, true, now);
 }

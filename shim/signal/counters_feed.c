@@ -63,11 +63,11 @@ void ember_counters_start(int tools_fd)
 		struct enable_events_params p = { .event_type_flags = 1ull << EMBER_AC_UVM_EVENT };
 		if (ioctl(tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &p) == 0 && p.status == 0) {
 			ember_table_lock(EMBER_TABLE);
-			ember_shim_counters.reading = true; /* launches note the scan's runs from now on */
+			ember_shim_counters.reading = true; /* launches go through the reader from now on */
 			ember_table_unlock(EMBER_TABLE);
 			__atomic_store_n(&reading, true, __ATOMIC_RELEASE);
 			ember_info("access counters: reading the driver's notifications (uvm_access_counter_notify=1); "
-				   "they add what the launch scan did not credit");
+				   "they replace the launch scan's guess for mapped regions");
 			return;
 		}
 		snprintf(why, sizeof why, "the driver refused event type %d (status %u)", EMBER_AC_UVM_EVENT, p.status);
@@ -107,9 +107,10 @@ void ember_counters_finish(void)
 		return;
 	struct ember_ac_counts c;
 	ember_counters_snapshot(&c);
-	ember_info("access counters: %llu notifications, %llu credited to %llu regions, %llu of regions the launch "
-		   "scan credited; dropped %llu foreign, %llu malformed, %llu truncated, %llu out of range",
+	ember_info("access counters: %llu notifications, %llu credited to %llu regions, %llu repeats; dropped %llu "
+		   "foreign, %llu malformed, %llu truncated, %llu out of range; the launch scan's credit withheld %llu "
+		   "times from mapped regions no notification named",
 		   (unsigned long long)c.records, (unsigned long long)c.credited, (unsigned long long)c.regions,
-		   (unsigned long long)c.scanned, (unsigned long long)c.foreign, (unsigned long long)c.malformed, (unsigned long long)c.truncated,
-		   (unsigned long long)c.out_of_range);
+		   (unsigned long long)c.repeats, (unsigned long long)c.foreign, (unsigned long long)c.malformed,
+		   (unsigned long long)c.truncated, (unsigned long long)c.out_of_range, (unsigned long long)c.withheld);
 }

@@ -138,7 +138,8 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
  * this they are hotter, but six of them still stayed mapped there at
  * 245f287 (5.1 s): first referenced once the budget is full, by launches
  * issued together, no resident region was old enough to give way (the
- * report's note). Access counters add what this guess missed (counters.c).
+ * report's note). Access counters, where the driver delivers them, stand
+ * in for this guess for mapped regions (counters.c).
  */
 static void credit_extents(struct ember_scan *s, uint64_t now)
 {

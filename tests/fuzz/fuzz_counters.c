@@ -3,7 +3,7 @@
  * policy behind it. Records arrive as the simulator and the patched driver
  * deliver them, against a region table the input makes up, with
  * allocations freed and made again, regions in every state, and launches
- * whose scanned ranges the notifications then leave to the scan.
+ * whose scanned ranges the counters confirm, withhold or complete.
  *
  * The input is a few allocations, then operations:
  *   'R' 40 bytes        one raw record (struct ember_ac_record)
@@ -36,7 +36,7 @@ struct ember_table ember_shim_table;
 struct ember_policy_ctx ember_shim_ctx;
 static uint64_t scan_demands;
 
-/* The launch scan's own crediting (monitor.c). */
+/* The launch scan's own crediting (monitor.c), which counters.c calls when no notifications are read. */
 bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
 	(void)a, (void)addr, (void)bytes, (void)amount, (void)now;
@@ -55,7 +55,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void check_counts(const struct ember_ac_reader *rd)
 {
 	const struct ember_ac_counts *c = &rd->counts;
-	if (c->records != c->credited + c->scanned + c->truncated + c->malformed + c->out_of_range + c->foreign)
+	if (c->records != c->credited + c->repeats + c->truncated + c->malformed + c->out_of_range + c->foreign)
 		abort();
 	if (c->regions < c->credited)
 		abort();
@@ -171,11 +171,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t off = take32(&in), len = take32(&in);
 			if (!a)
 				break;
-			/* as ember_counters_launch_demand: the scan's range noted (or, as ember-sim's scan=0, not), then credited */
-			bool scanned = off & 1;
-			ember_ac_launch(&rd, a, a->base + off % (a->size + 1), len, scanned, now);
-			if (scanned)
-				ember_monitor_demand(a, a->base + off, len, EMBER_LAUNCH_DEMAND, now);
+			/* as ember_counters_launch_demand: the scan's range credited through the reader (or, as ember-sim's scan=0, not) */
+			ember_ac_launch(&rd, &ember_shim_ctx, a, a->base + off % (a->size + 1), len, EMBER_LAUNCH_DEMAND,
+					off & 1, now);
 			break;
 		}
 		case 'P': {

@@ -1,10 +1,14 @@
 #!/bin/bash
-# The access counters fix the wavefront's blindness in the model, and
+# The access counters fix the wavefront's blindness in the model without
+# costing what the launch scan already sees, and
 # tools/bench/results/counters.jsonl regenerates by one command.
 #   test_counters_value.sh EMBER_SIM COUNTERS_PY COUNTERS_JSONL
 # nw-scalar is the suite's Needleman-Wunsch whose launch scan takes a scalar
 # for a count and credits one region of each matrix: with the launch scan
 # alone Ember-adaptive promotes those two regions and reads the rest mapped.
+# scan@1.5x is the star schema, whose scan credits every region its kernels
+# read: the counters' evidence replaces the scan's guess there with the same
+# demand (crediting each notification instead ran it 0.885x as fast).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 PY=${2:?counters.py}
@@ -14,10 +18,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One command regenerates the cases; the model is deterministic, so they must
 # equal the committed file's lines for the same cases, byte for byte.
-python3 "$PY" --sim "$SIM" --only '^nw-scalar@' --out "$tmp/c.jsonl" --jobs 2 >"$tmp/table"
+python3 "$PY" --sim "$SIM" --only '^(nw-scalar@|scan@1\.5x$)' --out "$tmp/c.jsonl" --jobs 2 >"$tmp/table"
 cat "$tmp/table"
-[ "$(wc -l <"$tmp/c.jsonl")" -eq 2 ] || fail "expected 2 cases"
-grep '"case": "nw-scalar@' "$COMMITTED" >"$tmp/committed" || fail "no nw-scalar case in $COMMITTED"
+[ "$(wc -l <"$tmp/c.jsonl")" -eq 3 ] || fail "expected 3 cases"
+grep -E '"case": "(nw-scalar@|scan@1\.5x")' "$COMMITTED" >"$tmp/committed" || fail "no such case in $COMMITTED"
 diff "$tmp/committed" "$tmp/c.jsonl" || fail "$COMMITTED is stale: run python3 tools/bench/counters.py"
 
 # field CASE MODE NAME: a number from the regenerated file
@@ -46,6 +50,13 @@ for m in counters counters_prompt; do
 	check "$(get nw-scalar@0.5x $m window_seconds) <= 1.1 * $(get nw-scalar@0.5x resident window_seconds)" \
 		"nw-scalar@0.5x: $m within 1.1x of everything resident"
 done
+# The star schema: every notification names a region the scan credited at that launch, so nothing is
+# credited twice or withheld, and the run is the scan's to the nanosecond.
+check "$(get scan@1.5x counters window_seconds) == $(get scan@1.5x scan window_seconds)" \
+	"scan@1.5x: counters give the scan's time"
+check "$(get scan@1.5x counters repeats) > 0" "scan@1.5x: notifications went through the shim's reader"
+check "$(get scan@1.5x counters credited) == 0" "scan@1.5x: none credited on top of the scan's credit"
+check "$(get scan@1.5x counters withheld) == 0" "scan@1.5x: no credit withheld from regions kernels read"
 # In the committed file, adaptive with counters is nowhere slower than with the launch scan alone.
 slower=$(python3 -c '
 import json, sys

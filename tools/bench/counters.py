@@ -54,7 +54,7 @@ MODES = {
     "resident": ["--variant", "resident"],
 }
 KEEP = ["sim_seconds", "window_seconds", "bytes_promoted", "bytes_demoted", "migrations", "launches",
-        "notifications", "credited", "scanned"]
+        "notifications", "credited", "repeats", "withheld"]
 
 
 def cases():

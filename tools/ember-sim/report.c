@@ -26,7 +26,8 @@ void sim_report_row(FILE *out, const struct sim_row *w, bool json, bool sweep)
 			(unsigned long long)w->r->launches, ratio, w->r->window_seconds,
 			(unsigned long long)c->notifications, (unsigned long long)c->credited);
 		if (c->notifications) /* with the counter model only: the other rows stay as they were */
-			fprintf(out, ",\"scanned\":%llu", (unsigned long long)c->scanned);
+			fprintf(out, ",\"repeats\":%llu,\"withheld\":%llu", (unsigned long long)c->repeats,
+				(unsigned long long)c->withheld);
 		if (w->trace_skipped >= 0)
 			fprintf(out, ",\"trace_skipped\":%lld", w->trace_skipped);
 		if (c->gpus) /* the peer variants only: the other rows stay as they were */

@@ -57,7 +57,8 @@ struct sim_launch {
 struct sim_counts {
 	uint64_t bytes_promoted, bytes_demoted, faults, evictions, bytes_evicted, migrations, notifications;
 	uint64_t credited; /* notifications the shim's reader credited */
-	uint64_t scanned;  /* notifications it left to the launch scan, which had credited their regions */
+	uint64_t repeats;  /* notifications it took that added nothing: their regions had their launch's worth, or were not mapped */
+	uint64_t withheld; /* the launch scan's credits to mapped regions it withheld, the counters not confirming them */
 	unsigned gpus;           /* 2 for the peer variants (a second, idle GPU), else 0: one */
 	uint64_t bytes_on_peers; /* the peer tier: bytes placed on the second GPU, in all */
 	uint64_t peer_pushed_out; /* the peer tier: of those, bytes its own demand sent back (none in a one-GPU trace) */

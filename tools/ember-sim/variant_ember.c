@@ -12,10 +12,12 @@
  * ranges than the scan guesses, enum sim_seen), or with --param counters=1
  * from the access-counter model too: notifications for mapped regions
  * actually read past the threshold, as the driver patch would deliver
- * them, taken by the shim's own reader (shim/signal/counters.c): each is
- * checked and credited to the regions it names that the launch scan has
- * not credited lately, as the shim's launch path notes them
- * (ember_counters_launch_demand). --param scan=0 leaves the counters alone.
+ * them, taken by the shim's own reader (shim/signal/counters.c). A
+ * launch's ranges go through the reader too, as the shim's launch path
+ * hands them to it (ember_counters_launch_demand): where the counters
+ * cover an allocation, the scan's credit to a mapped region stands while
+ * notifications confirm it, and notifications credit the mapped regions
+ * the scan did not credit lately. --param scan=0 leaves the counters alone.
  *
  * static-peer and adaptive-peer add a second GPU, idle, with a budget of
  * its own (--param peer_budget_gib, default --budget) and the peer link
@@ -424,10 +426,11 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 		if (r->seen == SIM_SEEN_KERNEL || !regions_of(a, r, &r0, &r1))
 			continue; /* the scan does not see what the kernel alone knows */
 		uint32_t amount = ember_policy_launch_amount(r1 - r0, largest);
-		/* as ember_counters_launch_demand: the scan's range noted, so that notifications leave it alone */
+		/* as ember_counters_launch_demand: through the reader when the counters run */
 		if (ev->counting)
-			fresh |= ember_ac_launch(&ev->reader, a, a->base + r->offset, r->bytes, ev->scan, now);
-		if (ev->scan)
+			fresh |= ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes, amount, ev->scan,
+						 now);
+		else if (ev->scan)
 			fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
 	}
 	ember_table_unlock(&ev->table);
@@ -559,7 +562,8 @@ static void v_counts(void *v, struct sim_counts *out)
 				    .migrations = ev->migrations,
 				    .notifications = ev->notifications,
 				    .credited = ev->reader.counts.credited,
-				    .scanned = ev->reader.counts.scanned };
+				    .repeats = ev->reader.counts.repeats,
+				    .withheld = ev->reader.counts.withheld };
 	if (ev->peer) {
 		out->gpus = 2;
 		out->bytes_on_peers = ev->tier.stats[1].placed;
