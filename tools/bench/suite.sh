@@ -235,7 +235,9 @@ llama() {
   local tokens=8 pairs=(1.5:13b 0.5:4b)
   [ "$quick" = 1 ] && { tokens=2; pairs=(1.5:tiny 0.5:tiny); }
   for pair in "${pairs[@]}"; do
-    local scale=${pair%%:*} shape=${pair#*:} model=/tmp/ember-suite-${pair#*:}.gguf
+    local scale=${pair%%:*} shape=${pair#*:} model=${TMPDIR:-/tmp}/ember-suite-${pair#*:}.gguf
+    # a size not asked for writes no model (the 13B shape's is 26 GB)
+    case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) continue ;; esac
     say "llama-cpp $shape at ${scale}x: writing the model"
     [ -s "$model" ] || python3 "$here/make_gguf.py" "$EMBER_GGUF_PY" "$model" "$shape" >"$results/logs/gguf-$shape.log" 2>&1
     local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
