@@ -11,7 +11,8 @@
  * kernel by kernel (all split under static; all resident below the low
  * watermark under adaptive) is placed once, for every allocation its
  * kernels reference, not once per kernel: llama.cpp's token is one graph
- * of hundreds of kernels, and replaying each one's scan cost it about
+ * of hundreds of kernels, captured anew each token, and placing each
+ * captured launch and then each kernel's replayed scan cost it about
  * 0.6 ms a token on the H200 with everything resident.
  */
 #include <cuda.h>
