@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# suite.sh's rounds without a GPU: stand-ins for nvidia-smi, llama-bench and
-# ember-suite print made-up records; each variant's record must come from
-# every round's process (a process per variant in turn), the resident one
-# alone asked for resident placement, and a failed round must fail its record.
+# suite.sh's rounds without a GPU: stand-ins for nvidia-smi, llama-bench,
+# ember-suite and hf_generate.py's measurement print made-up records; each
+# variant's record must come from every round's process (a process per
+# variant in turn), the resident one alone asked for resident placement, and
+# a failed round must fail its record.
 #   test_suite_rounds.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -36,6 +37,17 @@ EMBER_RESULTS=$dir/llama EMBER_LLAMA_ROUNDS=2 bash "$bench/suite.sh" llama >/dev
   { echo "suite.sh llama failed"; cat "$dir/llama/logs/"* 2>/dev/null | tail; exit 1; }
 EMBER_RESULTS=$dir/kernels EMBER_SUITE_PROCESSES=3 EMBER_SUITE_VARIANTS="resident static adaptive" \
   bash "$bench/suite.sh" kernels >/dev/null 2>&1 || { echo "suite.sh kernels failed"; exit 1; }
+# token generation at 0.5x: a copy of the harness beside a stand-in for hf_generate.measure
+mkdir -p "$dir/copy/bench"
+cp "$bench/../setup.sh" "$dir/copy/"
+cp "$bench/suite.sh" "$bench/suite_record.py" "$bench/hf_rounds.py" "$bench/ember_hooks.py" "$dir/copy/bench/"
+cat >"$dir/copy/bench/hf_generate.py" <<'PY'
+def measure(arch, size, new_tokens, runs):
+    return {"bench": "hf-generate", "arch": arch, "size": size, "new_tokens": new_tokens, "seconds": 0.1,
+            "load_seconds": 0.5, "run_seconds": [0.1] * runs, "working_set_bytes": 8000000000, "expert_bytes": 0}
+PY
+EMBER_RESULTS=$dir/hf EMBER_HF_ROUNDS=2 EMBER_HF_PROCESSES=3 EMBER_SUITE_VARIANTS="resident off adaptive" \
+  bash "$dir/copy/bench/suite.sh" hf >/dev/null 2>&1 || { echo "suite.sh hf failed"; cat "$dir/hf/logs/"* | tail; exit 1; }
 python3 - "$dir" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -51,5 +63,8 @@ assert k["resident"]["placement"] == "resident" and k["static"]["placement"] == 
 assert k["resident"]["processes"] == 3 and len(k["adaptive"]["runs_seconds"]) == 3, k
 failed = [v for v, r in k.items() if "error" in r]
 assert len(failed) == 1 and k[failed[0]]["error"] == "exit status 1", k  # the third process overall
+hf = [r for r in map(json.loads, open(d + "/hf/suite.jsonl"))]
+assert {r["bench"] for r in hf} == {"hf-llama", "hf-mixtral"} and {r["variant"] for r in hf} == {"resident", "off", "adaptive"}, hf
+assert all(r["processes"] == 6 and r["scale"] == 0.5 and "error" not in r for r in hf), hf  # 2 rounds x 3 children
 print("rounds: ok")
 PY

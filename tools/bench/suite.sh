@@ -112,64 +112,36 @@ record() {
   tail -n 1 "$jsonl" | cut -c1-240
 }
 
-# hf_rounds_records BENCH SCALE ARCH SIZE TOKENS: launch-bound token generation, whose processes of one
-# variant spread by a third: EMBER_HF_ROUNDS rounds (2), each a process per variant in turn (the order
-# turning each round) forking EMBER_HF_PROCESSES measured children (2; hf_rounds.py). One record a
-# variant from all its children (suite_record.py --rounds); off is Ember passing through.
-hf_rounds_records() {
-  local bench=$1 scale=$2 arch=$3 size=$4 tokens=$5 vs=() v r i
-  for v in resident off static adaptive mapped; do wanted "$bench" "$scale" "$v" "" && vs+=("$v"); done
-  [ ${#vs[@]} -gt 0 ] || return 0
-  local dir t0=$SECONDS; dir=$(mktemp -d /tmp/ember-suite-rounds.XXXXXX)
-  for ((r = 0; r < ${EMBER_HF_ROUNDS:-2}; r++)); do
-    for ((i = 0; i < ${#vs[@]}; i++)); do
-      v=${vs[(i + r) % ${#vs[@]}]}
-      local pre rc=0
-      prefix "$bench" "$scale" "$v" "$dir/$v.stats.json"
-      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" python3 "$here/hf_rounds.py" "$v" "$r" \
-        "${EMBER_HF_PROCESSES:-2}" "$arch" "$size" "$tokens" "$runs" >>"$dir/$v.jsonl" \
-        2>>"$results/logs/$bench-$scale-$v.log" || rc=$?
-      echo "$(date +%T) $bench $scale $v round $r: exit $rc" >>"$results/progress.log"
-      [ $rc = 0 ] || echo $rc >"$dir/$v.rc" # a failed round fails the record
-    done
-  done
-  for v in "${vs[@]}"; do
-    python3 "$here/suite_record.py" --bench "$bench" --scale "$scale" --variant "$v" --budget "$budget_bytes" \
-      --gpu "$gpu" --stats "$dir/$v.stats.json" --rc "$(cat "$dir/$v.rc" 2>/dev/null || echo 0)" \
-      --timeout "$timeout_s" --wall $((SECONDS - t0)) --results "$results" --rounds "$dir/$v.jsonl" >>"$jsonl"
-    tail -n 1 "$jsonl" | cut -c1-240
-  done
-  rm -rf "$dir"
-}
-
-# rounds_records BENCH SCALE ROUNDS RESIDENT_ARG -- COMMAND...: ROUNDS rounds, each a process per variant
-# in turn (the order turning each round); resident runs COMMAND RESIDENT_ARG. One record a variant from its
-# processes (suite_record.py: the median of each process's median). For launch-bound runs (llama.cpp at
-# 0.5x, EMBER_LLAMA_ROUNDS) and kernels whose variants differ by less than processes spread
-# (EMBER_SUITE_PROCESSES).
+# rounds_records BENCH SCALE ROUNDS COMMAND_FN: ROUNDS rounds, each a process per variant in turn (the
+# order turning each round); COMMAND_FN VARIANT ROUND sets cmd, what that process runs. One record a variant
+# from all its processes (suite_record.py: the median of each process's median). For what one process per
+# variant cannot tell apart: launch-bound token generation at 0.5x, whose processes of one variant spread by
+# a third (EMBER_HF_ROUNDS, hf_rounds.py processes forking EMBER_HF_PROCESSES children each; off is Ember
+# passing through), llama.cpp at 0.5x (EMBER_LLAMA_ROUNDS) and the kernels (EMBER_SUITE_PROCESSES).
 rounds_records() {
-  local bench=$1 scale=$2 nr=$3 resident_arg=$4 vs=() v r i; shift 5
+  # name, not bench: llama_command reads llama()'s bench
+  local name=$1 scale=$2 nr=$3 command_fn=$4 vs=() v r i cmd
   for v in resident off static adaptive mapped; do
     [ "$v" = off ] && [ "$scale" != 0.5 ] && continue
-    wanted "$bench" "$scale" "$v" "" && vs+=("$v")
+    wanted "$name" "$scale" "$v" "" && vs+=("$v")
   done
   [ ${#vs[@]} -gt 0 ] || return 0
   local dir t0=$SECONDS; dir=$(mktemp -d /tmp/ember-suite-rounds.XXXXXX)
   for ((r = 0; r < nr; r++)); do
     for ((i = 0; i < ${#vs[@]}; i++)); do
       v=${vs[(i + r) % ${#vs[@]}]}
-      local pre rc=0 extra=()
-      [ "$v" = resident ] && [ -n "$resident_arg" ] && extra=("$resident_arg")
-      prefix "$bench" "$scale" "$v" "$dir/$v.$r.stats.json"
-      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" "$@" "${extra[@]}" >>"$dir/$v.out" \
-        2>>"$results/logs/$bench-$scale-$v.log" || rc=$?
-      echo "$(date +%T) $bench $scale $v round $r: exit $rc" >>"$results/progress.log"
+      local pre rc=0
+      prefix "$name" "$scale" "$v" "$dir/$v.$r.stats.json"
+      "$command_fn" "$v" "$r"
+      timeout --foreground --kill-after=10 "$timeout_s" "${pre[@]}" "${cmd[@]}" >>"$dir/$v.out" \
+        2>>"$results/logs/$name-$scale-$v.log" || rc=$?
+      echo "$(date +%T) $name $scale $v round $r: exit $rc" >>"$results/progress.log"
       [ $rc = 0 ] || echo $rc >"$dir/$v.rc" # a failed round fails the record
       [ -s "$dir/$v.$r.stats.json" ] && mv "$dir/$v.$r.stats.json" "$dir/$v.stats.json" # the last round's moves
     done
   done
   for v in "${vs[@]}"; do
-    python3 "$here/suite_record.py" --bench "$bench" --scale "$scale" --variant "$v" --budget "$budget_bytes" \
+    python3 "$here/suite_record.py" --bench "$name" --scale "$scale" --variant "$v" --budget "$budget_bytes" \
       --gpu "$gpu" --stats "$dir/$v.stats.json" --rc "$(cat "$dir/$v.rc" 2>/dev/null || echo 0)" \
       --timeout "$timeout_s" --wall $((SECONDS - t0)) --results "$results" --out "$(cat "$dir/$v.out" 2>/dev/null)" >>"$jsonl"
     tail -n 1 "$jsonl" | cut -c1-240
@@ -186,6 +158,18 @@ probe() {
   cat "$results/probe.json" "$results/logs/sparse-probe.log"
 }
 
+# The processes of rounds_records (VARIANT ROUND), from their callers' locals.
+kernel_command() { # kernels(): suite, w, ws
+  cmd=("$suite" "$w" "$ws" "$runs")
+  if [ "$1" = resident ]; then cmd+=(resident); fi
+}
+hf_command() { # hf(): arch, size, tokens
+  cmd=(python3 "$here/hf_rounds.py" "$1" "$2" "${EMBER_HF_PROCESSES:-2}" "$arch" "$size" "$tokens" "$runs")
+}
+llama_command() { # llama(): bench
+  cmd=("${bench[@]}" -ngl 99)
+}
+
 kernels() {
   local suite=$EMBER_BUILD/bin/ember-suite
   local names=${EMBER_SUITE_ONLY:-$("$suite" list | cut -d' ' -f1)}
@@ -194,7 +178,7 @@ kernels() {
     for w in $names; do
       say "$w at ${scale}x ($ws bytes)"
       if [ "${EMBER_SUITE_PROCESSES:-1}" -gt 1 ]; then
-        rounds_records "$w" $scale "$EMBER_SUITE_PROCESSES" resident -- "$suite" "$w" "$ws" "$runs"
+        rounds_records "$w" $scale "$EMBER_SUITE_PROCESSES" kernel_command
         continue
       fi
       record "$w" $scale resident "" -- "$suite" "$w" "$ws" "$runs" resident
@@ -217,7 +201,7 @@ hf() {
       local arch=${m%%:*} size=${m#*:} prog=(python3 "$here/hf_generate.py" "${m%%:*}" "${m#*:}" $tokens "$runs")
       say "hf-$arch $size at ${scale}x"
       if [ $scale = 0.5 ]; then
-        hf_rounds_records "hf-$arch" $scale "$arch" "$size" $tokens
+        rounds_records "hf-$arch" $scale "${EMBER_HF_ROUNDS:-2}" hf_command
         continue
       fi
       record "hf-$arch" $scale resident "" -- "${prog[@]}"
@@ -242,7 +226,7 @@ llama() {
     [ -s "$model" ] || python3 "$here/make_gguf.py" "$EMBER_GGUF_PY" "$model" "$shape" >"$results/logs/gguf-$shape.log" 2>&1
     local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
     if [ "$scale" = 0.5 ]; then
-      rounds_records llama-cpp "$scale" "${EMBER_LLAMA_ROUNDS:-3}" "" -- "${bench[@]}" -ngl 99
+      rounds_records llama-cpp "$scale" "${EMBER_LLAMA_ROUNDS:-3}" llama_command
       rm -f "$model"
       continue
     fi
