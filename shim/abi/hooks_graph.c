@@ -34,28 +34,27 @@ struct graph_record {
 	CUgraphExec exec;
 	struct ember_scan *scans;
 	size_t n, cap;
-	/* every allocation they reference, one pointer each (unbound); whole_ok: all fitted in one scan */
+	/* every allocation they reference, by its base (unbound); whole_ok: all fitted in one scan */
 	struct ember_scan whole;
 	bool whole_ok;
-	struct ember_alloc *seen[EMBER_SCAN_MAX_REFS]; /* while scanning: whole's allocations, by identity */
 	struct graph_record *next;
 };
 
 /* Add a kernel's allocations (s bound) to the graph's whole. */
 static void add_to_whole(struct graph_record *g, const struct ember_scan *s)
 {
-	for (unsigned i = 0; i < s->nptrs && g->whole_ok; i++) {
+	for (unsigned i = 0; i < s->n && g->whole_ok; i++) {
+		uint64_t base = s->allocs[i]->base;
 		unsigned k = 0;
-		while (k < g->whole.nptrs && g->seen[k] != s->ptrs[i].alloc)
+		while (k < g->whole.nptrs && g->whole.ptrs[k].addr != base)
 			k++;
 		if (k < g->whole.nptrs)
 			continue;
-		if (g->whole.nptrs == EMBER_SCAN_MAX_REFS) {
+		if (k == EMBER_SCAN_MAX_REFS) {
 			g->whole_ok = false; /* more than a scan holds: kernel by kernel */
 			break;
 		}
-		g->seen[k] = s->ptrs[i].alloc;
-		g->whole.ptrs[k].addr = s->ptrs[i].addr;
+		g->whole.ptrs[k].addr = base;
 		g->whole.nptrs = k + 1;
 	}
 }
