@@ -31,7 +31,9 @@
  *                                                        that found the launch queue full (over 50 us)
  *   X <t>                                                the application called ember_flush(): programs
  *                                                        that time a phase flush first, so a replay can
- *                                                        time from the last X to the end as they did
+ *                                                        time from the last X that a launch follows to
+ *                                                        the end as they did (a flush on the way out
+ *                                                        starts no phase)
  *   E <t>                                                end of the run
  *
  * <id> is the allocation's order of creation in the process, from 0;

@@ -29,4 +29,18 @@ plain=$("$SIM" --trace "$tmp/plain.trace" --variant adaptive --json 2>/dev/null)
 check "$(field "$followed" bytes_demoted) > 0" "a followed slide departs what it left behind ($(field "$followed" bytes_demoted) bytes demoted)"
 check "$(field "$plain" bytes_demoted) == 0" "without the argument nothing departs"
 check "$(field "$followed" bytes_promoted) > 2 * $(field "$plain" bytes_promoted)" "the followed window is promoted as it moves"
+# The timed window starts at the last flush a launch follows: a program that flushes once more on its
+# way out (the suite's kernels do, for their statistics) is still timed from its last phase's flush.
+phases_trace() { # phases_trace TAIL: two phases of 20 launches over 256 MiB, each after a flush, then TAIL
+  awk -v tail="$1" 'BEGIN { M = 1048576; print "ember-trace 2"; print "D 0", 1024*M, 900*M, 850*M
+    print "A 0 0 0", 256*M, "m"; t = 1000
+    for (p = 0; p < 2; p++) { print "X", t; for (s = 0; s < 20; s++) { t += 100000; printf "L %d 1 0 1 0:0:%d\n", t, 256*M } }
+    if (tail != "") print tail, t + 1000; print "E", t + 2000 }'
+}
+phases_trace "" >"$tmp/phases.trace"; phases_trace X >"$tmp/phases-flushed.trace"
+plain=$(field "$("$SIM" --trace "$tmp/phases.trace" --variant static --json 2>/dev/null)" window_seconds)
+flushed=$(field "$("$SIM" --trace "$tmp/phases-flushed.trace" --variant static --json 2>/dev/null)" window_seconds)
+whole=$(field "$("$SIM" --trace "$tmp/phases.trace" --variant static --json 2>/dev/null)" sim_seconds)
+check "$flushed == $plain" "a flush on the way out leaves the timed window the last phase's (${flushed}s)"
+check "$plain < 0.75 * $whole" "the window is the last phase, not the run (${plain}s of ${whole}s)"
 echo PASS

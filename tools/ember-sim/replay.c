@@ -162,8 +162,9 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 	void *st = v->start(env);
 	if (!st)
 		return -1;
-	uint64_t now = 0, host = 0, last_t = 0, mark = 0, first_launch = UINT64_MAX;
-	bool marked = false, after_mark = false;
+	/* the timed window starts at the last mark a launch followed: a program may flush once more on its way out */
+	uint64_t now = 0, host = 0, last_t = 0, mark = 0, pending_mark = 0, first_launch = UINT64_MAX;
+	bool marked = false, pending = false;
 	uint64_t cap_ns = (uint64_t)(sim_param_double(env->params, "host_gap_cap_us", 200) * 1e3);
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sim_event *ev = &e->ev[i];
@@ -188,9 +189,8 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			last_t = ev->until > last_t ? ev->until : last_t;
 			break;
 		case SIM_EV_MARK:
-			mark = now;
-			marked = true;
-			after_mark = false;
+			pending_mark = now;
+			pending = true;
 			break;
 		case SIM_EV_ALLOC:
 			host = (host > now ? host : now) + v->alloc(st, ev->id, ev->size, ev->flags, host > now ? host : now);
@@ -209,7 +209,11 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 				start = now;
 			if (first_launch == UINT64_MAX)
 				first_launch = now;
-			after_mark = true;
+			if (pending) {
+				mark = pending_mark;
+				marked = true;
+				pending = false;
+			}
 			double ns = env->profile->launch_us * 1e3 + l->compute_ns;
 			for (unsigned r = 0; r < l->n; r++)
 				if (l->ranges[r].bytes && l->ranges[r].seen != SIM_SEEN_SCAN) /* a guess only: nothing read */
@@ -226,7 +230,7 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 	v->counts(st, &out->c);
 	v->finish(st);
 	out->seconds = (double)now * 1e-9;
-	uint64_t from = marked && after_mark ? mark : first_launch == UINT64_MAX ? 0 : first_launch;
+	uint64_t from = marked ? mark : first_launch == UINT64_MAX ? 0 : first_launch;
 	out->window_seconds = (double)(now - from) * 1e-9;
 	return 0;
 }

@@ -27,7 +27,7 @@ struct sim_events {
 int sim_events_alloc(struct sim_events *e, uint64_t id, uint64_t size);
 int sim_events_free(struct sim_events *e, uint64_t id);
 int sim_events_plain(struct sim_events *e, int64_t bytes);
-/* A mark: the program flushed (ember_flush) before a phase it times; the replay times from the last one. */
+/* A mark: the program flushed (ember_flush) before a phase it times; the replay times from the last one a launch follows. */
 int sim_events_mark(struct sim_events *e);
 /* The end of the recorded run: timers run until then (a trace's E line). */
 int sim_events_end(struct sim_events *e);
@@ -41,7 +41,7 @@ void sim_events_clear(struct sim_events *e);
 
 struct sim_result {
 	double seconds;
-	double window_seconds;  /* the phase the program timed: from the last mark to the end, else from the first launch */
+	double window_seconds;  /* the phase the program timed: from the last mark a launch follows to the end, else from the first launch */
 	uint64_t launches;
 	struct sim_counts c;
 };
