@@ -5,7 +5,9 @@
 Replays the recorded real-program traces (tools/bench/results/suite/diag:
 transformers generate() and llama.cpp at 1.5x, each as recorded under
 static and under adaptive; the MoE model, k-means, BFS and the star
-queries as recorded under adaptive; the older bfs and star ones) and runs every
+queries as recorded under adaptive; the wavefront, nw.cu, under both at
+both sizes, its launches reading what the built-in nw reads (ember-sim
+--kernel-reads); the older bfs and star ones) and runs every
 built-in workload at 0.5x and 1.5x of a 16 GiB budget, the Needleman-Wunsch
 wavefront (nw: the launch scan credits whole allocations; nw-scalar: it
 credits one region of each matrix) among them. Each case runs Ember-adaptive
@@ -42,7 +44,11 @@ DIAG = os.path.join("tools", "bench", "results", "suite", "diag")
 TRACES = ["hf-llama-1.5-static", "hf-llama-1.5-adaptive", "llama-cpp-1.5-static", "llama-cpp-1.5-adaptive",
           "bfs-static", "bfs-mapped", "star-static", "star-mapped",
           "hf-mixtral-1.5-adaptive", "kmeans-1.5-adaptive", "bfs-0.5-adaptive", "bfs-1.5-adaptive",
-          "star-1.5-adaptive"]
+          "star-1.5-adaptive", "nw-0.5-static", "nw-0.5-adaptive", "nw-1.5-static", "nw-1.5-adaptive"]
+# A wavefront trace names each matrix whole at every launch (its kernels get base pointers only, so the
+# scan credits whole allocations): replayed as is, every launch would read 8 or 24 GB. Its launches read
+# what ember-sim's model of the same program (nw.cu, the built-in nw) reads; the rest is as recorded.
+KERNEL_READS = {"nw-0.5-static": "nw", "nw-0.5-adaptive": "nw", "nw-1.5-static": "nw", "nw-1.5-adaptive": "nw"}
 # Not pathfinder's traces: each of its launches names the whole wall, and a replay charges what a launch
 # names as read, so its replays take thousands of seconds (3,796 s at 1.5x, against 0.37 on the H200).
 WORKLOADS = ["reread", "strided", "random", "window", "phase", "decode", "scan", "wavefront", "nw", "nw-scalar"]
@@ -64,7 +70,8 @@ KEEP = ["sim_seconds", "window_seconds", "bytes_promoted", "bytes_demoted", "mig
 
 def cases():
     for t in TRACES:
-        yield {"case": t, "source": "trace", "trace": os.path.join(DIAG, t + ".trace.gz")}
+        yield {"case": t, "source": "trace", "trace": os.path.join(DIAG, t + ".trace.gz"),
+               "kernel_reads": KERNEL_READS.get(t)}
     for w in WORKLOADS:
         for ratio, ws in SIZES:
             yield {"case": "%s@%gx" % (w, ratio), "source": "built-in", "workload": w, "working_set_arg": ws,
@@ -74,6 +81,8 @@ def cases():
 def command(sim, case, mode):
     if case["source"] == "trace":
         src = ["--trace", os.path.join(ROOT, case["trace"])]
+        if case["kernel_reads"]:
+            src += ["--kernel-reads", case["kernel_reads"]]
     else:
         src = ["--workload", case["workload"], "--working-set", case["working_set_arg"], "--budget", "16G",
                "--seed", SEED]
@@ -81,7 +90,7 @@ def command(sim, case, mode):
 
 
 def run_one(sim, case, mode):
-    if case["source"] == "trace" and mode == "resident":
+    if case["source"] == "trace" and mode == "resident" and not case["kernel_reads"]:
         return None  # not run: a trace's "everything resident" is what its recorded run measured
     out = subprocess.run(command(sim, case, mode), check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -106,6 +115,8 @@ def main():
         first = results[(c["case"], "scan")]
         if c["source"] == "trace":
             row["trace"] = c["trace"]
+            if c["kernel_reads"]:
+                row["kernel_reads"] = c["kernel_reads"]
         else:
             row["workload"] = c["workload"]
         row["working_set"] = first["working_set"]

@@ -10,6 +10,7 @@
 
 #include "gzfile.h"
 #include "report.h"
+#include "overlay.h"
 #include "trace.h"
 #include "workloads.h"
 
@@ -37,6 +38,9 @@ static void usage(FILE *out)
 		"                       tier; --param peer_budget_gib=N, default --budget), a comma\n"
 		"                       list, or all (= uvm,prefetch,mapped,static,adaptive; default)\n"
 		"  --trace FILE         replay an EMBER_TRACE file instead of a workload\n"
+		"  --kernel-reads W     with --trace: the launches read what built-in workload W\n"
+		"                       reads (the same program, modelled), where the trace\n"
+		"                       names only what the launch scan credited; nw, nw-scalar\n"
 		"  --json               one JSON object per variant per line\n"
 		"  --sweep              run working sets of 0.25x .. 4x the budget and print them\n"
 		"  --plot OUT.png       the sweep, plotted as time against working set / budget\n"
@@ -90,7 +94,7 @@ static uint64_t uint_arg(const char *opt, const char *v, uint64_t lo, uint64_t h
 }
 
 struct opts {
-	const char *workload, *variant, *trace, *plot, *profile;
+	const char *workload, *variant, *trace, *plot, *profile, *kernel_reads;
 	uint64_t budget;
 	bool json, sweep, print_profile;
 	char params[1024];
@@ -100,7 +104,7 @@ struct opts {
 static void parse(int argc, char **argv, struct opts *o)
 {
 	enum { O_WS = 256, O_BUDGET, O_VARIANT, O_JSON, O_PLOT, O_SWEEP, O_PROFILE, O_PRINT, O_PARAM, O_SEED,
-	       O_TRACE, O_PASSES, O_DRIFT, O_TOKENS, O_LAYERS, O_STRIDE, O_READS, O_HELP, O_WL };
+	       O_TRACE, O_PASSES, O_DRIFT, O_TOKENS, O_LAYERS, O_STRIDE, O_READS, O_HELP, O_WL, O_KREADS };
 	static const struct option lo[] = {
 		{ "workload", 1, 0, O_WL }, { "working-set", 1, 0, O_WS }, { "budget", 1, 0, O_BUDGET },
 		{ "variant", 1, 0, O_VARIANT }, { "json", 0, 0, O_JSON }, { "plot", 1, 0, O_PLOT },
@@ -108,7 +112,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "param", 1, 0, O_PARAM }, { "seed", 1, 0, O_SEED }, { "trace", 1, 0, O_TRACE },
 		{ "passes", 1, 0, O_PASSES }, { "drift", 1, 0, O_DRIFT }, { "tokens", 1, 0, O_TOKENS },
 		{ "layers", 1, 0, O_LAYERS }, { "stride", 1, 0, O_STRIDE }, { "reads", 1, 0, O_READS },
-		{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
+		{ "kernel-reads", 1, 0, O_KREADS }, { "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->workload = "reread";
@@ -138,6 +142,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_SEED: o->wl.seed = uint_arg("--seed", optarg, 0, UINT64_MAX); break;
 		case O_TRACE: o->trace = optarg; break;
+		case O_KREADS: o->kernel_reads = optarg; break;
 		case O_PASSES: o->wl.passes = (unsigned)uint_arg("--passes", optarg, 1, 1000000); break;
 		case O_DRIFT: o->wl.drift_pct = (double)uint_arg("--drift", optarg, 0, 100); break;
 		case O_TOKENS: o->wl.tokens = (unsigned)uint_arg("--tokens", optarg, 1, 1000000); break;
@@ -158,6 +163,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		bad("unexpected argument '%s'", argv[optind]);
 	if (o->trace && (o->sweep || o->plot))
 		bad("--sweep and --plot need a built-in workload, not --trace");
+	if (o->kernel_reads && !o->trace)
+		bad("--kernel-reads needs --trace");
 }
 
 /* Resolves --variant into a NULL-terminated list. */
@@ -204,6 +211,22 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 	return 0;
 }
 
+/* --kernel-reads: the trace's launches read what the model of the same program at its working set reads. */
+static void overlay(const struct opts *o, struct sim_events *ev, uint64_t ws)
+{
+	struct sim_events model = { 0 };
+	struct sim_wl_opts w = o->wl;
+	w.working_set = ws;
+	char err[256];
+	int rc = sim_workload_build(o->kernel_reads, &w, &model, err, sizeof err);
+	rc = rc ? rc : sim_overlay_reads(ev, &model, err, sizeof err);
+	sim_events_clear(&model);
+	if (rc) {
+		fprintf(stderr, "ember-sim: --kernel-reads %s: %s\n", o->kernel_reads, err);
+		exit(2);
+	}
+}
+
 static int do_trace(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs)
 {
 	FILE *f = sim_open_maybe_gz(o->trace);
@@ -221,6 +244,8 @@ static int do_trace(const struct opts *o, const struct sim_profile *p, const str
 	uint64_t budget = o->budget ? o->budget : info.budget ? info.budget : 16ull << 30;
 	if (budget < SIM_BLOCK)
 		bad("--budget: at least 2M");
+	if (o->kernel_reads)
+		overlay(o, &ev, info.working_set);
 	FILE *msg = o->json ? stderr : stdout;
 	fprintf(msg, "trace %s: %llu lines, %llu events, %llu malformed lines skipped", o->trace,
 		(unsigned long long)info.lines, (unsigned long long)info.events, (unsigned long long)info.skipped);
@@ -234,12 +259,12 @@ static int do_trace(const struct opts *o, const struct sim_profile *p, const str
 	return rc;
 }
 
-static int build(const struct opts *o, uint64_t ws, struct sim_events *ev)
+static int build(const struct opts *o, const char *workload, uint64_t ws, struct sim_events *ev)
 {
 	struct sim_wl_opts w = o->wl;
 	w.working_set = ws;
 	char err[256];
-	if (sim_workload_build(o->workload, &w, ev, err, sizeof err)) {
+	if (sim_workload_build(workload, &w, ev, err, sizeof err)) {
 		fprintf(stderr, "ember-sim: %s (see ember-sim --help)\n", err);
 		exit(2);
 	}
@@ -254,7 +279,7 @@ static int do_sweep(const struct opts *o, const struct sim_profile *p, const str
 	for (size_t i = 0; i < sizeof sweep_ratios / sizeof sweep_ratios[0]; i++) {
 		uint64_t ws = (uint64_t)((double)budget * sweep_ratios[i]) / SIM_BLOCK * SIM_BLOCK;
 		struct sim_events ev = { 0 };
-		build(o, ws, &ev);
+		build(o, o->workload, ws, &ev);
 		int rc = run_all(o, p, vs, &ev, ws, budget, -1, out, true, json);
 		sim_events_clear(&ev);
 		if (rc)
@@ -319,7 +344,7 @@ int main(int argc, char **argv)
 	if (o.sweep)
 		return do_sweep(&o, &p, vs, budget, stdout, o.json);
 	struct sim_events ev = { 0 };
-	build(&o, o.wl.working_set, &ev);
+	build(&o, o.workload, o.wl.working_set, &ev);
 	if (!o.json)
 		sim_report_header(stdout, false);
 	int rc = run_all(&o, &p, vs, &ev, o.wl.working_set, budget, -1, stdout, false, o.json);
