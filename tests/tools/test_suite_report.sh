@@ -10,6 +10,8 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 echo '{"device_read_Bps": 4e12, "mapped_read_Bps": 5e10, "prefetch_Bps": 4e10, "prefetch_bulk_Bps": 5e10}' >probe.json
 echo '{"rates_Bps": {"mapped-read/128": 2.5e10}}' >sparse-probe.json
+printf '%s\n' '{"bench": "gather-probe", "where": "device", "tensor": "down", "case": "index", "gb_per_s": 1472.1}' \
+  '{"bench": "gather-probe", "where": "mapped", "tensor": "down", "case": "index", "gb_per_s": 40.23}' >gather-probe.jsonl
 G=$((1 << 30)) budget=$((16 << 30))
 rec() { python3 "$bench/suite_record.py" --budget $budget --gpu test --results . "$@" >>suite.jsonl; }
 suite() { echo "{\"bench\": \"$1\", \"working_set_bytes\": $2, \"seconds\": $3, \"first_seconds\": $3, \"runs_seconds\": [$3], \"compute_seconds\": $4, \"read_bytes\": $5, \"sparse\": $6, \"verified\": true}"; }
@@ -76,6 +78,7 @@ PY
 echo '{"kmeans@1.5": "a cause measured"}' >notes.json
 python3 "$bench/suite_report.py" . REPORT.md >/dev/null 2>&1
 grep -q '^## The issue.s criteria' REPORT.md
+grep -q '^| mapped | down | 40.2 |$' REPORT.md # the gather probe's rates
 grep -q 'kmeans at 1.5x.*a cause measured' REPORT.md
 grep -q 'bfs at 1.5x.*not yet explained' REPORT.md
 grep -q 'nw 1.5x mapped: timed out after 150 s' REPORT.md

@@ -156,6 +156,12 @@ probe() {
   "$EMBER_BUILD/bin/ember-uvm-bench" probe $((4 << 30)) >"$results/probe.json"
   "$EMBER_BUILD/bin/ember-sparse-probe" $((4 << 30)) >"$results/sparse-probe.json" 2>"$results/logs/sparse-probe.log"
   cat "$results/probe.json" "$results/logs/sparse-probe.log"
+  # the rate PyTorch's own kernels draw from mapped memory (an MoE's expert gathers), beside the probe's
+  if python3 -c "import torch" 2>/dev/null; then
+    python3 "$here/gather_probe.py" 20 >"$results/gather-probe.jsonl" 2>"$results/logs/gather-probe.log"
+    "$EMBER_BUILD/bin/ember-run" --driver real --mode mapped --manage-all 1 --budget "$budget" -- \
+      python3 "$here/gather_probe.py" 10 >>"$results/gather-probe.jsonl" 2>>"$results/logs/gather-probe.log"
+  fi
 }
 
 # The processes of rounds_records (VARIANT ROUND), from their callers' locals.

@@ -47,7 +47,7 @@ def main():
                 rec.pop("bound_seconds", None)
             records[key(rec)] = rec
             budget = rec.get("budget_bytes", budget)
-        for name in ("probe.json", "sparse-probe.json", "overhead.jsonl", "machine.txt"):
+        for name in ("probe.json", "sparse-probe.json", "gather-probe.jsonl", "overhead.jsonl", "machine.txt"):
             if os.path.exists(os.path.join(call, name)):
                 shutil.copy(os.path.join(call, name), os.path.join(dest, name))
         for sub in ("logs", "diag"):

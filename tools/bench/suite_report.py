@@ -406,6 +406,23 @@ def expected():
     yield "hf-mixtral", 1.5, "accelerate"
 
 
+def gather_table(rows, lines):
+    """gather_probe.py's rates: PyTorch's own kernels reading a Mixtral-shaped expert tensor, in device memory
+    and mapped, GB/s of the bytes gathered (two experts of eight)."""
+    cells = {(r["where"], r["tensor"], r["case"]): r["gb_per_s"] for r in rows if r.get("bench") == "gather-probe"}
+    if not cells:
+        return
+    wheres = list(dict.fromkeys(w for w, _, _ in cells))
+    cases = list(dict.fromkeys(c for _, _, c in cells))
+    tensors = list(dict.fromkeys(t for _, t, _ in cells))
+    lines += ["", "PyTorch's own kernels reading two experts of eight from a Mixtral-shaped expert tensor "
+              "(`gather_probe.py`: hf-mixtral's shapes, the median of 10 to 20 repeats, GB/s of the bytes read):", "",
+              "| where | tensor | " + " | ".join(cases) + " |", "|" + " --- |" * (len(cases) + 2)]
+    for w in wheres:
+        for t in tensors:
+            lines.append(f"| {w} | {t} | " + " | ".join(fmt(cells.get((w, t, c)), '.3g') for c in cases) + " |")
+
+
 def main():
     results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results", "suite")
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "REPORT.md")
@@ -413,6 +430,7 @@ def main():
     overhead = load_jsonl(os.path.join(results, "overhead.jsonl"))
     probe = load_json(os.path.join(results, "probe.json"), {})
     sparse = load_json(os.path.join(results, "sparse-probe.json"), {})
+    gather = load_jsonl(os.path.join(results, "gather-probe.jsonl"))
     notes = load_json(os.path.join(results, "notes.json"), {})
     m = Matrix(rows)
     gpu = next((r["gpu"] for r in rows if r.get("gpu")), "no GPU")
@@ -448,6 +466,7 @@ def main():
         for case in dict.fromkeys(k.split('/')[0] for k in sparse["rates_Bps"]):
             lines.append(f"| {case} | " + " | ".join(fmt(sparse['rates_Bps'].get(f'{case}/{s}', None) and
                                                         sparse['rates_Bps'][f'{case}/{s}'] / 1e9, '.3g') for s in sizes) + " |")
+    gather_table(gather, lines)
     for scale in (0.5, 1.5):
         lines += ["", f"## {scale}x of the budget (seconds)", ""]
         table(m, scale, lines)
