@@ -9,12 +9,13 @@
 #include "launch_repeat.h"
 #include "launch_scan.h"
 #include "placement.h"
+#include "settled.h"
 #include "shim.h"
 #include "tracer.h"
 
 /*
- * Scan, unless this thread's last launch is repeated (launch_repeat.h);
- * a trace records every launch's own scan.
+ * Scan, unless nothing is left to decide (settled.h) or this thread's last
+ * launch is repeated (launch_repeat.h); a trace records every launch's own scan.
  */
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
@@ -24,6 +25,8 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 		ember_placement_launch(NULL, stream, per_thread);
 		return;
 	}
+	if (!ember_tracing && ember_settled_launch())
+		return; /* nothing any launch could change: settled.h */
 	struct ember_scan local, *scan = ember_tracing ? NULL : ember_repeat_scan(f, params, extra, stream, per_thread);
 	if (!scan)
 		ember_scan_launch(f, params, extra, scan = &local);

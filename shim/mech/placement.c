@@ -85,7 +85,7 @@ void ember_strategy_choose(enum ember_mode mode)
 }
 
 /* The bytes resident on the launch's GPU: what a refresh would cover at most. */
-static uint64_t resident_on(void *at)
+uint64_t ember_placement_resident_on(void *at)
 {
 	ember_table_lock(EMBER_TABLE);
 	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, ((const struct ember_at *)at)->device);
@@ -103,7 +103,7 @@ static uint64_t resident_on(void *at)
  */
 static void refresh_after_host_phase(struct ember_scan *scan, const struct ember_at *at)
 {
-	uint32_t phase = ember_host_phase_at_launch(resident_on, (void *)at);
+	uint32_t phase = ember_host_phase_at_launch(ember_placement_resident_on, (void *)at);
 	if (!phase)
 		return;
 	unsigned i = 0;

@@ -51,6 +51,9 @@ void ember_placement_populate(struct ember_alloc *a, const struct ember_at *at, 
 /* Whether the strategy has nothing to decide kernel by kernel for a launch referencing what scan found. */
 bool ember_placement_settled(const struct ember_scan *scan);
 
+/* The bytes resident on at's GPU (at: a struct ember_at), table unlocked: what a host phase's refresh covers. */
+uint64_t ember_placement_resident_on(void *at);
+
 /* A launch (a kernel, or a graph's kernels) referencing what scan found is about to run on stream. */
 void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_thread);
 

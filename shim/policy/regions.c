@@ -34,9 +34,15 @@ void ember_table_lock(struct ember_table *t)
 
 void ember_table_unlock(struct ember_table *t)
 {
+	__atomic_store_n(&t->generation, t->generation + 1, __ATOMIC_RELEASE); /* only lock holders write it */
 	pthread_mutex_unlock(&t->lock);
 	if (ember_lock_note)
 		ember_lock_note(&t->lock, false);
+}
+
+uint64_t ember_table_generation(const struct ember_table *t)
+{
+	return __atomic_load_n(&t->generation, __ATOMIC_ACQUIRE);
 }
 
 /* Index of the first allocation whose base is greater than addr. */
@@ -168,5 +174,7 @@ void ember_table_reset(struct ember_table *t)
 	struct ember_accounts *accs = t->accounts;
 	if (accs)
 		memset(accs, 0, sizeof *accs);
+	uint64_t generation = t->generation;
 	ember_table_init(t, accs);
+	t->generation = generation + 1; /* never back: what was found of the old table matches nothing */
 }

@@ -148,6 +148,8 @@ struct ember_table {
 	/* placed (non-plain) allocations: their count and an address envelope, read without the lock */
 	unsigned placed_count;
 	uint64_t placed_lo, placed_hi;
+	/* bumped at every unlock, so what was read under the lock is known unchanged while it stays (settled.c) */
+	uint64_t generation;
 };
 
 /* An empty table charging to accs. */
@@ -157,6 +159,8 @@ void ember_table_reset(struct ember_table *t);
 
 void ember_table_lock(struct ember_table *t);
 void ember_table_unlock(struct ember_table *t);
+/* The table's generation, read without the lock: equal to one read earlier, nothing was locked in between. */
+uint64_t ember_table_generation(const struct ember_table *t);
 
 /*
  * Register a new allocation of `size` bytes at `base`. Returns it with one

@@ -12,6 +12,7 @@
 #include "grow.h"
 #include "shim.h"
 #include "live.h"
+#include "settled.h"
 #include "stats.h"
 #include "uvm_events.h"
 
@@ -55,8 +56,11 @@ void ember_stats_write(FILE *f)
 	struct ember_uvm_counts u;
 	bool have_uvm = ember_uvm_events_counts(&u);
 	ember_table_lock(EMBER_TABLE);
-	fprintf(f, "{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"devices\": [",
-		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false");
+	fprintf(f,
+		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"launches_settled\": %" PRIu64
+		",\n  \"devices\": [",
+		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false",
+		ember_settled_launches());
 	const char *sep = "\n";
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
 		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);
@@ -145,6 +149,8 @@ void ember_stats_at_exit(void)
 		ember_info("UVM events: %" PRIu64 " migrations requested, %" PRIu64 " by the driver, %" PRIu64
 			   " driver evictions, %" PRIu64 " GPU faults, %" PRIu64 " malformed records",
 			   u.migrations_requested, u.migrations_by_driver, u.evictions, u.gpu_faults, u.malformed);
+	if (ember_settled_launches())
+		ember_info("%" PRIu64 " launches found nothing left to decide, and skipped their scan", ember_settled_launches());
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
 		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);
 		if (!acc->budget)
