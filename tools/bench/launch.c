@@ -22,6 +22,10 @@
  * CALLBENCH_ARGS=repeat (rotate, alternate) runs one pattern alone, for a profile;
  * CALLBENCH_MEMORY=plain allocates the buffers with cuMemAlloc, so that
  * Ember places nothing (PyTorch's case without manage-all).
+ * CALLBENCH_COLD=BYTES writes over that many bytes between launches, in
+ * both variants: a real program's own work between two launches (Python's,
+ * in PyTorch: some 20 us) leaves the hook's data out of the caches, which
+ * a loop of launches alone never does.
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -156,7 +160,8 @@ static void launch_torch(const struct api *api, const struct args *a, unsigned k
 static void launch_one(const struct api *api, const struct args *a, enum pattern p, unsigned k)
 {
 	if (p == TORCH) {
-		launch_torch(api, a, k);
+		static unsigned next; /* over batches too: every allocation is referenced, in turn */
+		launch_torch(api, a, next++);
 		return;
 	}
 	bool rotate = p == ROTATE;
@@ -175,13 +180,25 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* CALLBENCH_COLD: the bytes written over between launches, and where. */
+static size_t cold_bytes;
+static unsigned char *cold;
+
+static void cool_caches(void)
+{
+	for (size_t i = 0; i < cold_bytes; i += 64)
+		cold[i]++;
+}
+
 /* BATCHES batches, ns per launch of each into out[]. */
 static void run_batches(const struct api *api, const struct args *a, enum pattern p, double *out)
 {
 	for (unsigned b = 0; b < BATCHES; b++) {
 		double t0 = now_ns();
-		for (unsigned k = 0; k < BATCH; k++)
+		for (unsigned k = 0; k < BATCH; k++) {
+			cool_caches();
 			launch_one(api, a, p, k);
+		}
 		out[b] = (now_ns() - t0) / BATCH;
 		check(api->sync(), "cuCtxSynchronize");
 	}
@@ -199,9 +216,9 @@ static void report(const char *label, const char *mode, const char *pattern, con
 	qsort(ns, count, sizeof *ns, cmp_double);
 	printf("{\"bench\": \"launch-hook\", \"driver\": \"%s\", \"mode\": \"%s\", \"memory\": \"%s\", "
 	       "\"args\": \"%s\", \"variant\": \"%s\", \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, "
-	       "\"launches\": %zu}\n",
+	       "\"launches\": %zu, \"cold_bytes\": %zu}\n",
 	       label, mode, plain_memory() ? "plain" : "managed", pattern, variant, ns[count / 2], ns[count / 10],
-	       ns[count * 9 / 10], count * BATCH);
+	       ns[count * 9 / 10], count * BATCH, cold_bytes);
 }
 
 int launch_bench(const char *sim_path, const char *shim_path, const char *label)
@@ -215,6 +232,11 @@ int launch_bench(const char *sim_path, const char *shim_path, const char *label)
 		{ "ember", SYM_CALL(shim, cuLaunchKernel), SYM_CALL(shim, cuCtxSynchronize) },
 	};
 	static double ns[2][ROUNDS * BATCHES];
+	if (getenv("CALLBENCH_COLD")) {
+		cold_bytes = strtoull(getenv("CALLBENCH_COLD"), NULL, 10);
+		cold = cold_bytes ? calloc(1, cold_bytes) : NULL;
+		cold_bytes = cold ? cold_bytes : 0;
+	}
 	const char *only = getenv("CALLBENCH_ARGS"); /* one pattern alone, for a profile */
 	for (enum pattern p = 0; p < PATTERNS; p++) {
 		if (only && *only && strcmp(only, pattern_names[p]))
