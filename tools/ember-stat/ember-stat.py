@@ -23,6 +23,8 @@ Text by default; --json prints one object, the same for both sources:
                       "map", "demand" (live; null at exit: the states and demand levels
                                        ember-top draws, one character a cell),
                       "freed" (exit; false live)}],
+     "launches_settled": int | null,                   (exit only: launches that found nothing left to
+                                                          decide and skipped their scan)
      "uvm_events": {...} | null}                       (exit only: the event queue's counts)
 
 Exit status: 0 shown, 1 no such process or file, 2 bad arguments or an
@@ -39,7 +41,8 @@ def parse_live(text):
     lines = text.splitlines()
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
-    out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "uvm_events": None}
+    out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
+           "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -80,7 +83,7 @@ def parse_exit(stats):
         d["mapped_bytes"] = (sum(a["mapped_bytes"] for a in mine)
                              if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
-            "uvm_events": stats.get("uvm_events")}
+            "launches_settled": stats.get("launches_settled"), "uvm_events": stats.get("uvm_events")}
 
 
 def gib(b):
@@ -114,6 +117,8 @@ def text(s):
     for a in sorted(live, key=lambda a: -a["size"])[:8]:
         shown = a["map"] if a["map"] is not None else f"{gib(a['resident_bytes'])} resident"
         lines.append(f"  #{a['id']:<4} {gib(a['size']):>11} {a['kind']:9} {shown[:64]}")
+    if s.get("launches_settled"):
+        lines.append(f"{s['launches_settled']} launches found nothing left to decide and skipped their scan")
     if s["uvm_events"]:
         u = s["uvm_events"]
         lines.append(f"UVM events: {u.get('gpu_faults', 0)} GPU faults, {u.get('driver_evictions', 0)} driver "
