@@ -78,11 +78,12 @@ l = rows["llama-cpp", "static"]
 assert l["seconds"] == 2.0 and l["runs_seconds"] == [2.0, 2.1, 1.9] and l["tokens"] == 8
 print("records: ok")
 PY
-echo '{"kmeans@1.5": "a cause measured", "hf-mixtral@0.5": "a launch cost measured"}' >notes.json
+echo '{"kmeans@1.5": "a cause measured", "hf-mixtral@0.5": "a launch cost measured", "launch-overhead": "what the loops miss"}' >notes.json
 python3 "$bench/suite_report.py" . REPORT.md >/dev/null 2>&1
 grep -q '^## The issue.s criteria' REPORT.md
 grep -q '^| mapped | down | 40.2 |$' REPORT.md # the gather probe's rates
 grep -q 'kmeans at 1.5x.*a cause measured' REPORT.md
+grep -q '^what the loops miss$' REPORT.md # the launch-overhead note, under its table
 grep -A3 '^## Cases at 0.5x more than 1.10x of resident' REPORT.md |
   grep -q 'hf-mixtral at 0.5x\*\* (adaptive, 1.16x of resident): a launch cost measured'
 grep -q 'bfs at 1.5x.*not yet explained' REPORT.md

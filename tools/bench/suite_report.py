@@ -477,6 +477,8 @@ def main():
               "and tiny PyTorch op (`x.add_(1)`, chunks of 1,000), less the figure without Ember in the same "
               "round; the median of those differences over the interleaved rounds, their range in brackets.", ""]
     overhead_table(overhead, lines)
+    if notes.get("launch-overhead"):
+        lines += ["", notes["launch-overhead"]]
     lines += ["", "## The issue's criteria, checked against these records", ""]
     criteria(m, overhead, lines)
     cases = [(b, scale, m.best(b, scale)) for b in m.benches for scale in (0.5, 1.5)]
