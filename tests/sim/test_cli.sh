@@ -53,8 +53,9 @@ echo "ok: help, profile round trip"
 # JSON: one object per variant with the documented fields
 out=$("$SIM" --workload reread --working-set 8G --budget 16G --variant all --json) || fail "json run"
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 5 ] || fail "--variant all gave $(printf '%s\n' "$out" | wc -l) lines"
+first=${out%%$'\n'*} # not through head: under pipefail, its early exit can fail the printf before it
 for f in workload working_set budget variant sim_seconds bytes_promoted bytes_demoted faults evictions bytes_evicted; do
-	printf '%s\n' "$out" | head -1 | grep -q "\"$f\":" || fail "JSON lacks $f"
+	grep -q "\"$f\":" <<<"$first" || fail "JSON lacks $f"
 done
 for v in uvm prefetch mapped static adaptive; do
 	printf '%s\n' "$out" | grep -q "\"variant\":\"$v\"" || fail "all lacks $v"
