@@ -1,8 +1,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "ember/ember.h"
+#include "ember_sim.h"
 #include "harness.h"
 
 /* The build's libraries, or an installed copy's (HARNESS_SHIM, HARNESS_SIM: tests/tools/test_install.sh). */
@@ -55,6 +59,46 @@ void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes)
 	float *out = &sum;
 	void *params[] = { &p, &n, &passes, &out };
 	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+}
+
+void launch_fill(void *shim, CUfunction f, CUdeviceptr p, size_t n)
+{
+	unsigned value = 7;
+	void *params[] = { &p, &value, &n };
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+}
+
+CUdeviceptr resident_allocation(void *shim, void *sim, CUfunction f, size_t bytes)
+{
+	CUdeviceptr p = 0;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 0x11, bytes);
+	launch_fill(shim, f, p, bytes / sizeof(unsigned));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "promoted to GPU 0");
+	return p;
+}
+
+void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t bytes, size_t fresh_pages,
+		     unsigned sleep_ms)
+{
+	/* a launch ends whatever phase came before; the phase under test starts at the wait after it */
+	launch_fill(shim, f, p, 0);
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	SYM(sim, ember_sim_access)((void *)p, bytes, 0);
+	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
+	/* the simulated driver's host memory is plain memory: the page faults come from fresh pages */
+	size_t len = fresh_pages * 4096;
+	if (len) {
+		unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		cr_assert_neq(fresh, MAP_FAILED);
+		for (size_t i = 0; i < len; i += 4096)
+			fresh[i] = 1;
+		munmap(fresh, len);
+	}
+	struct timespec nap = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
+	nanosleep(&nap, NULL);
 }
 
 void temp_file_env(const char *var, char *path_template)

@@ -25,6 +25,19 @@ CUmodule start_context(void *shim);
 /* Launch the simulated driver's ember_reread_sum f through the shim over [p, p + bytes), once: a launch Ember scans. */
 void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes);
 
+/* Through the shim: the simulated driver's ember_fill_u32 f over n elements of p (n = 0: a launch that
+ * references p and touches nothing). */
+void launch_fill(void *shim, CUfunction f, CUdeviceptr p, size_t n);
+
+/* A managed allocation the host wrote, promoted whole by a launch of ember_fill_u32 f over it (static: the
+ * split at its first launch; adaptive: the launch's demand); asserts that it sits on GPU 0. */
+CUdeviceptr resident_allocation(void *shim, void *sim, CUfunction f, size_t bytes);
+
+/* The host reads bytes of p back (the driver takes the blocks to host memory) after the program waited for
+ * the GPU, taking a page fault in each of fresh_pages new pages, then sleeps sleep_ms: a host phase. */
+void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t bytes, size_t fresh_pages,
+		     unsigned sleep_ms);
+
 /* Make an empty file from a mkstemp template (rewritten in place) and point var at it. */
 void temp_file_env(const char *var, char *path_template);
 

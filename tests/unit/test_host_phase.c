@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "ember/ember.h"
@@ -36,51 +35,9 @@ static void start(const char *mode, const char *refresh_faults)
 	start_with_budget(mode, refresh_faults, "64M");
 }
 
-/* ember_fill_u32 over n elements of p: with n = 0, a launch that references p and touches nothing. */
-static void launch_fill(CUdeviceptr p, size_t n)
-{
-	unsigned value = 7;
-	void *params[] = { &p, &value, &n };
-	CU_OK(SYM(shim, cuLaunchKernel)(fill, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-}
-
-/* Promoted whole (static: the split at its first launch; adaptive: the launch's demand). */
-static CUdeviceptr resident_allocation(size_t bytes)
-{
-	CUdeviceptr p = 0;
-	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
-	memset((void *)p, 0x11, bytes);
-	launch_fill(p, bytes / sizeof(unsigned));
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "promoted to GPU 0");
-	return p;
-}
-
-/* The host reads p back (the driver takes the blocks to host memory), after the program waited for the GPU. */
-static void host_reads_back(CUdeviceptr p, size_t bytes, size_t fresh_pages, unsigned sleep_ms)
-{
-	/* a launch ends whatever phase came before; the phase under test starts at the wait after it */
-	launch_fill(p, 0);
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	SYM(sim, ember_sim_access)((void *)p, bytes, 0);
-	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
-	/* the simulated driver's host memory is plain memory: the page faults come from fresh pages */
-	size_t len = fresh_pages * 4096;
-	if (len) {
-		unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		cr_assert_neq(fresh, MAP_FAILED);
-		for (size_t i = 0; i < len; i += 4096)
-			fresh[i] = 1;
-		munmap(fresh, len);
-	}
-	struct timespec nap = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
-	nanosleep(&nap, NULL);
-}
-
 static int location_after_next_launch(CUdeviceptr p)
 {
-	launch_fill(p, 0);
+	launch_fill(shim, fill, p, 0);
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 	cr_assert_eq(SYM(shim, ember_flush)(), 0);
 	return SYM(sim, ember_sim_block_location)((void *)p);
@@ -91,8 +48,8 @@ TestSuite(host_phase, .timeout = 60);
 Test(host_phase, static_brings_back_what_the_host_read_at_the_next_launch)
 {
 	start("static", "256");
-	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 15 * MiB)), 0, "all of it");
 	for (size_t i = 0; i < 16 * MiB; i += 4099)
@@ -102,8 +59,8 @@ Test(host_phase, static_brings_back_what_the_host_read_at_the_next_launch)
 Test(host_phase, adaptive_brings_back_what_the_host_read_at_the_next_launch)
 {
 	start("adaptive", "256");
-	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), 0, "prefetched back before the launch");
 }
 
@@ -111,8 +68,8 @@ Test(host_phase, adaptive_brings_back_what_the_host_read_at_the_next_launch)
 Test(host_phase, a_later_synchronisation_before_the_launch_keeps_the_phase)
 {
 	start("static", "256");
-	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 	cr_expect_eq(location_after_next_launch(p), 0, "the faults before the second wait still count");
 }
@@ -120,32 +77,32 @@ Test(host_phase, a_later_synchronisation_before_the_launch_keeps_the_phase)
 Test(host_phase, a_host_phase_without_page_faults_moves_nothing)
 {
 	start("static", "256");
-	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 0, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 0, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "no faults: no refresh");
 }
 
 Test(host_phase, fewer_faults_than_the_threshold_move_nothing)
 {
 	start("static", "4096");
-	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST, "1,024 faults, 4,096 needed");
 }
 
 Test(host_phase, zero_turns_it_off)
 {
 	start("static", "0");
-	CUdeviceptr p = resident_allocation(16 * MiB);
-	host_reads_back(p, 16 * MiB, 1024, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST);
 }
 
 Test(host_phase, each_allocation_is_refreshed_once_per_phase)
 {
 	start("static", "256");
-	CUdeviceptr p = resident_allocation(8 * MiB), q = resident_allocation(8 * MiB);
-	host_reads_back(p, 8 * MiB, 1024, 0);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 8 * MiB), q = resident_allocation(shim, sim, fill, 8 * MiB);
+	host_reads_back(shim, sim, fill, p, 8 * MiB, 1024, 0);
 	SYM(sim, ember_sim_access)((void *)q, 8 * MiB, 0);
 	cr_expect_eq(location_after_next_launch(p), 0);
 	/* q's first launch after the same phase brings it back too, though launches came between */
@@ -161,8 +118,8 @@ Test(host_phase, mapped_mode_moves_nothing)
 	CUdeviceptr p = 0;
 	CU_OK(SYM(shim, cuMemAllocManaged)(&p, 8 * MiB, CU_MEM_ATTACH_GLOBAL));
 	memset((void *)p, 0x11, 8 * MiB);
-	launch_fill(p, 0);
-	host_reads_back(p, 8 * MiB, 1024, 0);
+	launch_fill(shim, fill, p, 0);
+	host_reads_back(shim, sim, fill, p, 8 * MiB, 1024, 0);
 	cr_expect_eq(location_after_next_launch(p), EMBER_SIM_HOST);
 }
 
@@ -187,10 +144,10 @@ static uint64_t ms_now(void)
 Test(host_phase, a_phase_shorter_than_ten_times_its_refresh_moves_nothing)
 {
 	start_with_budget("static", "256", "2G");
-	CUdeviceptr p = resident_allocation(1024 * MiB); /* a refresh of 1 GiB: about 1 ms */
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 1024 * MiB); /* a refresh of 1 GiB: about 1 ms */
 	for (int try = 0; try < 20; try++) {
 		uint64_t began = ms_now();
-		host_reads_back(p, 2 * MiB, 300, 0); /* 300 faults in well under 10 ms, unloaded */
+		host_reads_back(shim, sim, fill, p, 2 * MiB, 300, 0); /* 300 faults in well under 10 ms, unloaded */
 		int where = location_after_next_launch(p);
 		if (ms_now() - began < 9) {
 			cr_expect_eq(where, EMBER_SIM_HOST, "too short to pay for a refresh");
@@ -203,7 +160,7 @@ Test(host_phase, a_phase_shorter_than_ten_times_its_refresh_moves_nothing)
 Test(host_phase, a_phase_long_enough_for_its_refresh_brings_it_back)
 {
 	start_with_budget("static", "256", "2G");
-	CUdeviceptr p = resident_allocation(1024 * MiB);
-	host_reads_back(p, 2 * MiB, 300, 30);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 1024 * MiB);
+	host_reads_back(shim, sim, fill, p, 2 * MiB, 300, 30);
 	cr_expect_eq(location_after_next_launch(p), 0, "30 ms of host time: a refresh of 1 GiB may follow");
 }

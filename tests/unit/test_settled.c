@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ember/ember.h"
@@ -35,14 +34,6 @@ static void start(const char *mode)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
 }
 
-/* ember_fill_u32 over n elements of p: with n = 0, a launch that references p and touches nothing. */
-static void launch_fill(CUdeviceptr p, size_t n)
-{
-	unsigned value = 7;
-	void *params[] = { &p, &value, &n };
-	CU_OK(SYM(shim, cuLaunchKernel)(fill, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-}
-
 static void flush(void)
 {
 	CU_OK(SYM(shim, cuCtxSynchronize)());
@@ -57,22 +48,11 @@ static CUdeviceptr managed(size_t bytes)
 	return p;
 }
 
-/* Promoted whole (static: the split at its first launch; adaptive: the launch's demand). */
-static CUdeviceptr resident_allocation(size_t bytes)
-{
-	CUdeviceptr p = managed(bytes);
-	memset((void *)p, 0x11, bytes);
-	launch_fill(p, bytes / sizeof(unsigned));
-	flush();
-	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "promoted to GPU 0");
-	return p;
-}
-
 /* More launches than an unsettled table waits between surveys (EMBER_SETTLED_RECHECK, 256). */
 static void launch_many(CUdeviceptr p)
 {
 	for (int i = 0; i < 300; i++)
-		launch_fill(p, 0);
+		launch_fill(shim, fill, p, 0);
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 }
 
@@ -88,7 +68,7 @@ TestSuite(settled, .timeout = 60);
 Test(settled, static_launches_skip_their_scan_once_everything_is_split)
 {
 	start("static");
-	CUdeviceptr p = resident_allocation(8 * MiB);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 8 * MiB);
 	cr_expect_not(launches_skip(), "nothing skipped before a survey");
 	launch_many(p);
 	cr_expect(launches_skip(), "every allocation split: launches skip their scan");
@@ -97,10 +77,10 @@ Test(settled, static_launches_skip_their_scan_once_everything_is_split)
 Test(settled, a_new_allocation_still_gets_its_split)
 {
 	start("static");
-	launch_many(resident_allocation(8 * MiB));
+	launch_many(resident_allocation(shim, sim, fill, 8 * MiB));
 	cr_assert(launches_skip());
 	CUdeviceptr q = managed(8 * MiB);
-	launch_fill(q, 0);
+	launch_fill(shim, fill, q, 0);
 	flush();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0, "split at its first launch");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(q + 7 * MiB)), 0, "all of it, under the budget");
@@ -109,39 +89,24 @@ Test(settled, a_new_allocation_still_gets_its_split)
 Test(settled, a_freed_and_reused_range_gets_its_split)
 {
 	start("static");
-	CUdeviceptr p = resident_allocation(8 * MiB);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 8 * MiB);
 	launch_many(p);
 	cr_assert(launches_skip());
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 	CUdeviceptr q = managed(8 * MiB);
-	launch_fill(q, 0);
+	launch_fill(shim, fill, q, 0);
 	flush();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0, "split at its first launch");
-}
-
-/* The host reads p back after a wait, taking page faults (test_host_phase.c's shape). */
-static void host_reads_back(CUdeviceptr p, size_t bytes)
-{
-	launch_fill(p, 0);
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	SYM(sim, ember_sim_access)((void *)p, bytes, 0);
-	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
-	size_t len = 1024 * 4096;
-	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(fresh, MAP_FAILED);
-	for (size_t i = 0; i < len; i += 4096)
-		fresh[i] = 1;
-	munmap(fresh, len);
 }
 
 Test(settled, a_host_phase_is_still_refreshed)
 {
 	start("static");
-	CUdeviceptr p = resident_allocation(16 * MiB);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 16 * MiB);
 	launch_many(p);
 	cr_assert(launches_skip());
-	host_reads_back(p, 16 * MiB);
-	launch_fill(p, 0);
+	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
+	launch_fill(shim, fill, p, 0);
 	flush();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "prefetched back before the launch");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 15 * MiB)), 0, "all of it");
@@ -150,7 +115,7 @@ Test(settled, a_host_phase_is_still_refreshed)
 Test(settled, adaptive_skips_below_its_low_watermark_and_still_promotes_new_demand)
 {
 	start("adaptive");
-	CUdeviceptr p = resident_allocation(8 * MiB);
+	CUdeviceptr p = resident_allocation(shim, sim, fill, 8 * MiB);
 	launch_many(p);
 	cr_expect(launches_skip(), "all resident, far below the watermark");
 	CUdeviceptr q = managed(8 * MiB);
@@ -175,7 +140,7 @@ Test(settled, a_trace_keeps_every_scan)
 	char trace[] = "/tmp/ember-test-settled-trace-XXXXXX";
 	temp_file_env("EMBER_TRACE", trace);
 	start("static");
-	launch_many(resident_allocation(8 * MiB));
+	launch_many(resident_allocation(shim, sim, fill, 8 * MiB));
 	cr_expect_not(launches_skip(), "a trace records every launch's scan");
 	unlink(trace);
 }
