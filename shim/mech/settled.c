@@ -44,15 +44,11 @@ static bool settled_on(int dev, uint32_t phase)
 /* Survey the table, and keep the answer for the generation that this unlock makes. */
 static bool survey(int dev, uint32_t phase)
 {
+	static bool said; /* the table lock guards it */
 	ember_table_lock(EMBER_TABLE);
-	bool settled = settled_on(dev, phase);
+	bool settled = settled_on(dev, phase), first = settled && !said;
+	said = said || settled;
 	__atomic_store_n(&found_gen, 0, __ATOMIC_RELEASE);
-	static bool said;
-	if (settled && !said) {
-		said = true;
-		ember_debug("nothing left to decide on GPU %d: launches skip their scan until an allocation, a free, a move "
-			    "or a host phase changes that", dev);
-	}
 	if (settled) {
 		__atomic_store_n(&found_dev, dev, __ATOMIC_RELAXED);
 		__atomic_store_n(&found_phase, phase, __ATOMIC_RELAXED);
@@ -61,6 +57,9 @@ static bool survey(int dev, uint32_t phase)
 		__atomic_store_n(&unsettled_left, EMBER_SETTLED_RECHECK, __ATOMIC_RELAXED);
 	}
 	ember_table_unlock(EMBER_TABLE);
+	if (first)
+		ember_debug("nothing left to decide on GPU %d: launches skip their scan until an allocation, a free, a move "
+			    "or a host phase changes that", dev);
 	return settled;
 }
 

@@ -52,8 +52,3 @@ uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 	}
 	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
 }
-
-uint32_t ember_host_phase_current(void)
-{
-	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
-}

@@ -51,7 +51,4 @@ void ember_host_phase_sync(void);
  */
 uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg);
 
-/* The host phases so far, as the last launch found them (no fault count read). */
-uint32_t ember_host_phase_current(void);
-
 #endif
