@@ -211,15 +211,29 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 	return 0;
 }
 
+/* Build workload at ws, or exit 2 saying why (after option and the workload, when the workload came from one). */
+static void build(const struct opts *o, const char *option, const char *workload, uint64_t ws,
+		  struct sim_events *ev)
+{
+	struct sim_wl_opts w = o->wl;
+	w.working_set = ws;
+	char err[256];
+	if (sim_workload_build(workload, &w, ev, err, sizeof err)) {
+		if (option)
+			fprintf(stderr, "ember-sim: %s %s: %s (see ember-sim --help)\n", option, workload, err);
+		else
+			fprintf(stderr, "ember-sim: %s (see ember-sim --help)\n", err);
+		exit(2);
+	}
+}
+
 /* --kernel-reads: the trace's launches read what the model of the same program at its working set reads. */
 static void overlay(const struct opts *o, struct sim_events *ev, uint64_t ws)
 {
 	struct sim_events model = { 0 };
-	struct sim_wl_opts w = o->wl;
-	w.working_set = ws;
+	build(o, "--kernel-reads", o->kernel_reads, ws, &model);
 	char err[256];
-	int rc = sim_workload_build(o->kernel_reads, &w, &model, err, sizeof err);
-	rc = rc ? rc : sim_overlay_reads(ev, &model, err, sizeof err);
+	int rc = sim_overlay_reads(ev, &model, err, sizeof err);
 	sim_events_clear(&model);
 	if (rc) {
 		fprintf(stderr, "ember-sim: --kernel-reads %s: %s\n", o->kernel_reads, err);
@@ -259,18 +273,6 @@ static int do_trace(const struct opts *o, const struct sim_profile *p, const str
 	return rc;
 }
 
-static int build(const struct opts *o, const char *workload, uint64_t ws, struct sim_events *ev)
-{
-	struct sim_wl_opts w = o->wl;
-	w.working_set = ws;
-	char err[256];
-	if (sim_workload_build(workload, &w, ev, err, sizeof err)) {
-		fprintf(stderr, "ember-sim: %s (see ember-sim --help)\n", err);
-		exit(2);
-	}
-	return 0;
-}
-
 static int do_sweep(const struct opts *o, const struct sim_profile *p, const struct sim_variant **vs, uint64_t budget,
 		    FILE *out, bool json)
 {
@@ -279,7 +281,7 @@ static int do_sweep(const struct opts *o, const struct sim_profile *p, const str
 	for (size_t i = 0; i < sizeof sweep_ratios / sizeof sweep_ratios[0]; i++) {
 		uint64_t ws = (uint64_t)((double)budget * sweep_ratios[i]) / SIM_BLOCK * SIM_BLOCK;
 		struct sim_events ev = { 0 };
-		build(o, o->workload, ws, &ev);
+		build(o, NULL, o->workload, ws, &ev);
 		int rc = run_all(o, p, vs, &ev, ws, budget, -1, out, true, json);
 		sim_events_clear(&ev);
 		if (rc)
@@ -344,7 +346,7 @@ int main(int argc, char **argv)
 	if (o.sweep)
 		return do_sweep(&o, &p, vs, budget, stdout, o.json);
 	struct sim_events ev = { 0 };
-	build(&o, o.workload, o.wl.working_set, &ev);
+	build(&o, NULL, o.workload, o.wl.working_set, &ev);
 	if (!o.json)
 		sim_report_header(stdout, false);
 	int rc = run_all(&o, &p, vs, &ev, o.wl.working_set, budget, -1, stdout, false, o.json);
