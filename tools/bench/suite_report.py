@@ -487,21 +487,25 @@ def main():
         return [f"- **{b} at {scale}x** ({best['variant']}, {x_bound(best):.2f}x its bound): "
                 + notes.get(f"{b}@{scale}", "not yet explained") for b, scale, best in chosen]
 
+    def off_bound(best):
+        return (x_bound(best) or 0) > 1.25
+
+    def under_bound(best):  # faster than a bound means the bound is no floor there: each such case says why
+        return (x_bound(best) or 1) < 0.9
+
     lines += ["", "## Cases more than 1.25x off their bound", ""]
-    lines += case_lines([c for c in cases if (x_bound(c[2]) or 0) > 1.25]) or ["None."]
+    lines += case_lines([c for c in cases if off_bound(c[2])]) or ["None."]
     # the 0.5x criterion is against resident, not the bound: a case past it says why, if it was not said above
     dm = m.default_mode()
     past = []
     for b in m.benches:
-        r, res = m.ok(b, 0.5, dm), m.ok(b, 0.5, "resident")
-        said = (x_bound(m.best(b, 0.5)) or 0) > 1.25 or (x_bound(m.best(b, 0.5)) or 1) < 0.9
-        if r and res and ratio(r, res) > 1.10 and not said:
+        r, res, best = m.ok(b, 0.5, dm), m.ok(b, 0.5, "resident"), m.best(b, 0.5)
+        if r and res and ratio(r, res) > 1.10 and not (off_bound(best) or under_bound(best)):
             past.append(f"- **{b} at 0.5x** ({dm}, {ratio(r, res):.2f}x of resident): "
                         + notes.get(f"{b}@0.5", "not yet explained"))
     if past:
         lines += ["", "## Cases at 0.5x more than 1.10x of resident", ""] + past
-    # faster than a bound means the bound is no floor there: each such case says why
-    under = case_lines([c for c in cases if (x_bound(c[2]) or 1) < 0.9])
+    under = case_lines([c for c in cases if under_bound(c[2])])
     if under:
         lines += ["", "## Cases faster than their bound", ""] + under
     missing = [f"{b} {scale}x {v}" for b, scale, v in expected() if not m.get(b, scale, v)]
