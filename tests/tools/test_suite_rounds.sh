@@ -41,6 +41,8 @@ EMBER_RESULTS=$dir/kernels EMBER_SUITE_PROCESSES=3 EMBER_SUITE_VARIANTS="residen
 mkdir -p "$dir/copy/bench"
 cp "$bench/../setup.sh" "$dir/copy/"
 cp "$bench/suite.sh" "$bench/suite_record.py" "$bench/hf_rounds.py" "$bench/ember_hooks.py" "$dir/copy/bench/"
+mkdir -p "$dir/shim/config" # suite_record.py's bound reads the high watermark's default there
+cp "$bench/../../shim/config/config.def" "$dir/shim/config/"
 cat >"$dir/copy/bench/hf_generate.py" <<'PY'
 def measure(arch, size, new_tokens, runs):
     return {"bench": "hf-generate", "arch": arch, "size": size, "new_tokens": new_tokens, "seconds": 0.1,

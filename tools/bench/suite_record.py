@@ -22,8 +22,8 @@ The bound is an oracle that knows the workload's traffic and the machine's
 rates measured in the same session (probe.json, sparse-probe.json) and
 the run with everything resident:
 - kernels (cold, against first_seconds; warm, bound_warm_seconds, against
-  the median of the runs): the best amount r of the working set (up to the budget's 90%
-  high watermark) moved once at the prefetch rate; then the run takes the
+  the median of the runs): the best amount r of the working set (up to the budget's
+  high watermark, Ember's default: HIGH_WATERMARK) moved once at the prefetch rate; then the run takes the
   longer of its resident compute time, reading its traffic's non-resident
   share at the mapped tier's rate (the sparse rate for sparse workloads),
   and writing its writes' non-resident share at the mapped tier's write
@@ -37,7 +37,19 @@ import argparse
 import json
 import os
 import statistics
+import re
 import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def default_high_watermark():
+    """EMBER_HIGH_WATERMARK's default, from the shim's one options table: the oracle may fill what Ember may."""
+    with open(os.path.join(here, "..", "..", "shim", "config", "config.def")) as f:
+        return int(re.search(r'EMBER_HIGH_WATERMARK, PERCENT, "(\d+)"', f.read()).group(1))
+
+
+HIGH_WATERMARK = default_high_watermark()
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -158,7 +170,7 @@ def token_bytes(rec):
 
 
 def bound(rec, resident, probe, sparse, budget):
-    high = budget * 90 // 100
+    high = budget * HIGH_WATERMARK // 100
     ws = rec["working_set_bytes"]
     mapped = probe["mapped_read_Bps"]
     up = max(probe["prefetch_Bps"], probe.get("prefetch_bulk_Bps", 0))
@@ -172,8 +184,8 @@ def bound(rec, resident, probe, sparse, budget):
             beyond = (per_token - shared) * max(0.0, (experts - max(0, high - shared)) / experts)
         link = rec["tokens"] * beyond / mapped
         res = resident["seconds"] if resident else 0.0
-        note = ("the longer of the resident run and each token's weights beyond the high watermark read over the "
-                f"link at {mapped / 1e9:.1f} GB/s")
+        note = (f"the longer of the resident run and each token's weights beyond the high watermark ({HIGH_WATERMARK}% of "
+                f"the budget) read over the link at {mapped / 1e9:.1f} GB/s")
         return max(res, link), note, {"link_bound_tokens_per_second": mapped / beyond if beyond else None}
     compute = resident.get("compute_seconds", resident["seconds"]) if resident else 0.0
     traffic = rec.get("read_bytes", ws)
@@ -212,7 +224,7 @@ def bound(rec, resident, probe, sparse, budget):
     writes = (f", or of {written / 1e9:.1f} GB of writes at the {wlabel} rate {wrate / 1e9:.2f} GB/s, whichever "
               "is longer" if written else "")
     share = ("what the most-read arrays resident first leave unread" if by_array else "the non-resident share")
-    note = (f"cold: the best residency r <= min(working set, 90% of the budget) moved once at {up / 1e9:.1f} GB/s, "
+    note = (f"cold: the best residency r <= min(working set, {HIGH_WATERMARK}% of the budget) moved once at {up / 1e9:.1f} GB/s, "
             f"then the longer of the resident compute time and {share} of {traffic / 1e9:.1f} GB "
             f"of reads at the {label} rate {rate / 1e9:.2f} GB/s{writes}; warm: the same, already moved")
     return cold, note, {"bound_warm_seconds": warm}

@@ -268,7 +268,15 @@ static int do_trace(const struct opts *o, const struct sim_profile *p, const str
 	fprintf(msg, "%s\n", info.ended ? "" : "; no E line: the run was cut short");
 	if (!o->json)
 		sim_report_header(stdout, false);
-	rc = run_all(o, p, vs, &ev, info.working_set, budget, (long long)info.skipped, stdout, false, o->json);
+	/* a run replays under the watermarks it was recorded with, unless --param says otherwise */
+	struct opts ro = *o;
+	size_t len = strlen(ro.params);
+	if (info.high_pct && !strstr(ro.params, "high_watermark=") && !strstr(ro.params, "low_watermark=") &&
+	    len + 48 < sizeof ro.params) {
+		snprintf(ro.params + len, sizeof ro.params - len, "%shigh_watermark=%u,low_watermark=%u", len ? "," : "",
+			 info.high_pct, info.low_pct);
+	}
+	rc = run_all(&ro, p, vs, &ev, info.working_set, budget, (long long)info.skipped, stdout, false, o->json);
 	sim_events_clear(&ev);
 	return rc;
 }

@@ -135,8 +135,14 @@ static int parse_line(char *s, int version, struct sim_events *e, struct sim_tra
 	case 'D':
 		if (!field(&s, &dev) || !field(&s, &a) || !field(&s, &b) || !field(&s, &c) || !at_end(s))
 			return 0;
-		if (!info->budget || dev == 0)
+		if (!info->budget || dev == 0) {
 			info->budget = a;
+			/* the shim's accounts hold budget / 100 * percent */
+			info->high_pct = a >= 100 ? (unsigned)(b / (a / 100)) : 0;
+			info->low_pct = a >= 100 ? (unsigned)(c / (a / 100)) : 0;
+			if (info->high_pct > 100 || info->low_pct > info->high_pct)
+				info->high_pct = info->low_pct = 0; /* not the shim's: the defaults */
+		}
 		return 1;
 	case 'A':
 		if (!field(&s, &t) || !field(&s, &id) || !field(&s, &dev) || !field(&s, &size) || !sp(&s) ||

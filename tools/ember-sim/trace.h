@@ -8,6 +8,7 @@
 
 struct sim_trace_info {
 	uint64_t budget;        /* from the first D line (device 0 preferred); 0 if none */
+	unsigned high_pct, low_pct; /* that line's watermarks, in % of its budget (0: none) */
 	uint64_t lines, events, skipped;
 	uint64_t first_bad;     /* line number of the first skipped line, 0 if none */
 	uint64_t working_set;   /* largest sum of live allocations */

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"   /* the shim's options table */
 #include "counters.h"
 #include "engine.h"
 #include "signal/counters.h" /* the shim's access-counter reader */
@@ -124,6 +125,15 @@ static double param(const struct sim_env *env, const char *key, double dflt)
 	return sim_param_double(env->params, key, dflt);
 }
 
+/* A default from the shim's one options table (config.def), so that a replay places as the shim would. */
+static double shim_default(const char *name)
+{
+	for (size_t i = 0; i < ember_var_count; i++)
+		if (!strcmp(ember_var_docs[i].name, name))
+			return strtod(ember_var_docs[i].def, NULL);
+	abort(); /* a name the table lost: a build that must not pass its tests */
+}
+
 /* Table 1's parameters and the shim's defaults, each overridable with --param (EMBER_* names, lower case). */
 static struct ember_policy_params params_of(const struct sim_env *env)
 {
@@ -152,8 +162,9 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	ev->adaptive = adaptive;
 	ember_table_init(&ev->table, &ev->accounts);
 	ev->pc = (struct ember_policy_ctx){ params_of(env), &ev->table, &ev->accounts, adaptive };
-	ember_budget_set(acc0(ev), env->budget, (unsigned)param(env, "high_watermark", 90),
-			 (unsigned)param(env, "low_watermark", 85));
+	unsigned high = (unsigned)param(env, "high_watermark", shim_default("EMBER_HIGH_WATERMARK"));
+	unsigned low = (unsigned)param(env, "low_watermark", shim_default("EMBER_LOW_WATERMARK"));
+	ember_budget_set(acc0(ev), env->budget, high, low);
 	/* the copy engine at the profile's rates; a call's fixed cost is the 64 MiB call's */
 	ev->vt = (struct ember_virtual){
 		.promote_bytes_per_ns = env->profile->promote_gbps,
@@ -189,8 +200,7 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	ev->peer = peer;
 	if (peer) {
 		double gib = param(env, "peer_budget_gib", (double)env->budget / (1ull << 30));
-		ember_budget_set(ember_budget_account(&ev->accounts, 1), (uint64_t)(gib * (1ull << 30)),
-				 (unsigned)param(env, "high_watermark", 90), (unsigned)param(env, "low_watermark", 85));
+		ember_budget_set(ember_budget_account(&ev->accounts, 1), (uint64_t)(gib * (1ull << 30)), high, low);
 		/* what the shim's driver backend measures (ops_driver.c peer_link), here the profile's rates */
 		ev->vt.peer_read_bps = env->profile->peer_read_gbps * 1e9;
 		ev->vt.host_read_bps = env->profile->mapped_read_gbps * 1e9;
