@@ -26,13 +26,6 @@ void *load_sim(void)
 void *load_shim(void)
 {
 	setenv("EMBER_REAL_LIBCUDA", path_of("HARNESS_SIM", EMBER_SIM_PATH), 0);
-	/*
-	 * The cases count regions under budgets of a few MiB at Table 1's
-	 * watermarks, the defaults until ab-25; a case may set its own first.
-	 * The defaults themselves are config.def's, checked by test_config.
-	 */
-	setenv("EMBER_HIGH_WATERMARK", "90", 0);
-	setenv("EMBER_LOW_WATERMARK", "85", 0);
 	void *h = dlopen(path_of("HARNESS_SHIM", EMBER_SHIM_PATH), RTLD_NOW | RTLD_LOCAL);
 	cr_assert_not_null(h, "cannot load the shim: %s", dlerror());
 	return h;
