@@ -44,9 +44,12 @@ cp "$bench/suite.sh" "$bench/suite_record.py" "$bench/hf_rounds.py" "$bench/embe
 mkdir -p "$dir/shim/config" # suite_record.py's bound reads the high watermark's default there
 cp "$bench/../../shim/config/config.def" "$dir/shim/config/"
 cat >"$dir/copy/bench/hf_generate.py" <<'PY'
+import os
 def measure(arch, size, new_tokens, runs):
-    return {"bench": "hf-generate", "arch": arch, "size": size, "new_tokens": new_tokens, "seconds": 0.1,
-            "load_seconds": 0.5, "run_seconds": [0.1] * runs, "working_set_bytes": 8000000000, "expert_bytes": 0}
+    slow = 1 + os.getpid() % 3  # each child's CPU speed, in its probe and its generation alike
+    return {"bench": "hf-generate", "arch": arch, "size": size, "new_tokens": new_tokens, "seconds": 0.1 * slow,
+            "load_seconds": 0.5, "run_seconds": [0.1 * slow] * runs, "working_set_bytes": 8000000000,
+            "expert_bytes": 0, "run_cpu_probe_seconds": [0.004 * slow] * runs}
 PY
 EMBER_RESULTS=$dir/hf EMBER_HF_ROUNDS=2 EMBER_HF_PROCESSES=3 EMBER_SUITE_VARIANTS="resident off adaptive" \
   bash "$dir/copy/bench/suite.sh" hf >/dev/null 2>&1 || { echo "suite.sh hf failed"; cat "$dir/hf/logs/"* | tail; exit 1; }
@@ -68,5 +71,8 @@ assert len(failed) == 1 and k[failed[0]]["error"] == "exit status 1", k  # the t
 hf = [r for r in map(json.loads, open(d + "/hf/suite.jsonl"))]
 assert {r["bench"] for r in hf} == {"hf-llama", "hf-mixtral"} and {r["variant"] for r in hf} == {"resident", "off", "adaptive"}, hf
 assert all(r["processes"] == 6 and r["scale"] == 0.5 and "error" not in r for r in hf), hf  # 2 rounds x 3 children
+# each process's probe beside its seconds, in the same order: their ratio takes its CPU's speed out
+assert all(len(r["runs_cpu_probe_seconds"]) == 6 and all(abs(s / p - 25) < 1e-9 for s, p in
+           zip(r["runs_seconds"], r["runs_cpu_probe_seconds"])) for r in hf), hf
 print("rounds: ok")
 PY

@@ -102,6 +102,18 @@ def build(arch, size, offload_gpu_bytes=None):
     return model, config, load, params, experts
 
 
+def cpu_probe(ops=2000):
+    """Seconds for OPS tiny in-place adds on a CPU tensor: PyTorch's dispatch alone, no GPU and no Ember.
+    Launch-bound generation runs at its process's CPU speed, which on the lent machine differs between
+    processes by up to half (every op's own time moved together in ab-25's profiles); a generation's
+    time against this one's is that speed taken out."""
+    x = torch.zeros(1)
+    t0 = time.perf_counter()
+    for _ in range(ops):
+        x.add_(1)
+    return time.perf_counter() - t0
+
+
 def measure(arch, size, new_tokens, runs, offload=None):
     """Build the model, generate RUNS times after a warm-up; the record."""
     model, config, load, params, experts = build(arch, size, offload)
@@ -119,12 +131,13 @@ def measure(arch, size, new_tokens, runs, offload=None):
 
     generate(1)  # warm-up: kernels chosen, caches made, the static split done
     ember_hooks.flush()
-    times, cpu, stolen = [], [], []
+    times, cpu, stolen, probe = [], [], [], []
     for _ in range(runs):
         (t, c, st), out = generate(new_tokens)
         times.append(t)
         cpu.append(c)
         stolen.append(st)
+        probe.append(cpu_probe())
     assert out.shape[1] == prompt.shape[1] + new_tokens, out.shape
     seconds = statistics.median(times)
     return {
@@ -136,6 +149,7 @@ def measure(arch, size, new_tokens, runs, offload=None):
         "run_seconds": [round(t, 4) for t in times],
         # launch-bound runs spread with the machine: what the thread itself ran, and what the hypervisor took
         "run_cpu_seconds": [round(c, 4) for c in cpu], "run_stolen_seconds": [round(st, 3) for st in stolen],
+        "run_cpu_probe_seconds": [round(p, 5) for p in probe],
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         **({"peer": "accelerate", "peer_gpu_bytes": offload} if offload else {}),

@@ -100,7 +100,7 @@ def from_rounds(rows, variant):
                 load_seconds=statistics.median([k["load_seconds"] for k in kids]),
                 load_seconds_each=[k["load_seconds"] for k in kids],
                 tokens_per_second=prog["new_tokens"] / statistics.median(per_process))
-    for k in ("run_cpu_seconds", "run_stolen_seconds"):  # each process's median, as for the seconds
+    for k in ("run_cpu_seconds", "run_stolen_seconds", "run_cpu_probe_seconds"):  # each process's median
         prog.pop(k, None)
         if all(kid.get(k) for kid in kids):
             prog[k] = [statistics.median(kid[k]) for kid in kids]
@@ -155,7 +155,7 @@ def from_program(bench, prog):
         for k in ("processes", "load_seconds_each"):
             if k in prog:
                 rec[k] = prog[k]
-        for k in ("run_cpu_seconds", "run_stolen_seconds"):
+        for k in ("run_cpu_seconds", "run_stolen_seconds", "run_cpu_probe_seconds"):
             if k in prog:
                 rec["runs_" + k[4:]] = prog[k]
         return rec

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -154,6 +155,24 @@ def overlapping(a, b):
             f"{b['processes']} {min(rb):.3g}-{max(rb):.3g})")
 
 
+def speed_adjusted(a, b):
+    """a's time over b's with each process's CPU speed taken out: the median of each process's seconds over
+    its own CPU probe (hf_generate.cpu_probe), a's against b's; '' unless both records measured it."""
+    pa, pb = (r and r.get("runs_cpu_probe_seconds") for r in (a, b))
+    if not (pa and pb):
+        return ""
+    rel = [statistics.median(s / p for s, p in zip(r["runs_seconds"], probes)) for r, probes in ((a, pa), (b, pb))]
+    return f"{rel[0] / rel[1]:.2f} against each process's CPU probe"
+
+
+def with_speed(note, a, b):
+    """overlapping()'s note, or none, with speed_adjusted()'s figure inside its brackets."""
+    adj = speed_adjusted(a, b)
+    if not adj:
+        return note
+    return f"{note[:-1]}; {adj})" if note else f" ({adj})"
+
+
 def verdict(failures):
     """A check's state: met when nothing failed, 'not resolved' when every failure is within the spread."""
     if not failures:
@@ -170,7 +189,7 @@ def criteria(m, overhead, lines):
         r, res = m.ok(b, 0.5, dm), m.ok(b, 0.5, "resident")
         cold = lambda x: x.get("first_seconds", x["seconds"])
         worst.append((cold(r) / cold(res) if r and res else None, ratio(r, res) if r and res else None, b,
-                      overlapping(r, res)))
+                      with_speed(overlapping(r, res), r, res)))
     bad = [f"{b} {fmt(c)} cold, {fmt(w)} warm{o}" for c, w, b, o in worst if c is None or c > 1.10 or w > 1.10]
     # a pass whose processes' ranges overlap resident's is a pass by the medians only: say so
     close = [f"{b} {fmt(w)}{o.replace('(not resolved: ', '(')}" for c, w, b, o in worst
