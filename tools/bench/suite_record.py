@@ -36,8 +36,8 @@ the run with everything resident:
 import argparse
 import json
 import os
-import statistics
 import re
+import statistics
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -51,7 +51,7 @@ def default_high_watermark():
 
 HIGH_WATERMARK = default_high_watermark()
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, here)
 
 
 def last_json(text):
