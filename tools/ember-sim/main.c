@@ -98,6 +98,7 @@ struct opts {
 	uint64_t budget;
 	bool json, sweep, print_profile;
 	char params[1024];
+	unsigned recorded_high_pct, recorded_low_pct; /* a trace's watermarks (sim_env's) */
 	struct sim_wl_opts wl;
 };
 
@@ -196,7 +197,8 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 		   const struct sim_events *ev, uint64_t ws, uint64_t budget, long long skipped, FILE *out, bool sweep,
 		   bool json)
 {
-	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params };
+	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params,
+			       .high_pct = o->recorded_high_pct, .low_pct = o->recorded_low_pct };
 	for (unsigned i = 0; vs[i]; i++) {
 		struct sim_result r;
 		if (sim_run(vs[i], &env, ev, &r)) {
@@ -270,12 +272,8 @@ static int do_trace(const struct opts *o, const struct sim_profile *p, const str
 		sim_report_header(stdout, false);
 	/* a run replays under the watermarks it was recorded with, unless --param says otherwise */
 	struct opts ro = *o;
-	size_t len = strlen(ro.params);
-	if (info.high_pct && !strstr(ro.params, "high_watermark=") && !strstr(ro.params, "low_watermark=") &&
-	    len + 48 < sizeof ro.params) {
-		snprintf(ro.params + len, sizeof ro.params - len, "%shigh_watermark=%u,low_watermark=%u", len ? "," : "",
-			 info.high_pct, info.low_pct);
-	}
+	ro.recorded_high_pct = info.high_pct;
+	ro.recorded_low_pct = info.low_pct;
 	rc = run_all(&ro, p, vs, &ev, info.working_set, budget, (long long)info.skipped, stdout, false, o->json);
 	sim_events_clear(&ev);
 	return rc;

@@ -69,6 +69,7 @@ struct sim_env {
 	uint64_t budget;
 	uint64_t seed;
 	const char *params; /* "key=value,key=value" overrides, may be NULL */
+	unsigned high_pct, low_pct; /* a trace's recorded watermarks (0: the shim's defaults); params override */
 };
 
 struct sim_variant {

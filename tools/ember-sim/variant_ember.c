@@ -28,6 +28,7 @@
  * GPU runs nothing of its own here (a trace is of one GPU), so nothing is
  * pushed out: test_multi_gpu checks that on the simulated driver.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,31 +126,48 @@ static double param(const struct sim_env *env, const char *key, double dflt)
 	return sim_param_double(env->params, key, dflt);
 }
 
-/* A default from the shim's one options table (config.def), so that a replay places as the shim would. */
-static double shim_default(const char *name)
+/* The default of an EMBER_* variable in the shim's one options table (config.def). */
+static const char *shim_default(const char *name)
 {
 	for (size_t i = 0; i < ember_var_count; i++)
 		if (!strcmp(ember_var_docs[i].name, name))
-			return strtod(ember_var_docs[i].def, NULL);
+			return ember_var_docs[i].def;
 	abort(); /* a name the table lost: a build that must not pass its tests */
 }
 
-/* Table 1's parameters and the shim's defaults, each overridable with --param (EMBER_* names, lower case). */
+/* --param key, else the shim's default of EMBER_<KEY>, so that a replay places as the shim would. */
+static double shim_param(const struct sim_env *env, const char *key)
+{
+	char name[64] = "EMBER_";
+	for (size_t i = 0; key[i] && 6 + i + 1 < sizeof name; i++)
+		name[6 + i] = (char)toupper((unsigned char)key[i]);
+	return param(env, key, strtod(shim_default(name), NULL));
+}
+
+/* A watermark: --param key, else what the trace recorded, else the shim's default. */
+static unsigned watermark(const struct sim_env *env, const char *key, unsigned recorded)
+{
+	return recorded ? (unsigned)param(env, key, recorded) : (unsigned)shim_param(env, key);
+}
+
+/* Table 1's parameters and the shim's other defaults, each overridable with --param (EMBER_* names, lower case). */
 static struct ember_policy_params params_of(const struct sim_env *env)
 {
+	struct ember_size span = { 0 };
+	ember_parse_SIZE(shim_default("EMBER_SPAN"), &span);
 	return (struct ember_policy_params){
-		.span_regions = (uint32_t)(param(env, "span_mib", 64) / 2),
-		.threshold = (uint32_t)param(env, "threshold", 256),
-		.interval_ns = (uint64_t)(param(env, "interval_ms", 25) * MS),
-		.batch_regions = (uint32_t)param(env, "batch", 16),
-		.heat_ratio = param(env, "heat_ratio", 2),
-		.stale_intervals = (uint32_t)param(env, "stale_intervals", 5),
-		.protection = param(env, "protection", 1) != 0,
-		.base_grace_ns = (uint64_t)(param(env, "base_grace_ms", 100) * MS),
-		.return_window_ns = (uint64_t)(param(env, "return_window_ms", 500) * MS),
-		.score_grace_ns = (uint64_t)(param(env, "score_grace_ms", 250) * MS),
-		.max_grace_ns = (uint64_t)(param(env, "max_grace_ms", 2000) * MS),
-		.score_decay_ns = (uint64_t)(param(env, "score_decay_ms", 1000) * MS),
+		.span_regions = (uint32_t)(param(env, "span_mib", (double)(span.bytes >> 20)) / 2),
+		.threshold = (uint32_t)shim_param(env, "threshold"),
+		.interval_ns = (uint64_t)(shim_param(env, "interval_ms") * MS),
+		.batch_regions = (uint32_t)shim_param(env, "batch"),
+		.heat_ratio = shim_param(env, "heat_ratio"),
+		.stale_intervals = (uint32_t)shim_param(env, "stale_intervals"),
+		.protection = shim_param(env, "protection") != 0,
+		.base_grace_ns = (uint64_t)(shim_param(env, "base_grace_ms") * MS),
+		.return_window_ns = (uint64_t)(shim_param(env, "return_window_ms") * MS),
+		.score_grace_ns = (uint64_t)(shim_param(env, "score_grace_ms") * MS),
+		.max_grace_ns = (uint64_t)(shim_param(env, "max_grace_ms") * MS),
+		.score_decay_ns = (uint64_t)(shim_param(env, "score_decay_ms") * MS),
 	};
 }
 
@@ -162,8 +180,8 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	ev->adaptive = adaptive;
 	ember_table_init(&ev->table, &ev->accounts);
 	ev->pc = (struct ember_policy_ctx){ params_of(env), &ev->table, &ev->accounts, adaptive };
-	unsigned high = (unsigned)param(env, "high_watermark", shim_default("EMBER_HIGH_WATERMARK"));
-	unsigned low = (unsigned)param(env, "low_watermark", shim_default("EMBER_LOW_WATERMARK"));
+	unsigned high = watermark(env, "high_watermark", env->high_pct);
+	unsigned low = watermark(env, "low_watermark", env->low_pct);
 	ember_budget_set(acc0(ev), env->budget, high, low);
 	/* the copy engine at the profile's rates; a call's fixed cost is the 64 MiB call's */
 	ev->vt = (struct ember_virtual){
