@@ -61,6 +61,12 @@ void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes)
 	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
 }
 
+void sync_and_flush(void *shim)
+{
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+}
+
 void launch_fill(void *shim, CUfunction f, CUdeviceptr p, size_t n)
 {
 	unsigned value = 7;
@@ -74,8 +80,7 @@ CUdeviceptr resident_allocation(void *shim, void *sim, CUfunction f, size_t byte
 	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
 	memset((void *)p, 0x11, bytes);
 	launch_fill(shim, f, p, bytes / sizeof(unsigned));
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	sync_and_flush(shim);
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "promoted to GPU 0");
 	return p;
 }

@@ -25,6 +25,9 @@ CUmodule start_context(void *shim);
 /* Launch the simulated driver's ember_reread_sum f through the shim over [p, p + bytes), once: a launch Ember scans. */
 void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes);
 
+/* Through the shim: wait for the GPU, then for Ember's moves (ember_flush). */
+void sync_and_flush(void *shim);
+
 /* Through the shim: the simulated driver's ember_fill_u32 f over n elements of p (n = 0: a launch that
  * references p and touches nothing). */
 void launch_fill(void *shim, CUfunction f, CUdeviceptr p, size_t n);

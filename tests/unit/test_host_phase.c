@@ -38,8 +38,7 @@ static void start(const char *mode, const char *refresh_faults)
 static int location_after_next_launch(CUdeviceptr p)
 {
 	launch_fill(shim, fill, p, 0);
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	sync_and_flush(shim);
 	return SYM(sim, ember_sim_block_location)((void *)p);
 }
 

@@ -205,12 +205,6 @@ static void read_on(int d, CUdeviceptr p, size_t bytes)
 	launch_reread(shim, reread[d], p, bytes);
 }
 
-static void flush(void)
-{
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-}
-
 static uint64_t resident(int d)
 {
 	return SYM(sim, ember_sim_device_resident_bytes)(d);
@@ -440,7 +434,7 @@ Test(multi_gpu, every_gpu_that_uses_an_allocation_is_advised_accessed_by)
 	CUdeviceptr p = managed(8 * MiB, 0x5a);
 	cr_expect_eq(accessed_by(p), 1u, "advised for GPU 0 alone: GPU 1 is not in use");
 	read_on(1, p, 8 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(accessed_by(p), 3u, "GPU 1 added at its first launch that references it");
 	cr_expect_eq(accessed_by(p + 6 * MiB), 3u, "over the whole allocation");
 	CUdeviceptr q = managed(8 * MiB, 0x6b);
@@ -471,7 +465,7 @@ Test(multi_gpu, an_allocation_first_launched_on_another_gpu_is_split_onto_that_g
 	CUdeviceptr p = managed(100 * MiB, 0x33);
 	cr_expect_eq(placed_for(p), 0, "made in GPU 0's context");
 	read_on(1, p, 100 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(placed_for(p), 1, "placed for the GPU whose launch referenced it");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 1, "its prefix on GPU 1");
 	cr_expect_eq(resident(0), 0, "nothing on GPU 0");
@@ -481,7 +475,7 @@ Test(multi_gpu, an_allocation_first_launched_on_another_gpu_is_split_onto_that_g
 	cr_expect_eq(account_used(0), 0, "GPU 0's account holds nothing");
 	expect_bytes(p, 100 * MiB, 0x33);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(0) + resident(1), 0);
 }
 
@@ -494,11 +488,11 @@ Test(multi_gpu, static_keeps_a_split_where_it_was_made)
 	start("static", "2");
 	CUdeviceptr p = managed(32 * MiB, 0x44);
 	read_on(0, p, 32 * MiB);
-	flush();
+	sync_and_flush(shim);
 	uint64_t on0 = resident(0);
 	cr_expect_eq(on0, 32 * MiB);
 	read_on(1, p, 32 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(placed_for(p), 0);
 	cr_expect_eq(resident(0), on0);
 	cr_expect_eq(resident(1), 0);
@@ -516,7 +510,7 @@ Test(multi_gpu, static_keeps_a_split_where_it_was_made)
 static double timed_reads(int d, CUdeviceptr p, size_t bytes, unsigned n)
 {
 	read_on(d, p, bytes);
-	flush();
+	sync_and_flush(shim);
 	uint64_t t0 = SYM(sim, ember_sim_now_ns)();
 	for (unsigned i = 0; i < n; i++)
 		read_on(d, p, bytes);
@@ -531,7 +525,7 @@ Test(multi_gpu, the_simulated_peer_link_reads_at_its_rate)
 	start("static", "2");
 	CUdeviceptr on0 = managed(32 * MiB, 0x55), host = managed(32 * MiB, 0x66);
 	read_on(0, on0, 32 * MiB); /* split onto GPU 0 */
-	flush();
+	sync_and_flush(shim);
 	cr_assert_eq(resident(0), 32 * MiB);
 	double ns[2];
 	CUdeviceptr what[2] = { on0, host };
@@ -565,7 +559,7 @@ static void start_adaptive(void)
 static unsigned hot_on(int d, CUdeviceptr p)
 {
 	READ_UNTIL(d, p, 16 * MiB, 60, resident_regions(p, 16 * MiB) == 8);
-	flush();
+	sync_and_flush(shim);
 	return resident_regions(p, 16 * MiB);
 }
 
@@ -582,7 +576,7 @@ Test(multi_gpu, adaptive_hands_an_allocation_over_to_the_gpu_that_now_uses_it)
 	cr_assert_eq(hot_on(0, p), 8, "hot on GPU 0: promoted there");
 	cr_expect_eq(resident(0), 16 * MiB);
 	READ_UNTIL(1, p, 16 * MiB, 200, placed_for(p) == 1 && resident_regions(p, 16 * MiB) == 8);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(placed_for(p), 1, "placed for GPU 1 now");
 	cr_expect_eq(resident_regions(p, 16 * MiB), 8, "and promoted there");
 	cr_expect_eq(resident(1), 16 * MiB);
@@ -608,7 +602,7 @@ Test(multi_gpu, adaptive_leaves_an_allocation_both_gpus_use_where_it_is)
 		read_on(i % 2, p, 16 * MiB);
 		sleep_ms(2);
 	}
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(placed_for(p), 0);
 	cr_expect_eq(resident(0), 16 * MiB);
 	cr_expect_eq(resident(1), 0);
@@ -672,7 +666,7 @@ Test(multi_gpu, two_threads_on_two_gpus_sharing_an_allocation_keep_both_budgets)
 	for (int d = 0; d < 2; d++)
 		pthread_join(t[d], NULL);
 	use_gpu(0);
-	flush();
+	sync_and_flush(shim);
 	expect_peaks_under_high_watermark(16 * MiB);
 	cr_expect_eq(accessed_by(shared_p), 3u);
 	expect_bytes(shared_p, 8 * MiB, 0xa1);
@@ -681,7 +675,7 @@ Test(multi_gpu, two_threads_on_two_gpus_sharing_an_allocation_keep_both_budgets)
 	CU_OK(SYM(shim, cuMemFree_v2)(shared_p));
 	CU_OK(SYM(shim, cuMemFree_v2)(own_p[0]));
 	CU_OK(SYM(shim, cuMemFree_v2)(own_p[1]));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(0) + resident(1), 0);
 	expect_accounts_empty();
 }
@@ -735,7 +729,7 @@ static double reread_ns(bool peers, uint64_t *lent)
 	cr_expect_leq(*lent, 256 * MiB / 100 * 85, "below GPU 1's low watermark");
 	expect_bytes(p, REREAD_MIB * MiB, 0x3c);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
-	flush();
+	sync_and_flush(shim);
 	expect_accounts_empty();
 	cr_expect_eq(resident(0) + resident(1), 0);
 	return ns;
@@ -826,7 +820,7 @@ Test(multi_gpu, gpu1s_own_demand_pushes_gpu0s_borrowed_regions_out)
 	use_gpu(0);
 	CUdeviceptr a = managed(REREAD_MIB * MiB, 0x4d);
 	read_on(0, a, REREAD_MIB * MiB);
-	flush();
+	sync_and_flush(shim);
 	uint64_t lent = bytes_on(1, a, REREAD_MIB * MiB);
 	cr_assert_eq(lent, 108 * MiB, "GPU 1 holds for GPU 0 up to its low watermark: %llu MiB",
 		     (unsigned long long)(lent / MiB));
@@ -834,7 +828,7 @@ Test(multi_gpu, gpu1s_own_demand_pushes_gpu0s_borrowed_regions_out)
 	CUdeviceptr b = managed(64 * MiB, 0x5e); /* GPU 1 current: its own */
 	cr_expect_eq(placed_for(b), 1);
 	read_on(1, b, 64 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(bytes_on(1, b, 64 * MiB), 64 * MiB, "GPU 1's own allocation split whole onto it");
 	uint64_t left = bytes_on(1, a, REREAD_MIB * MiB);
 	cr_expect_lt(left, lent, "GPU 0's regions pushed out of GPU 1");
@@ -843,12 +837,12 @@ Test(multi_gpu, gpu1s_own_demand_pushes_gpu0s_borrowed_regions_out)
 	cr_expect_eq(account_used(1), left + 64 * MiB);
 	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(1), 128 * MiB / 100 * 90);
 	read_on(0, a, REREAD_MIB * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(bytes_on(1, a, REREAD_MIB * MiB), left, "nothing lent to GPU 1 while it is quiet");
 	expect_bytes(a, REREAD_MIB * MiB, 0x4d);
 	expect_bytes(b, 64 * MiB, 0x5e);
 	CU_OK(SYM(shim, cuMemFree_v2)(a));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(account_used(1), 64 * MiB, "GPU 1's account: its own, once GPU 0's allocation is freed");
 	cr_expect_eq(resident(1), 64 * MiB);
 }
@@ -868,7 +862,7 @@ Test(multi_gpu, adaptive_lends_what_gpu0s_promotions_leave_mapped)
 	use_gpu(0);
 	CUdeviceptr p = managed(64 * MiB, 0x6f);
 	READ_UNTIL(0, p, 64 * MiB, 100, bytes_on(1, p, 64 * MiB) == 50 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident_regions(p, 64 * MiB), 7, "GPU 0 full: 7 regions under 90%% of 16 MiB");
 	cr_expect_eq(bytes_on(1, p, 64 * MiB), 50 * MiB, "the rest on GPU 1");
 	cr_expect_eq(account_used(1), 50 * MiB);
@@ -876,6 +870,6 @@ Test(multi_gpu, adaptive_lends_what_gpu0s_promotions_leave_mapped)
 	cr_expect_leq(SYM(sim, ember_sim_device_peak_resident_bytes)(1), 256 * MiB / 100 * 85);
 	expect_bytes(p, 64 * MiB, 0x6f);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
-	flush();
+	sync_and_flush(shim);
 	expect_accounts_empty();
 }

@@ -46,12 +46,6 @@ static CUdeviceptr managed(size_t bytes)
 	return p;
 }
 
-static void flush(void)
-{
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-}
-
 static uint64_t resident(void)
 {
 	return SYM(sim, ember_sim_device_resident_bytes)(0);
@@ -88,7 +82,7 @@ Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
 	CUdeviceptr p = managed(200 * MiB); /* more than the budget */
 	memset((void *)p, 0x5a, 200 * MiB);
 	launch_reread(shim, reread, p, 200 * MiB);
-	flush();
+	sync_and_flush(shim);
 	uint64_t high = budget / 100 * 90;
 	cr_expect_gt(resident(), high - 2 * MiB, "the prefix fills the budget to the watermark");
 	expect_within_budget();
@@ -100,7 +94,7 @@ Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
 	/* a second launch moves nothing more */
 	uint64_t moved = SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE);
 	launch_reread(shim, reread, p, 200 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_bytes_migrated)(EMBER_SIM_TO_DEVICE), moved);
 }
 
@@ -115,7 +109,7 @@ Test(placement, promoted_ranges_prefer_the_gpu_and_demoted_ones_the_host)
 	start_static();
 	CUdeviceptr p = managed(200 * MiB);
 	launch_reread(shim, reread, p, 200 * MiB);
-	flush();
+	sync_and_flush(shim);
 	struct ember_sim_block_info head, tail;
 	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &head), 0);
 	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 199 * MiB), &tail), 0);
@@ -123,7 +117,7 @@ Test(placement, promoted_ranges_prefer_the_gpu_and_demoted_ones_the_host)
 	cr_expect_eq(tail.preferred, EMBER_SIM_HOST, "the mapped tail prefers the host");
 	cr_expect(tail.accessed_by & 1u, "and GPU 0 still maps it");
 	cr_expect_gt(SYM(shim, ember_evict)((void *)p, 200 * MiB), 0);
-	flush();
+	sync_and_flush(shim);
 	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &head), 0);
 	cr_expect_eq(head.preferred, EMBER_SIM_HOST, "demoted, it prefers the host again");
 	cr_expect(head.accessed_by & 1u, "mapped by GPU 0 as before");
@@ -141,7 +135,7 @@ Test(placement, a_large_promotion_prefers_the_gpu_once_it_lands)
 	CUdeviceptr p = managed(200 * MiB); /* the static split's bulk move: one of 200 MiB */
 	memset((void *)p, 0x5a, 200 * MiB); /* the program's input, in host memory */
 	launch_reread(shim, reread, p, 200 * MiB);
-	flush();
+	sync_and_flush(shim);
 	struct ember_sim_block_info head, tail;
 	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &head), 0);
 	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 199 * MiB), &tail), 0);
@@ -156,7 +150,7 @@ Test(placement, a_large_promotion_that_fails_keeps_the_host_preference)
 	SYM(sim, ember_sim_fail_prefetches)(EMBER_SIM_TO_DEVICE, 1, CUDA_ERROR_OUT_OF_MEMORY);
 	CUdeviceptr p = managed(200 * MiB);
 	launch_reread(shim, reread, p, 200 * MiB);
-	flush();
+	sync_and_flush(shim);
 	struct ember_sim_block_info b;
 	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)(p + 100 * MiB), &b), 0);
 	cr_expect_eq(b.preferred, EMBER_SIM_HOST, "the failed move left its range preferring the host");
@@ -179,7 +173,7 @@ Test(placement, a_kernels_first_writes_to_a_split_allocation_land_on_the_gpu)
 	void *params[] = { &out, &value, &n };
 	CU_OK(SYM(shim, cuLaunchKernel)(fill, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
 	CU_OK(SYM(shim, cuCtxSynchronize)());
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)out), 0, "the split's first block was written on GPU 0");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(out + 99 * MiB)), EMBER_SIM_HOST,
 		     "past the budget, in host memory");
@@ -197,11 +191,11 @@ Test(placement, the_budget_holds_across_many_allocations)
 		launch_reread(shim, reread, p[i], 4096);
 		expect_within_budget();
 	}
-	flush();
+	sync_and_flush(shim);
 	expect_within_budget();
 	for (int i = 0; i < 12; i++)
 		CU_OK(SYM(shim, cuMemFree_v2)(p[i]));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
 }
 
@@ -216,10 +210,10 @@ Test(placement, bytes_survive_promotion_and_eviction)
 	for (int round = 0; round < 3; round++) {
 		launch_reread(shim, reread, p, bytes);
 		cr_expect_geq(SYM(shim, ember_promote)((void *)p, bytes), 0);
-		flush();
+		sync_and_flush(shim);
 		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0);
 		cr_expect_gt(SYM(shim, ember_evict)((void *)p, bytes), 0);
-		flush();
+		sync_and_flush(shim);
 		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST);
 		cr_expect_eq(resident(), 0);
 	}
@@ -239,12 +233,12 @@ Test(placement, allocation_edge_cases)
 		p = managed(sizes[i]);
 		memset((void *)p, (int)i + 1, sizes[i]);
 		launch_reread(shim, reread, p, sizes[i]);
-		flush();
+		sync_and_flush(shim);
 		expect_within_budget();
 		cr_expect_eq(((unsigned char *)p)[sizes[i] - 1], (unsigned char)(i + 1));
 		CU_OK(SYM(shim, cuMemFree_v2)(p));
 	}
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0, "every promoted byte left with its allocation");
 }
 
@@ -259,13 +253,13 @@ Test(placement, ten_thousand_small_allocations)
 	}
 	for (int i = 0; i < N; i += 97)
 		launch_reread(shim, reread, p[i], 512);
-	flush();
+	sync_and_flush(shim);
 	expect_within_budget();
 	for (int i = 0; i < N; i++) {
 		cr_assert_eq(((unsigned char *)p[i])[0], (unsigned char)i);
 		CU_OK(SYM(shim, cuMemFree_v2)(p[i]));
 	}
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
 }
 
@@ -277,13 +271,13 @@ Test(placement, free_during_a_promotion_is_safe)
 		launch_reread(shim, reread, p, 48 * MiB); /* starts the promotion: about 1 ms of virtual time */
 		CU_OK(SYM(shim, cuMemFree_v2)(p));
 	}
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
 	expect_within_budget();
 	/* the table forgot them: new allocations get the whole budget again */
 	CUdeviceptr q = managed(48 * MiB);
 	launch_reread(shim, reread, q, 4096);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 48 * MiB);
 }
 
@@ -295,7 +289,7 @@ Test(placement, application_hints_win)
 	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
 	CU_OK(SYM(shim, cuMemAdvise_v2)(p + 16 * MiB, 16 * MiB, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
 	launch_reread(shim, reread, p, 32 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 20 * MiB)), EMBER_SIM_HOST,
 		     "Ember left the advised range alone");
@@ -317,7 +311,7 @@ Test(placement, mapped_mode_never_promotes)
 	start("mapped", "64M");
 	CUdeviceptr p = managed(16 * MiB);
 	launch_reread(shim, reread, p, 16 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
 	cr_expect_eq(SYM(shim, ember_promote)((void *)p, MiB), -1);
 	struct ember_sim_block_info b;
@@ -344,7 +338,7 @@ Test(placement, get_info_reports_the_budget)
 	cr_expect_eq(free_b, budget);
 	CUdeviceptr p = managed(8 * MiB);
 	launch_reread(shim, reread, p, 8 * MiB);
-	flush();
+	sync_and_flush(shim);
 	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
 	cr_expect_eq(free_b, budget - 8 * MiB);
 	CUdeviceptr plain;
@@ -397,10 +391,10 @@ Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
 	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
 	add_reread_node(graph, params);
 	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0, "instantiating moves nothing");
 	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 16 * MiB, "the graph's first launch made the split");
 	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
 	CU_OK(SYM(shim, cuGraphDestroy)(graph));
@@ -432,13 +426,13 @@ Test(placement, launches_captured_into_a_graph_are_placed_when_the_graph_runs)
 	CUstream stream;
 	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	CUgraph graph = capture_reread(stream, &p, &n, &passes, &out);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(sum, -1, "a captured launch does not run");
 	cr_expect_eq(resident(), 0, "so nothing is placed for it");
 	CUgraphExec exec;
 	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
 	CU_OK(SYM(shim, cuGraphLaunch)(exec, stream));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(sum, 0, "the graph's launch ran it");
 	cr_expect_eq(resident(), 16 * MiB, "and made the split");
 	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
@@ -470,12 +464,12 @@ Test(placement, adaptive_graph_launches_promote_until_settled_and_stay_resident)
 	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
 	for (int i = 0; i < 20 && resident() < 24 * MiB; i++) {
 		CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
-		flush();
+		sync_and_flush(shim);
 	}
 	cr_expect_eq(resident(), 24 * MiB, "both allocations promoted by the graph's launches");
 	for (int i = 0; i < 20; i++)
 		CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 24 * MiB, "settled launches keep them resident");
 	expect_within_budget();
 	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
@@ -497,7 +491,7 @@ Test(placement, the_static_split_of_one_launch_gives_the_smaller_allocation_room
 	unsigned n = 16 * MiB / sizeof(float);
 	void *params[] = { &a, &big, &small, &n };
 	CU_OK(SYM(shim, cuLaunchKernel)(saxpy, n / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
-	flush();
+	sync_and_flush(shim);
 	expect_within_budget();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)small), 0, "the small allocation's start is on the GPU");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(small + 15 * MiB)), 0, "and its end");
@@ -512,7 +506,7 @@ Test(placement, the_live_file_shows_the_region_map)
 	start_static();
 	CUdeviceptr p = managed(100 * MiB); /* more than the budget: a resident prefix, a mapped tail */
 	launch_reread(shim, reread, p, 100 * MiB);
-	flush();
+	sync_and_flush(shim);
 	char path[64];
 	snprintf(path, sizeof path, "/dev/shm/ember-%d.live", (int)getpid());
 	FILE *f = fopen(path, "r");
@@ -581,20 +575,20 @@ Test(placement, manage_all_converts_plain_allocations)
 	CU_OK(SYM(sim, cuMemGetInfo_v2)(&free_d, &total_d));
 	cr_expect(total_e == total_d && free_e == free_d,
 		  "under manage-all the budget caps residency, not capacity: the GPU's own figures");
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)small), 0, "made on the GPU while it fits");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + 99 * MiB)), EMBER_SIM_NOWHERE,
 		     "past the budget it stays unpopulated, mapped");
 	expect_within_budget();
 	CU_OK(SYM(shim, cuMemFree_v2)(small));
 	CU_OK(SYM(shim, cuMemFree_v2)(big));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
 	/* stream-ordered frees of converted memory wait for the stream */
 	CUdeviceptr a;
 	CU_OK(SYM(shim, cuMemAllocAsync)(&a, 2 * MiB, NULL));
 	CU_OK(SYM(shim, cuMemFreeAsync)(a, NULL));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
 }
 
@@ -639,7 +633,7 @@ static void read_20_mib(void)
 	start_static();
 	CUdeviceptr p = managed(20 * MiB);
 	launch_reread(shim, reread, p, 20 * MiB);
-	flush();
+	sync_and_flush(shim);
 }
 
 Test(placement, stats_are_written_at_exit)
@@ -695,7 +689,7 @@ static void read_and_free_20_mib(void)
 	start_static();
 	CUdeviceptr p = managed(20 * MiB);
 	launch_reread(shim, reread, p, 20 * MiB);
-	flush();
+	sync_and_flush(shim);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
 
@@ -867,7 +861,7 @@ static void work_under_a_fault(void)
 	for (size_t i = 0; i < bytes; i++)
 		h[i] = (unsigned char)(i * 2654435761u >> 13);
 	launch_reread(shim, reread, p, bytes);
-	flush();
+	sync_and_flush(shim);
 	for (size_t i = 0; i < bytes; i++)
 		if (h[i] != (unsigned char)(i * 2654435761u >> 13))
 			exit(3); /* a byte changed */
@@ -965,7 +959,7 @@ Test(placement, two_gpus_each_keep_their_own_budget)
 	CUdeviceptr on1 = managed(100 * MiB);
 	memset((void *)on1, 0x22, 100 * MiB);
 	launch_reread(shim, reread1, on1, 100 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)on0), 0, "GPU 0's allocation split onto GPU 0");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)on1), 1, "GPU 1's onto GPU 1");
 	size_t free1, total1, free0, total0;
@@ -984,7 +978,7 @@ Test(placement, two_gpus_each_keep_their_own_budget)
 	}
 	CU_OK(SYM(shim, cuMemFree_v2)(on1));
 	CU_OK(SYM(shim, cuMemFree_v2)(on0));
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0, "both budgets empty after the frees");
 }
 
@@ -1004,7 +998,7 @@ Test(placement, without_the_uvm_tools_device_one_line_and_placement_goes_on)
 	memset((void *)p, 0x3c, 40 * MiB);
 	for (int i = 0; i < 5; i++)
 		launch_reread(shim, reread, p, 40 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_gt(resident(), 16 * MiB, "the split went ahead");
 	for (size_t i = 0; i < 40 * MiB; i += 4099)
 		cr_assert_eq(((unsigned char *)p)[i], 0x3c, "byte %zu", i);

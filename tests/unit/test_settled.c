@@ -34,12 +34,6 @@ static void start(const char *mode)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
 }
 
-static void flush(void)
-{
-	CU_OK(SYM(shim, cuCtxSynchronize)());
-	cr_assert_eq(SYM(shim, ember_flush)(), 0);
-}
-
 /* Untouched by the host: writing it would take page faults, and with them a host phase, which alone sends the next launch through its scan. */
 static CUdeviceptr managed(size_t bytes)
 {
@@ -81,7 +75,7 @@ Test(settled, a_new_allocation_still_gets_its_split)
 	cr_assert(launches_skip());
 	CUdeviceptr q = managed(8 * MiB);
 	launch_fill(shim, fill, q, 0);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0, "split at its first launch");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(q + 7 * MiB)), 0, "all of it, under the budget");
 }
@@ -95,7 +89,7 @@ Test(settled, a_freed_and_reused_range_gets_its_split)
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 	CUdeviceptr q = managed(8 * MiB);
 	launch_fill(shim, fill, q, 0);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0, "split at its first launch");
 }
 
@@ -107,7 +101,7 @@ Test(settled, a_host_phase_is_still_refreshed)
 	cr_assert(launches_skip());
 	host_reads_back(shim, sim, fill, p, 16 * MiB, 1024, 0);
 	launch_fill(shim, fill, p, 0);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "prefetched back before the launch");
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 15 * MiB)), 0, "all of it");
 }
@@ -121,7 +115,7 @@ Test(settled, adaptive_skips_below_its_low_watermark_and_still_promotes_new_dema
 	CUdeviceptr q = managed(8 * MiB);
 	for (int i = 0; i < 4; i++)
 		launch_reread(shim, reread, q, 8 * MiB);
-	flush();
+	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0, "the new allocation's demand promoted it");
 }
 
@@ -131,7 +125,7 @@ Test(settled, adaptive_with_mapped_regions_keeps_every_scan)
 	CUdeviceptr p = managed(100 * MiB); /* past the 64 MiB budget: some of it stays mapped */
 	launch_reread(shim, reread, p, 100 * MiB);
 	launch_many(p); /* launches that read nothing: quick under a sanitizer too */
-	flush();
+	sync_and_flush(shim);
 	cr_expect_not(launches_skip(), "mapped regions: demand may still promote them");
 }
 
