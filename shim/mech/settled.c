@@ -25,7 +25,7 @@ static bool settled_on(int dev, uint32_t phase)
 {
 	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
 	bool adaptive = ember_strategy->demand;
-	if (!acc || !acc->budget || (adaptive && acc->resident + acc->other >= acc->low))
+	if (!acc || !acc->budget || (adaptive && !ember_budget_room(acc, acc->low)))
 		return false;
 	for (unsigned i = 0, n = ember_table_count(EMBER_TABLE); i < n; i++) {
 		const struct ember_alloc *a = ember_table_at(EMBER_TABLE, i);

@@ -618,7 +618,7 @@ bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct
 				    size_t n)
 {
 	const struct ember_device_account *acc = ember_table_account(pc->table, dev);
-	if (!acc || !acc->budget || acc->resident + acc->other >= acc->low)
+	if (!acc || !acc->budget || !ember_budget_room(acc, acc->low))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct ember_alloc *a = allocs[i];
