@@ -69,28 +69,26 @@ static void untouched(const struct sim_events *t)
 		}
 }
 
-Test(overlay, another_launch_count_is_refused)
+/* A recorded run of `launches` launches over `size` bytes, given the model's reads: refused, saying why. */
+static void expect_refused(unsigned launches, uint64_t size, const char *why)
 {
 	struct sim_events t = { 0 }, m = { 0 };
-	recorded(&t, 3, 64 << 20);
+	recorded(&t, launches, size);
 	model(&m);
 	char err[256] = "";
 	cr_expect_eq(sim_overlay_reads(&t, &m, err, sizeof err), -1);
-	cr_expect(strstr(err, "the model has 2 launches, the trace 3"), "%s", err);
+	cr_expect(strstr(err, why), "%s", err);
 	untouched(&t);
 	sim_events_clear(&t);
 	sim_events_clear(&m);
 }
 
+Test(overlay, another_launch_count_is_refused)
+{
+	expect_refused(3, 64 << 20, "the model has 2 launches, the trace 3");
+}
+
 Test(overlay, another_allocation_size_is_refused)
 {
-	struct sim_events t = { 0 }, m = { 0 };
-	recorded(&t, 2, 32 << 20);
-	model(&m);
-	char err[256] = "";
-	cr_expect_eq(sim_overlay_reads(&t, &m, err, sizeof err), -1);
-	cr_expect(strstr(err, "allocation 0 (67108864 bytes) is not the trace's"), "%s", err);
-	untouched(&t);
-	sim_events_clear(&t);
-	sim_events_clear(&m);
+	expect_refused(2, 32 << 20, "allocation 0 (67108864 bytes) is not the trace's");
 }
