@@ -142,17 +142,29 @@ def geomeans(m, lines):
                          f"{len(over_mapped)} |")
 
 
-def overlapping(a, b):
-    """Both records measured several processes, and their per-process medians' ranges overlap: the
-    difference between their medians is not resolved (launch-bound generation spreads by a third
-    between processes of one variant on the lent machine)."""
+def spread(a, b):
+    """Both records measured several processes, and their per-process medians' ranges overlap: the two
+    ranges, else ''. The difference between their medians is then not resolved (launch-bound generation
+    spreads by a third between processes of one variant on the lent machine)."""
     if not (a and b and a.get("processes", 1) > 1 and b.get("processes", 1) > 1):
         return ""
     ra, rb = a["runs_seconds"], b["runs_seconds"]
     if max(ra) < min(rb) or max(rb) < min(ra):
         return ""
-    return (f" (not resolved: {a['processes']} processes {min(ra):.3g}-{max(ra):.3g} s against "
-            f"{b['processes']} {min(rb):.3g}-{max(rb):.3g})")
+    return (f"{a['processes']} processes {min(ra):.3g}-{max(ra):.3g} s against "
+            f"{b['processes']} {min(rb):.3g}-{max(rb):.3g}")
+
+
+def bracket(*parts):
+    """The non-empty parts in one pair of brackets after a space, else ''."""
+    parts = [p for p in parts if p]
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def overlapping(a, b):
+    """spread() as a check's failure that is not resolved."""
+    s = spread(a, b)
+    return bracket(s and "not resolved: " + s)
 
 
 def speed_adjusted(a, b):
@@ -163,14 +175,6 @@ def speed_adjusted(a, b):
         return ""
     rel = [statistics.median(s / p for s, p in zip(r["runs_seconds"], probes)) for r, probes in ((a, pa), (b, pb))]
     return f"{rel[0] / rel[1]:.2f} against each process's CPU probe"
-
-
-def with_speed(note, a, b):
-    """overlapping()'s note, or none, with speed_adjusted()'s figure inside its brackets."""
-    adj = speed_adjusted(a, b)
-    if not adj:
-        return note
-    return f"{note[:-1]}; {adj})" if note else f" ({adj})"
 
 
 def verdict(failures):
@@ -189,11 +193,12 @@ def criteria(m, overhead, lines):
         r, res = m.ok(b, 0.5, dm), m.ok(b, 0.5, "resident")
         cold = lambda x: x.get("first_seconds", x["seconds"])
         worst.append((cold(r) / cold(res) if r and res else None, ratio(r, res) if r and res else None, b,
-                      with_speed(overlapping(r, res), r, res)))
-    bad = [f"{b} {fmt(c)} cold, {fmt(w)} warm{o}" for c, w, b, o in worst if c is None or c > 1.10 or w > 1.10]
+                      spread(r, res), speed_adjusted(r, res)))
+    bad = [f"{b} {fmt(c)} cold, {fmt(w)} warm{bracket(s and 'not resolved: ' + s, adj)}"
+           for c, w, b, s, adj in worst if c is None or c > 1.10 or w > 1.10]
     # a pass whose processes' ranges overlap resident's is a pass by the medians only: say so
-    close = [f"{b} {fmt(w)}{o.replace('(not resolved: ', '(')}" for c, w, b, o in worst
-             if c is not None and c <= 1.10 and w <= 1.10 and o]
+    close = [f"{b} {fmt(w)}{bracket(s, adj)}" for c, w, b, s, adj in worst
+             if c is not None and c <= 1.10 and w <= 1.10 and s]
     within = "all within" + (f"; by the medians, the processes' ranges overlapping resident's: {', '.join(close)}"
                              if close else "")
     checks.append((f"0.5x: the default mode ({dm}) within 1.10x of resident on every workload, cold and warm",
