@@ -15,11 +15,16 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ -x "$top" ] || { echo "ember-top: skipped, not built (no ncurses)"; exit 0; }
 dir=$(mktemp -d)
 pids=()
+# two tmux servers, one a session: killing a server's last session makes it exit, and a new session asked of
+# it meanwhile fails ("server exited unexpectedly", seen on CI)
 sock=ember-top-test-$$
+wait_sock=ember-top-wait-$$
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do rm -f "/dev/shm/ember-$p.live"; done
-  if command -v tmux >/dev/null; then tmux -L "$sock" kill-server 2>/dev/null || true; fi
+  if command -v tmux >/dev/null; then
+    for server in "$sock" "$wait_sock"; do tmux -L "$server" kill-server 2>/dev/null || true; done
+  fi
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -299,17 +304,19 @@ for raw in sys.stdin.read().splitlines():
     sys.exit(0)
 sys.exit(f"no line matches /{pattern}/")
 PY
-screen() { tmux -L "$sock" capture-pane -p -t top; }
+on=$wait_sock
+screen() { tmux -L "$on" capture-pane -p -t top; }
 # until the screen shows what is expected (it redraws on its own every half second)
 expect() {
   for _ in $(seq 50); do screen | grep -qE -- "$1" && return 0; sleep 0.1; done
   fail "the screen lacks /$1/ after ${2:-a key}: $(screen)"
 }
-press() { tmux -L "$sock" send-keys -t top "$@"; }
-tmux -L "$sock" new-session -d -s top -x 100 -y 30 "$top --dir $keys/empty --wait 1; sleep 30"
+press() { tmux -L "$on" send-keys -t top "$@"; }
+tmux -L "$on" new-session -d -s top -x 100 -y 30 "$top --dir $keys/empty --wait 1; sleep 30"
 expect 'waiting for a program publishing' "start"
 expect 'no program published .* for 1 s' "--wait 1"
-tmux -L "$sock" kill-session -t top
+tmux -L "$on" kill-server
+on=$sock
 tmux -L "$sock" new-session -d -s top -x 100 -y 30 "$top --dir $keys"
 expect "pid $owner  mode static  sleep  live" "start"
 expect 'sort residency' "start"
