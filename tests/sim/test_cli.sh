@@ -35,6 +35,8 @@ BADPAT="--kernel-reads needs --trace" bad --kernel-reads nw
 printf 'ember-trace 2\nA 1 0 0 1073741824 m\nL 2 0 0 1 0:0:1073741824:0\nE 3\n' >"$tmp/t"
 BADPAT="--kernel-reads nope: unknown workload" bad --trace "$tmp/t" --kernel-reads nope
 BADPAT="the model has .* launches, the trace 1" bad --trace "$tmp/t" --kernel-reads nw
+BADPAT="--launches: bad value 'later' (expected sync or async)" bad --trace "$tmp/t" --launches later
+BADPAT="--launches async needs --trace" bad --launches async
 BADPAT="cannot open profile" bad --profile "$tmp/missing"
 printf 'device_read_gbps = 100\nwarp_speed = 9\n' >"$tmp/p"; BADPAT="unknown profile key 'warp_speed'" bad --profile "$tmp/p"
 printf 'promote_gbps = fast\n' >"$tmp/p"; BADPAT="promote_gbps: bad value 'fast' (expected a positive number" bad --profile "$tmp/p"

@@ -41,6 +41,10 @@ static void usage(FILE *out)
 		"  --kernel-reads W     with --trace: the launches read what built-in workload W\n"
 		"                       reads (the same program, modelled), where the trace\n"
 		"                       names only what the launch scan credited; nw, nw-scalar\n"
+		"  --launches sync|async with --trace: sync (default) issues each launch once the\n"
+		"                       one before has ended; async issues them at the host's\n"
+		"                       recorded pace, ahead of the GPU, which runs them in turn\n"
+		"                       (a trace that records its waits; others replay sync)\n"
 		"  --json               one JSON object per variant per line\n"
 		"  --sweep              run working sets of 0.25x .. 4x the budget and print them\n"
 		"  --plot OUT.png       the sweep, plotted as time against working set / budget\n"
@@ -99,13 +103,15 @@ struct opts {
 	bool json, sweep, print_profile;
 	char params[1024];
 	unsigned recorded_high_pct, recorded_low_pct; /* a trace's watermarks (sim_env's) */
+	bool async_launches;                          /* --launches async */
 	struct sim_wl_opts wl;
 };
 
 static void parse(int argc, char **argv, struct opts *o)
 {
 	enum { O_WS = 256, O_BUDGET, O_VARIANT, O_JSON, O_PLOT, O_SWEEP, O_PROFILE, O_PRINT, O_PARAM, O_SEED,
-	       O_TRACE, O_PASSES, O_DRIFT, O_TOKENS, O_LAYERS, O_STRIDE, O_READS, O_HELP, O_WL, O_KREADS };
+	       O_TRACE, O_PASSES, O_DRIFT, O_TOKENS, O_LAYERS, O_STRIDE, O_READS, O_HELP, O_WL, O_KREADS,
+	       O_LAUNCHES };
 	static const struct option lo[] = {
 		{ "workload", 1, 0, O_WL }, { "working-set", 1, 0, O_WS }, { "budget", 1, 0, O_BUDGET },
 		{ "variant", 1, 0, O_VARIANT }, { "json", 0, 0, O_JSON }, { "plot", 1, 0, O_PLOT },
@@ -113,7 +119,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "param", 1, 0, O_PARAM }, { "seed", 1, 0, O_SEED }, { "trace", 1, 0, O_TRACE },
 		{ "passes", 1, 0, O_PASSES }, { "drift", 1, 0, O_DRIFT }, { "tokens", 1, 0, O_TOKENS },
 		{ "layers", 1, 0, O_LAYERS }, { "stride", 1, 0, O_STRIDE }, { "reads", 1, 0, O_READS },
-		{ "kernel-reads", 1, 0, O_KREADS }, { "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
+		{ "kernel-reads", 1, 0, O_KREADS }, { "launches", 1, 0, O_LAUNCHES }, { "help", 0, 0, O_HELP },
+		{ 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->workload = "reread";
@@ -144,6 +151,11 @@ static void parse(int argc, char **argv, struct opts *o)
 		case O_SEED: o->wl.seed = uint_arg("--seed", optarg, 0, UINT64_MAX); break;
 		case O_TRACE: o->trace = optarg; break;
 		case O_KREADS: o->kernel_reads = optarg; break;
+		case O_LAUNCHES:
+			if (strcmp(optarg, "sync") && strcmp(optarg, "async"))
+				bad("--launches: bad value '%s' (expected sync or async)", optarg);
+			o->async_launches = !strcmp(optarg, "async");
+			break;
 		case O_PASSES: o->wl.passes = (unsigned)uint_arg("--passes", optarg, 1, 1000000); break;
 		case O_DRIFT: o->wl.drift_pct = (double)uint_arg("--drift", optarg, 0, 100); break;
 		case O_TOKENS: o->wl.tokens = (unsigned)uint_arg("--tokens", optarg, 1, 1000000); break;
@@ -166,6 +178,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		bad("--sweep and --plot need a built-in workload, not --trace");
 	if (o->kernel_reads && !o->trace)
 		bad("--kernel-reads needs --trace");
+	if (o->async_launches && !o->trace)
+		bad("--launches async needs --trace (a built-in workload has no host of its own)");
 }
 
 /* Resolves --variant into a NULL-terminated list. */
@@ -198,7 +212,8 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 		   bool json)
 {
 	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params,
-			       .high_pct = o->recorded_high_pct, .low_pct = o->recorded_low_pct };
+			       .high_pct = o->recorded_high_pct, .low_pct = o->recorded_low_pct,
+			       .async_launches = o->async_launches };
 	for (unsigned i = 0; vs[i]; i++) {
 		struct sim_result r;
 		if (sim_run(vs[i], &env, ev, &r)) {

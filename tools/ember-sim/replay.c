@@ -156,8 +156,21 @@ static double small_mapped_cost(const struct sim_variant *v, void *st, const str
 	return 0;
 }
 
+uint64_t sim_kernel_ns(const struct sim_variant *v, void *st, const struct sim_env *env, const struct sim_launch *l,
+		       uint64_t start)
+{
+	double ns = env->profile->launch_us * 1e3 + l->compute_ns;
+	for (unsigned r = 0; r < l->n; r++)
+		if (l->ranges[r].bytes && l->ranges[r].seen != SIM_SEEN_SCAN) /* a guess only: nothing read */
+			ns += range_cost(v, st, &l->ranges[r], start, ns);
+	ns += small_mapped_cost(v, st, env->profile, l);
+	return (uint64_t)ns;
+}
+
 int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out)
 {
+	if (env->async_launches && e->waits_recorded)
+		return sim_run_async(v, env, e, out);
 	memset(out, 0, sizeof *out);
 	void *st = v->start(env);
 	if (!st)
@@ -214,12 +227,7 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 				marked = true;
 				pending = false;
 			}
-			double ns = env->profile->launch_us * 1e3 + l->compute_ns;
-			for (unsigned r = 0; r < l->n; r++)
-				if (l->ranges[r].bytes && l->ranges[r].seen != SIM_SEEN_SCAN) /* a guess only: nothing read */
-					ns += range_cost(v, st, &l->ranges[r], start, ns);
-			ns += small_mapped_cost(v, st, env->profile, l);
-			now = start + (uint64_t)ns;
+			now = start + sim_kernel_ns(v, st, env, l, start);
 			v->after_launch(st, l, now);
 			out->launches++;
 			break;

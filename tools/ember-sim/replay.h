@@ -57,4 +57,20 @@ struct sim_result {
  */
 int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out);
 
+/*
+ * sim_run for a trace that records its host's waits, with
+ * env->async_launches (replay_async.c): the host issues launches at its
+ * recorded pace and the GPU runs them in order, later, as a real one does
+ * (star's eight queries are issued within 11 ms and run for 5 s), so the
+ * policy decides at the host's time and the kernels read what has landed
+ * by their start. The host waits for the GPU at a recorded wait, a flush
+ * and a free (cuMemFree synchronises).
+ */
+int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e,
+		  struct sim_result *out);
+
+/* What launch l costs on the GPU from start (ns): the launch floor, its compute, and every range's reads. */
+uint64_t sim_kernel_ns(const struct sim_variant *v, void *st, const struct sim_env *env, const struct sim_launch *l,
+		       uint64_t start);
+
 #endif

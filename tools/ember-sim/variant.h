@@ -70,6 +70,7 @@ struct sim_env {
 	uint64_t seed;
 	const char *params; /* "key=value,key=value" overrides, may be NULL */
 	unsigned high_pct, low_pct; /* a trace's recorded watermarks (0: the shim's defaults); params override */
+	bool async_launches;        /* --launches async: a trace's host issues ahead of its GPU (replay_async.c) */
 };
 
 struct sim_variant {
@@ -80,6 +81,16 @@ struct sim_variant {
 	void (*free)(void *v, uint64_t id, uint64_t now);
 	/* Before launch l is issued at now: returns the virtual time it may start (>= now): promotions it waits for, fault service is NOT here */
 	uint64_t (*before_launch)(void *v, const struct sim_launch *l, uint64_t now);
+	/*
+	 * Optional: the host's part of before_launch alone, for a replay whose
+	 * host issues launches ahead of its GPU (--launches async): the
+	 * policy's decisions at the launch call, at the host's time now.
+	 * Returns when what the launch waits for is ready (>= now). Such a
+	 * replay then calls advance, not before_launch, at the kernel's start,
+	 * and no after_launch. A variant without it has no host part: its
+	 * before_launch and after_launch run at the kernel's start and end.
+	 */
+	uint64_t (*issue)(void *v, const struct sim_launch *l, uint64_t now);
 	/* The cost in ns of the launch's read/write of `bytes` of block `block` (2 MiB index) of allocation id, `touched` of them actually read, with pattern; updates the variant's state (stock UVM faults/migrates/evicts here) */
 	double (*access)(void *v, uint64_t id, uint64_t block, uint64_t bytes, uint64_t touched, enum sim_pattern pat, bool write, uint64_t now);
 	void (*after_launch)(void *v, const struct sim_launch *l, uint64_t end);

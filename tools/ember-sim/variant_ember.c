@@ -468,7 +468,8 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 		pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
 }
 
-static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
+/* The shim's part of a launch, on the host's thread at now: returns when what it waits for is ready. */
+static uint64_t v_issue(void *v, const struct sim_launch *l, uint64_t now)
 {
 	struct ember_variant *ev = v;
 	if (ev->host_busy_until > now)
@@ -499,8 +500,14 @@ static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
 	/* the peer tier after the launch's placement, as the shim's ember_gpus_after_launch: GPU 1 in use */
 	if (ev->peer)
 		ember_peer_after_launch(&ev->seam, &(struct ember_at){ .device = 0 }, refs, n, 3u);
-	uint64_t start = ev->vt.launch_ready_at > now ? ev->vt.launch_ready_at : now;
-	poll(ev, start); /* what it waited for is resident when it runs */
+	return ev->vt.launch_ready_at > now ? ev->vt.launch_ready_at : now;
+}
+
+/* A launch issued when the GPU is idle (the replay's default): it starts once what it waits for is ready. */
+static uint64_t v_before(void *v, const struct sim_launch *l, uint64_t now)
+{
+	uint64_t start = v_issue(v, l, now);
+	poll(v, start); /* what it waited for is resident when it runs */
 	return start;
 }
 
@@ -621,8 +628,8 @@ static void v_finish(void *v)
 #define EMBER_VARIANT(var, nm, starter)                                                                \
 	const struct sim_variant var = {                                                               \
 		.name = nm, .start = starter, .alloc = v_alloc, .free = v_free, .before_launch = v_before, \
-		.access = v_access, .after_launch = v_after, .advance = v_advance, .counts = v_counts,    \
-		.finish = v_finish, .plain = v_plain, .tier_of = v_tier,                                  \
+		.issue = v_issue, .access = v_access, .after_launch = v_after, .advance = v_advance,      \
+		.counts = v_counts, .finish = v_finish, .plain = v_plain, .tier_of = v_tier,              \
 	}
 
 EMBER_VARIANT(sim_variant_static, "static", start_static);
