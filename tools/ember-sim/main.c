@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include "gzfile.h"
-#include "report.h"
+#include "lookups.h"
 #include "overlay.h"
+#include "report.h"
 #include "trace.h"
 #include "workloads.h"
 
@@ -40,7 +41,9 @@ static void usage(FILE *out)
 		"  --trace FILE         replay an EMBER_TRACE file instead of a workload\n"
 		"  --kernel-reads W     with --trace: the launches read what built-in workload W\n"
 		"                       reads (the same program, modelled), where the trace\n"
-		"                       names only what the launch scan credited; nw, nw-scalar\n"
+		"                       names only what the launch scan credited; nw, nw-scalar,\n"
+		"                       or star (the suite's star.cu: each table beside the fact\n"
+		"                       columns read once a row, at random)\n"
 		"  --launches sync|async with --trace: sync (default) issues each launch once the\n"
 		"                       one before has ended; async issues them at the host's\n"
 		"                       recorded pace, ahead of the GPU, which runs them in turn\n"
@@ -244,9 +247,20 @@ static void build(const struct opts *o, const char *option, const char *workload
 	}
 }
 
+/* --kernel-reads star: the dimension tables, up to this size, are looked up a row at a time */
+#define STAR_TABLE_MAX (64ull << 20)
+
 /* --kernel-reads: the trace's launches read what the model of the same program at its working set reads. */
 static void overlay(const struct opts *o, struct sim_events *ev, uint64_t ws)
 {
+	if (!strcmp(o->kernel_reads, "star")) {
+		if (!sim_lookup_reads(ev, STAR_TABLE_MAX)) {
+			fprintf(stderr, "ember-sim: --kernel-reads star: no launch reads a table beside columns 64 times "
+					"its size: not the same program\n");
+			exit(2);
+		}
+		return;
+	}
 	struct sim_events model = { 0 };
 	build(o, "--kernel-reads", o->kernel_reads, ws, &model);
 	char err[256];
