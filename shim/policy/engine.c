@@ -126,6 +126,11 @@ void ember_engine_reclaim(struct ember_engine *e, int dev, const struct ember_at
 		if (regions < e->pc->params.batch_regions)
 			break; /* less than a full batch: nothing more is needed now */
 	}
+	struct ember_moves wanted = { 0 }; /* nothing unless a launch left a table wanted: a check under the lock */
+	ember_table_lock(e->pc->table);
+	ember_policy_promote_wanted(e->pc, dev, &wanted);
+	ember_table_unlock(e->pc->table);
+	ember_engine_defer(e, &wanted, at);
 }
 
 void ember_engine_split(struct ember_engine *e, struct ember_alloc *a, const struct ember_at *at,

@@ -139,6 +139,8 @@ void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)
  */
 static bool hot_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
 {
+	if (r->wanted)
+		return true;
 	if (r->ref_demand < p->threshold || !r->last_ref || now < r->last_ref)
 		return r->ref_demand >= p->threshold && r->last_ref;
 	uint64_t silent = now - r->last_ref;
@@ -366,6 +368,25 @@ static uint64_t promote_span(const struct ember_policy_params *p, struct ember_a
 }
 
 /*
+ * A small allocation that a launch reads as densely as density credit
+ * counts (EMBER_DENSITY_MAX times the launch's largest extent per region:
+ * a lookup table beside the columns it is joined with) takes its room at
+ * that launch from the coldest residents, on the launch's stream. Launch
+ * times cannot rank it: on the H200, star's queries are issued within
+ * 11 ms and run for 5 s, so its dimension tables, first read after the
+ * fact columns filled the budget, were never promoted, and each of 714
+ * million lookups per query crossed the link. When no resident can give
+ * way yet (all in flight or in their grace), it is wanted: the worker's
+ * replacement makes its room as soon as one can. What it costs is bounded
+ * by the span: an allocation larger than that is never taken so.
+ */
+static bool small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
+			    const struct ember_region *reg)
+{
+	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
+}
+
+/*
  * The cold resident region may give way to the hot mapped one. Colder in
  * time means last referenced heat_ratio reuse gaps of the hot region before
  * the hot region's own last reference: the order of references, not the
@@ -381,6 +402,9 @@ static bool replaceable(const struct ember_policy_params *p, const struct slot *
 		return true;
 	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
 		return false;
+	/* a wanted table: no reuse gap to rank it by, its density instead (small_and_dense) */
+	if (hot->a->regions[hot->r].wanted)
+		return !small_and_dense(p, cold->a, &cold->a->regions[cold->r]);
 	return hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
 	       (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap;
 }
@@ -545,23 +569,6 @@ static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now
 	free(gone.v);
 }
 
-/*
- * A small allocation that a launch reads as densely as density credit
- * counts (EMBER_DENSITY_MAX times the launch's largest extent per region:
- * a lookup table beside the columns it is joined with) takes its room at
- * that launch from the coldest residents, on the launch's stream. Launch
- * times cannot rank it: on the H200, star's queries are issued within
- * 11 ms and run for 5 s, so its dimension tables, first read after the
- * fact columns filled the budget, were never promoted, and each of 714
- * million lookups per query crossed the link. What it costs is bounded by
- * the span: an allocation larger than that is never taken so.
- */
-static bool small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
-			    const struct ember_region *reg)
-{
-	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
-}
-
 static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t now, const struct slots *hot,
 				uint64_t room, struct ember_moves *out)
 {
@@ -682,6 +689,21 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 	}
 	merge_promotions(out, first_promotion);
 	/*
+	 * A small table read densely that found no room (every resident in
+	 * flight or in its grace: star's queries are issued in one burst, 11 ms
+	 * on the H200, before the columns of the first have landed) stays
+	 * wanted until it arrives, so that the worker's replacement makes its
+	 * room once victims can be had. Its heat alone would not last: it was
+	 * referenced once, 50 ms of heat, and the first fill takes longer.
+	 */
+	for (size_t h = 0; h < hot.n; h++) {
+		struct ember_region *reg = &hot.v[h].a->regions[hot.v[h].r];
+		if (reg->state == EMBER_REGION_MAPPED && !reg->wanted && small_and_dense(p, hot.v[h].a, reg)) {
+			reg->wanted = 1;
+			pc->wanted++;
+		}
+	}
+	/*
 	 * Hot regions left without room are tried again when their range next
 	 * changes or its repeats' quarter interval ends, not at every launch:
 	 * over the budget that is nearly every launch, and NW's base-pointer
@@ -693,6 +715,39 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 	for (size_t h = 0; h < hot.n; h++)
 		left += hot.v[h].a->regions[hot.v[h].r].state == EMBER_REGION_MAPPED;
 	free(hot.v);
+	return left;
+}
+
+size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct ember_moves *out)
+{
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	if (!pc->wanted || !acc || !acc->budget)
+		return 0;
+	uint64_t room = ember_budget_room(acc, acc->high);
+	size_t first_promotion = out->n, left = 0;
+	uint32_t seen = 0;
+	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
+		struct ember_alloc *a = ember_table_at(pc->table, i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++) {
+			struct ember_region *reg = &a->regions[r];
+			if (!reg->wanted)
+				continue;
+			seen++;
+			if (reg->state != EMBER_REGION_MAPPED || a->freed)
+				continue;
+			uint64_t bytes = ember_region_bytes(a, r);
+			if (reg->hinted || bytes > room || !ember_moves_push(out, a, r, 1, true)) {
+				left++;
+				continue;
+			}
+			room -= bytes;
+			ember_budget_reserve(acc, bytes);
+		}
+	}
+	pc->wanted = seen; /* a freed allocation's marks leave the count with it */
+	merge_promotions(out, first_promotion);
 	return left;
 }
 
@@ -718,6 +773,8 @@ void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint
 			continue;
 		}
 		reg->arrived_at = now;
+		pc->wanted -= reg->wanted && pc->wanted;
+		reg->wanted = 0;
 		if (!p->protection)
 			continue;
 		/* a quick return means the eviction was a mistake: score it, and protect longer */

@@ -81,6 +81,7 @@ struct ember_policy_ctx {
 	struct ember_table *table;       /* its lock is held around every call below */
 	struct ember_accounts *accounts; /* the table's */
 	bool adaptive;                   /* completed moves feed protection (adaptive mode) */
+	uint32_t wanted;                 /* regions marked wanted (policy.c), 0 when the last pass found none */
 };
 
 /*
@@ -108,6 +109,15 @@ void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1);
  * hot mapped regions beat. Only demotions.
  */
 void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out);
+
+/*
+ * The worker's promotions for dev: small tables read densely that found
+ * no room at their launch (wanted) take the room reclamation made for
+ * them, hottest table first, instead of waiting for the next launch that
+ * names them, which in a burst comes a run later. Returns how many wanted
+ * regions are still mapped.
+ */
+size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct ember_moves *out);
 
 /*
  * Whether a launch on dev that references allocs[0..n) has nothing to

@@ -52,6 +52,7 @@ struct ember_region {
 	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
 	float score;     /* policy: migration score, halved every score-decay period */
 	uint8_t ac_misses; /* counters.c: the launch scan's credits to it while mapped and covered since the counters last named it */
+	uint8_t wanted;    /* policy: small and read densely, it found no room at its launch: hot until it arrives */
 	uint64_t score_at;      /* when score was last decayed */
 	uint64_t arrived_at;    /* when it last became resident */
 	uint64_t evicted_at;    /* when it last went back to the host (0: never) */

@@ -179,7 +179,8 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	ev->p = env->profile;
 	ev->adaptive = adaptive;
 	ember_table_init(&ev->table, &ev->accounts);
-	ev->pc = (struct ember_policy_ctx){ params_of(env), &ev->table, &ev->accounts, adaptive };
+	ev->pc = (struct ember_policy_ctx){ .params = params_of(env), .table = &ev->table, .accounts = &ev->accounts,
+					    .adaptive = adaptive };
 	unsigned high = watermark(env, "high_watermark", env->high_pct);
 	unsigned low = watermark(env, "low_watermark", env->low_pct);
 	ember_budget_set(acc0(ev), env->budget, high, low);
