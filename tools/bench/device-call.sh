@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sourced by a device call's script (tools/bench/results/suite/ab-N/callK.sh)
+# at its start, in the repository's root on the lent GPU machine, in place
+# of the preamble each call used to copy:
+#   source tools/bench/device-call.sh NAME
+# puts back what device-pack.sh made (device-unpack.sh), points the suite
+# at that build (EMBER_PREBUILT, EMBER_BUILD), makes the call's results
+# folder $R (/tmp/NAME) with the probes' rates in $R/suite (the matrix's
+# bounds use them, so a call need not spend a minute probing), and
+# defines:
+#   run        ember-run of that build
+#   pack       $R as $OUT/NAME.tar.gz: call it after each stage, so that a
+#              call cut short still brings back what it had
+#   stage MSG  a line in $R/progress.log, with the call's seconds so far
+#   time_left  whether more than ${1:-60} of the call's 540 seconds are left
+set -uo pipefail
+name=${1:?usage: source tools/bench/device-call.sh NAME}
+here=$PWD
+source tools/bench/device-unpack.sh
+export EMBER_PREBUILT=1 EMBER_BUILD=$here/build
+R=/tmp/$name
+mkdir -p "$R/suite"
+cp tools/bench/results/suite/ab-23/seed/probe.json tools/bench/results/suite/ab-23/seed/sparse-probe.json "$R/suite/"
+run=$here/build/bin/ember-run
+pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
+stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
+time_left() { [ "$SECONDS" -lt $((540 - ${1:-60})) ]; }
