@@ -38,6 +38,13 @@ BADPAT="the model has .* launches, the trace 1" bad --trace "$tmp/t" --kernel-re
 BADPAT="--kernel-reads star: no launch reads a table beside columns" bad --trace "$tmp/t" --kernel-reads star
 BADPAT="--launches: bad value 'later' (expected sync or async)" bad --trace "$tmp/t" --launches later
 BADPAT="--launches async needs --trace" bad --launches async
+BADPAT="--moves: cannot write $tmp/missing/m" bad --moves "$tmp/missing/m"
+# --moves: each Ember variant's moves as a trace's M lines, after a line naming it; others write none
+"$SIM" --trace "$tmp/t" --variant uvm,static,adaptive --moves "$tmp/m" >/dev/null || fail "--moves run"
+[ "$(grep -c '^#' "$tmp/m")" = 2 ] && grep -qx '# static' "$tmp/m" && grep -qx '# adaptive' "$tmp/m" ||
+	fail "--moves headers: $(cat "$tmp/m")"
+grep -qE '^M [0-9]+ 0 0 [0-9]+ P$' "$tmp/m" || fail "--moves lines: $(cat "$tmp/m")"
+echo "ok: --moves"
 BADPAT="cannot open profile" bad --profile "$tmp/missing"
 printf 'device_read_gbps = 100\nwarp_speed = 9\n' >"$tmp/p"; BADPAT="unknown profile key 'warp_speed'" bad --profile "$tmp/p"
 printf 'promote_gbps = fast\n' >"$tmp/p"; BADPAT="promote_gbps: bad value 'fast' (expected a positive number" bad --profile "$tmp/p"

@@ -48,6 +48,9 @@ static void usage(FILE *out)
 		"                       one before has ended; async issues them at the host's\n"
 		"                       recorded pace, ahead of the GPU, which runs them in turn\n"
 		"                       (a trace that records its waits; others replay sync)\n"
+		"  --moves FILE         Ember's variants write each move they make to FILE, as a\n"
+		"                       trace's M lines (time id first count P|D), after a\n"
+		"                       '# variant' line: to set beside what a trace recorded\n"
 		"  --json               one JSON object per variant per line\n"
 		"  --sweep              run working sets of 0.25x .. 4x the budget and print them\n"
 		"  --plot OUT.png       the sweep, plotted as time against working set / budget\n"
@@ -101,12 +104,13 @@ static uint64_t uint_arg(const char *opt, const char *v, uint64_t lo, uint64_t h
 }
 
 struct opts {
-	const char *workload, *variant, *trace, *plot, *profile, *kernel_reads;
+	const char *workload, *variant, *trace, *plot, *profile, *kernel_reads, *moves;
 	uint64_t budget;
 	bool json, sweep, print_profile;
 	char params[1024];
 	unsigned recorded_high_pct, recorded_low_pct; /* a trace's watermarks (sim_env's) */
 	bool async_launches;                          /* --launches async */
+	FILE *moves_file;                             /* --moves, open */
 	struct sim_wl_opts wl;
 };
 
@@ -114,7 +118,7 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	enum { O_WS = 256, O_BUDGET, O_VARIANT, O_JSON, O_PLOT, O_SWEEP, O_PROFILE, O_PRINT, O_PARAM, O_SEED,
 	       O_TRACE, O_PASSES, O_DRIFT, O_TOKENS, O_LAYERS, O_STRIDE, O_READS, O_HELP, O_WL, O_KREADS,
-	       O_LAUNCHES };
+	       O_LAUNCHES, O_MOVES };
 	static const struct option lo[] = {
 		{ "workload", 1, 0, O_WL }, { "working-set", 1, 0, O_WS }, { "budget", 1, 0, O_BUDGET },
 		{ "variant", 1, 0, O_VARIANT }, { "json", 0, 0, O_JSON }, { "plot", 1, 0, O_PLOT },
@@ -122,7 +126,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "param", 1, 0, O_PARAM }, { "seed", 1, 0, O_SEED }, { "trace", 1, 0, O_TRACE },
 		{ "passes", 1, 0, O_PASSES }, { "drift", 1, 0, O_DRIFT }, { "tokens", 1, 0, O_TOKENS },
 		{ "layers", 1, 0, O_LAYERS }, { "stride", 1, 0, O_STRIDE }, { "reads", 1, 0, O_READS },
-		{ "kernel-reads", 1, 0, O_KREADS }, { "launches", 1, 0, O_LAUNCHES }, { "help", 0, 0, O_HELP },
+		{ "kernel-reads", 1, 0, O_KREADS }, { "launches", 1, 0, O_LAUNCHES }, { "moves", 1, 0, O_MOVES },
+		{ "help", 0, 0, O_HELP },
 		{ 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
@@ -154,6 +159,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case O_SEED: o->wl.seed = uint_arg("--seed", optarg, 0, UINT64_MAX); break;
 		case O_TRACE: o->trace = optarg; break;
 		case O_KREADS: o->kernel_reads = optarg; break;
+		case O_MOVES: o->moves = optarg; break;
 		case O_LAUNCHES:
 			if (strcmp(optarg, "sync") && strcmp(optarg, "async"))
 				bad("--launches: bad value '%s' (expected sync or async)", optarg);
@@ -183,6 +189,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		bad("--kernel-reads needs --trace");
 	if (o->async_launches && !o->trace)
 		bad("--launches async needs --trace (a built-in workload has no host of its own)");
+	if (o->moves && !(o->moves_file = fopen(o->moves, "w")))
+		bad("--moves: cannot write %s: %s", o->moves, strerror(errno)); /* the stream is flushed at exit */
 }
 
 /* Resolves --variant into a NULL-terminated list. */
@@ -216,7 +224,7 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 {
 	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params,
 			       .high_pct = o->recorded_high_pct, .low_pct = o->recorded_low_pct,
-			       .async_launches = o->async_launches };
+			       .async_launches = o->async_launches, .moves = o->moves_file };
 	for (unsigned i = 0; vs[i]; i++) {
 		struct sim_result r;
 		if (sim_run(vs[i], &env, ev, &r)) {

@@ -29,6 +29,8 @@
  * pushed out: test_multi_gpu checks that on the simulated driver.
  */
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +73,7 @@ struct ember_variant {
 	bool peer;                   /* a second, idle GPU: the peer tier */
 	struct ember_peer_tier tier; /* the shim's, as gpus.c keeps it */
 	struct ember_peer_seam seam;
+	FILE *moves; /* --moves */
 };
 
 /* What the shim's kernel table keeps for launch order (kernels.c), keyed as a trace names it. */
@@ -85,6 +88,17 @@ static struct ember_device_account *acc0(struct ember_variant *ev)
 	return ember_budget_account(&ev->accounts, 0);
 }
 
+/* --moves: a move as the trace's M line names it (its allocation by the trace's id), from when it runs. */
+static void write_move(struct ember_variant *ev, const struct ember_op *op)
+{
+	uint64_t id = 0;
+	while (id < ev->nid && ev->by_id[id] != op->move.alloc)
+		id++;
+	if (id < ev->nid)
+		fprintf(ev->moves, "M %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 " %c\n", op->t_start, id,
+			op->move.first, op->move.count, op->move.promote ? 'P' : 'D');
+}
+
 /* The engine's sinks: the simulator is its own worker. */
 static void track(void *sink, struct ember_op *op)
 {
@@ -92,6 +106,8 @@ static void track(void *sink, struct ember_op *op)
 	op->next = ev->in_flight;
 	ev->in_flight = op;
 	ev->migrations++;
+	if (ev->moves)
+		write_move(ev, op);
 }
 
 static void defer(void *sink, struct ember_op *op)
@@ -178,6 +194,9 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 		return NULL;
 	ev->p = env->profile;
 	ev->adaptive = adaptive;
+	ev->moves = env->moves;
+	if (ev->moves)
+		fprintf(ev->moves, "# %s%s\n", adaptive ? "adaptive" : "static", peer ? "-peer" : "");
 	ember_table_init(&ev->table, &ev->accounts);
 	ev->pc = (struct ember_policy_ctx){ .params = params_of(env), .table = &ev->table, .accounts = &ev->accounts,
 					    .adaptive = adaptive };
