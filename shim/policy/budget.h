@@ -22,6 +22,7 @@ struct ember_device_account {
 	uint64_t promotions, demotions, bytes_promoted, bytes_demoted, migrate_ns;
 	uint64_t refreshes, bytes_refreshed; /* resident ranges prefetched again after host phases */
 	uint64_t bytes_populated;            /* mapped bytes the host touched into being (host_touch.h) */
+	uint64_t bytes_wanted;               /* promoted by the worker for tables that found no room at their launch */
 };
 
 struct ember_accounts {

@@ -744,6 +744,7 @@ size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct 
 			}
 			room -= bytes;
 			ember_budget_reserve(acc, bytes);
+			acc->bytes_wanted += bytes;
 		}
 	}
 	pc->wanted = seen; /* a freed allocation's marks leave the count with it */
