@@ -764,6 +764,10 @@ void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint
 	const struct ember_policy_params *p = &pc->params;
 	if (!ok) {
 		a->repeat.count = 0; /* a failed move is retried by the next launch: it is not a repeat */
+		for (uint32_t r = first; r < first + count && r < a->nregions; r++) {
+			pc->wanted -= a->regions[r].wanted && pc->wanted;
+			a->regions[r].wanted = 0; /* nor by every pass of the worker's, failing each time */
+		}
 		return;
 	}
 	for (uint32_t r = first; r < first + count && r < a->nregions; r++) {

@@ -570,6 +570,24 @@ Test(policy, a_table_read_densely_in_a_burst_arrives_once_a_column_can_give_way)
 	cr_expect_eq(moves_demoted, 2);
 }
 
+Test(policy, a_wanted_table_whose_promotion_fails_is_left_to_its_next_launch)
+{
+	struct ember_alloc *columns = alloc_regions(1ull << 40, 40);
+	struct ember_alloc *table_ = burst_with_table(columns);
+	now += 200 * MS;
+	struct ember_moves m = { 0 };
+	ember_policy_reclaim(&ctx, 0, now, &m);
+	complete(&m);
+	ember_policy_promote_wanted(&ctx, 0, &m);
+	cr_assert_eq(m.n, 1, "the table's promotion");
+	ember_move_finish(&ctx, &m.v[0], false, 0, now); /* the driver refused it */
+	ember_moves_free(&m);
+	cr_expect_eq(count_state(table_, 0, 2, EMBER_REGION_MAPPED), 2, "the table is where it was");
+	cr_expect_eq(ctx.wanted, 0, "and no longer wanted: the worker does not retry it every pass");
+	ember_policy_promote_wanted(&ctx, 0, &m);
+	cr_expect_eq(m.n, 0);
+}
+
 Test(policy, a_wanted_table_freed_leaves_nothing_wanted)
 {
 	struct ember_alloc *columns = alloc_regions(1ull << 40, 40);
