@@ -36,6 +36,7 @@ printf 'ember-trace 2\nA 1 0 0 1073741824 m\nL 2 0 0 1 0:0:1073741824:0\nE 3\n' 
 BADPAT="--kernel-reads nope: unknown workload" bad --trace "$tmp/t" --kernel-reads nope
 BADPAT="the model has .* launches, the trace 1" bad --trace "$tmp/t" --kernel-reads nw
 BADPAT="--kernel-reads star: no launch reads a table beside columns" bad --trace "$tmp/t" --kernel-reads star
+BADPAT="--kernel-reads moe: no launch gathers experts" bad --trace "$tmp/t" --kernel-reads moe
 BADPAT="--launches: bad value 'later' (expected sync or async)" bad --trace "$tmp/t" --launches later
 BADPAT="--launches async needs --trace" bad --launches async
 BADPAT="--moves: cannot write $tmp/missing/m" bad --moves "$tmp/missing/m"

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gathers.h"
 #include "gzfile.h"
 #include "lookups.h"
 #include "overlay.h"
@@ -41,9 +42,10 @@ static void usage(FILE *out)
 		"  --trace FILE         replay an EMBER_TRACE file instead of a workload\n"
 		"  --kernel-reads W     with --trace: the launches read what built-in workload W\n"
 		"                       reads (the same program, modelled), where the trace\n"
-		"                       names only what the launch scan credited; nw, nw-scalar,\n"
-		"                       or star (the suite's star.cu: each table beside the fact\n"
-		"                       columns read once a row, at random)\n"
+		"                       names only what the launch scan credited: nw, nw-scalar,\n"
+		"                       star (the suite's star.cu: each table beside the fact\n"
+		"                       columns read once a row, at random), or moe (a Mixtral\n"
+		"                       layer's expert gathers read 2 of 8 experts, at random)\n"
 		"  --launches sync|async with --trace: sync (default) issues each launch once the\n"
 		"                       one before has ended; async issues them at the host's\n"
 		"                       recorded pace, ahead of the GPU, which runs them in turn\n"
@@ -255,12 +257,24 @@ static void build(const struct opts *o, const char *option, const char *workload
 	}
 }
 
+/* --kernel-reads moe: hf_generate.py's Mixtral shapes route each token to 2 of 8 experts */
+enum { MOE_EXPERTS = 8, MOE_TOP_K = 2 };
+
 /* --kernel-reads star: the dimension tables, up to this size, are looked up a row at a time */
 #define STAR_TABLE_MAX (64ull << 20)
 
 /* --kernel-reads: the trace's launches read what the model of the same program at its working set reads. */
 static void overlay(const struct opts *o, struct sim_events *ev, uint64_t ws)
 {
+	if (!strcmp(o->kernel_reads, "moe")) {
+		long n = sim_gather_reads(ev, MOE_EXPERTS, MOE_TOP_K, o->wl.seed);
+		if (n <= 0) {
+			fprintf(stderr, "ember-sim: --kernel-reads moe: %s\n",
+				n < 0 ? "out of memory" : "no launch gathers experts: not the same program");
+			exit(2);
+		}
+		return;
+	}
 	if (!strcmp(o->kernel_reads, "star")) {
 		if (!sim_lookup_reads(ev, STAR_TABLE_MAX)) {
 			fprintf(stderr, "ember-sim: --kernel-reads star: no launch reads a table beside columns 64 times "
