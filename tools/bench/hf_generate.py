@@ -6,7 +6,8 @@ is downloaded), greedy generate() of a fixed number of new tokens after a
 short prompt. Under EMBER_MANAGE_ALL=1 its allocations become managed
 memory that Ember places under the budget.
 
-    python3 hf_generate.py ARCH SIZE NEW_TOKENS RUNS [accelerate GPU_BYTES]
+    python3 hf_generate.py ARCH SIZE NEW_TOKENS RUNS [accelerate GPU_BYTES | load DIR]
+    python3 hf_generate.py ARCH SIZE save DIR
 
 ARCH: llama or mixtral. SIZE: 13b (Llama 2 13B shape, 26 GB bf16), 7b, 4b
 (8.6 GB), tiny (a smoke test), or mixtral shapes: 8x1.5b (36 layers, 25 GB),
@@ -15,8 +16,11 @@ ARCH: llama or mixtral. SIZE: 13b (Llama 2 13B shape, 26 GB bf16), 7b, 4b
 model in host memory (drawn on the GPU, then moved there) and dispatched by accelerate's device_map with
 max_memory capping the GPU at GPU_BYTES, the rest offloaded to the CPU
 (weights copied to the GPU layer by layer as each forward needs them).
-Prints one JSON record:
-the load (build and initialise) time, the median seconds and tokens per
+With `load DIR`, the model is not drawn but loaded, as a user loads a
+checkpoint: from_pretrained(DIR) onto the GPU (device_map "cuda"), DIR
+being what `save DIR` wrote (the model drawn as above, then saved as
+safetensors; run it once, without Ember). Prints one JSON record:
+the load (build and initialise, or from_pretrained) time, the median seconds and tokens per
 second of generation over RUNS runs, each after a one-token warm-up.
 """
 import json
@@ -102,6 +106,27 @@ def build(arch, size, offload_gpu_bytes=None):
     return model, config, load, params, experts
 
 
+def load_checkpoint(arch, ckpt):
+    """The model from_pretrained(ckpt) onto the GPU, and the seconds that took."""
+    cls = transformers.LlamaForCausalLM if arch == "llama" else transformers.MixtralForCausalLM
+    t0 = time.perf_counter()
+    model = cls.from_pretrained(ckpt, torch_dtype=torch.bfloat16, device_map="cuda")
+    model.eval()
+    torch.cuda.synchronize()
+    load = time.perf_counter() - t0
+    params = sum(p.numel() for p in model.parameters())
+    experts = sum(p.numel() for n, p in model.named_parameters() if ".experts." in n)
+    return model, model.config, load, params, experts
+
+
+def save_checkpoint(arch, size, ckpt):
+    """Draw the model (build) and write it to ckpt as safetensors: the checkpoint `load DIR` reads."""
+    model = build(arch, size)[0]
+    t0 = time.perf_counter()
+    model.save_pretrained(ckpt, safe_serialization=True)
+    return {"saved": ckpt, "arch": arch, "size": size, "save_seconds": round(time.perf_counter() - t0, 3)}
+
+
 def cpu_probe(ops=2000):
     """Seconds for OPS tiny in-place adds on a CPU tensor: PyTorch's dispatch alone, no GPU and no Ember.
     Launch-bound generation runs at its process's CPU speed, which on the lent machine differs between
@@ -114,9 +139,12 @@ def cpu_probe(ops=2000):
     return time.perf_counter() - t0
 
 
-def measure(arch, size, new_tokens, runs, offload=None):
-    """Build the model, generate RUNS times after a warm-up; the record."""
-    model, config, load, params, experts = build(arch, size, offload)
+def measure(arch, size, new_tokens, runs, offload=None, checkpoint=None):
+    """Build the model (or load it from checkpoint), generate RUNS times after a warm-up; the record."""
+    if checkpoint:
+        model, config, load, params, experts = load_checkpoint(arch, checkpoint)
+    else:
+        model, config, load, params, experts = build(arch, size, offload)
     prompt = torch.randint(0, config.vocab_size, (1, 8), device="cuda")
     gen = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
 
@@ -153,13 +181,19 @@ def measure(arch, size, new_tokens, runs, offload=None):
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         **({"peer": "accelerate", "peer_gpu_bytes": offload} if offload else {}),
+        **({"load_from": "checkpoint"} if checkpoint else {}),
     }
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[3] == "save":
+        print(json.dumps(save_checkpoint(sys.argv[1], sys.argv[2], sys.argv[4])))
+        return
     arch, size, new_tokens, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    offload = int(sys.argv[6]) if len(sys.argv) == 7 and sys.argv[5] == "accelerate" else None
-    print(json.dumps(measure(arch, size, new_tokens, runs, offload)))
+    extra = sys.argv[5:7] if len(sys.argv) == 7 else [None, None]
+    offload = int(extra[1]) if extra[0] == "accelerate" else None
+    checkpoint = extra[1] if extra[0] == "load" else None
+    print(json.dumps(measure(arch, size, new_tokens, runs, offload, checkpoint)))
 
 
 if __name__ == "__main__":
