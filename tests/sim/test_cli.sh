@@ -37,6 +37,7 @@ BADPAT="--kernel-reads nope: unknown workload" bad --trace "$tmp/t" --kernel-rea
 BADPAT="the model has .* launches, the trace 1" bad --trace "$tmp/t" --kernel-reads nw
 BADPAT="--kernel-reads star: no launch reads a table beside columns" bad --trace "$tmp/t" --kernel-reads star
 BADPAT="--kernel-reads moe: no launch gathers experts" bad --trace "$tmp/t" --kernel-reads moe
+BADPAT="--kernel-reads pathfinder: no launch reads a grid beside two rows" bad --trace "$tmp/t" --kernel-reads pathfinder
 BADPAT="--launches: bad value 'later' (expected sync or async)" bad --trace "$tmp/t" --launches later
 BADPAT="--launches async needs --trace" bad --launches async
 BADPAT="--moves: cannot write $tmp/missing/m" bad --moves "$tmp/missing/m"

@@ -13,6 +13,7 @@
 #include "lookups.h"
 #include "overlay.h"
 #include "report.h"
+#include "rows.h"
 #include "trace.h"
 #include "workloads.h"
 
@@ -44,8 +45,9 @@ static void usage(FILE *out)
 		"                       reads (the same program, modelled), where the trace\n"
 		"                       names only what the launch scan credited: nw, nw-scalar,\n"
 		"                       star (the suite's star.cu: each table beside the fact\n"
-		"                       columns read once a row, at random), or moe (a Mixtral\n"
-		"                       layer's expert gathers read 2 of 8 experts, at random)\n"
+		"                       columns read once a row, at random), moe (a Mixtral\n"
+		"                       layer's expert gathers read 2 of 8 experts, at random),\n"
+		"                       or pathfinder (the suite's: a launch reads one row)\n"
 		"  --launches sync|async with --trace: sync (default) issues each launch once the\n"
 		"                       one before has ended; async issues them at the host's\n"
 		"                       recorded pace, ahead of the GPU, which runs them in turn\n"
@@ -266,6 +268,15 @@ enum { MOE_EXPERTS = 8, MOE_TOP_K = 2 };
 /* --kernel-reads: the trace's launches read what the model of the same program at its working set reads. */
 static void overlay(const struct opts *o, struct sim_events *ev, uint64_t ws)
 {
+	if (!strcmp(o->kernel_reads, "pathfinder")) {
+		long n = sim_row_reads(ev);
+		if (n <= 0) {
+			fprintf(stderr, "ember-sim: --kernel-reads pathfinder: %s\n",
+				n < 0 ? "out of memory" : "no launch reads a grid beside two rows: not the same program");
+			exit(2);
+		}
+		return;
+	}
 	if (!strcmp(o->kernel_reads, "moe")) {
 		long n = sim_gather_reads(ev, MOE_EXPERTS, MOE_TOP_K, o->wl.seed);
 		if (n <= 0) {
