@@ -265,31 +265,44 @@ enum { MOE_EXPERTS = 8, MOE_TOP_K = 2 };
 /* --kernel-reads star: the dimension tables, up to this size, are looked up a row at a time */
 #define STAR_TABLE_MAX (64ull << 20)
 
+static long star_reads(struct sim_events *ev, uint64_t seed)
+{
+	(void)seed;
+	return (long)sim_lookup_reads(ev, STAR_TABLE_MAX);
+}
+
+static long moe_reads(struct sim_events *ev, uint64_t seed)
+{
+	return sim_gather_reads(ev, MOE_EXPERTS, MOE_TOP_K, seed);
+}
+
+static long pathfinder_reads(struct sim_events *ev, uint64_t seed)
+{
+	(void)seed;
+	return sim_row_reads(ev);
+}
+
+/* The models that rewrite a trace's launches in place: how many they changed (-1 out of memory). */
+static const struct {
+	const char *name;
+	long (*apply)(struct sim_events *ev, uint64_t seed);
+	const char *none; /* why a trace none of whose launches it changed is not the program */
+} in_place[] = {
+	{ "star", star_reads, "no launch reads a table beside columns 64 times its size" },
+	{ "moe", moe_reads, "no launch gathers experts" },
+	{ "pathfinder", pathfinder_reads, "no launch reads a grid beside two rows" },
+};
+
 /* --kernel-reads: the trace's launches read what the model of the same program at its working set reads. */
 static void overlay(const struct opts *o, struct sim_events *ev, uint64_t ws)
 {
-	if (!strcmp(o->kernel_reads, "pathfinder")) {
-		long n = sim_row_reads(ev);
+	for (size_t i = 0; i < sizeof in_place / sizeof in_place[0]; i++) {
+		if (strcmp(o->kernel_reads, in_place[i].name))
+			continue;
+		long n = in_place[i].apply(ev, o->wl.seed);
 		if (n <= 0) {
-			fprintf(stderr, "ember-sim: --kernel-reads pathfinder: %s\n",
-				n < 0 ? "out of memory" : "no launch reads a grid beside two rows: not the same program");
-			exit(2);
-		}
-		return;
-	}
-	if (!strcmp(o->kernel_reads, "moe")) {
-		long n = sim_gather_reads(ev, MOE_EXPERTS, MOE_TOP_K, o->wl.seed);
-		if (n <= 0) {
-			fprintf(stderr, "ember-sim: --kernel-reads moe: %s\n",
-				n < 0 ? "out of memory" : "no launch gathers experts: not the same program");
-			exit(2);
-		}
-		return;
-	}
-	if (!strcmp(o->kernel_reads, "star")) {
-		if (!sim_lookup_reads(ev, STAR_TABLE_MAX)) {
-			fprintf(stderr, "ember-sim: --kernel-reads star: no launch reads a table beside columns 64 times "
-					"its size: not the same program\n");
+			fprintf(stderr, "ember-sim: --kernel-reads %s: %s\n", in_place[i].name,
+				n < 0 ? "out of memory" : in_place[i].none);
 			exit(2);
 		}
 		return;
