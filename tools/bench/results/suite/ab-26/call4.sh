@@ -2,7 +2,8 @@
 # session 26, call 4: loading a checkpoint under manage-all, beside drawing the model (the criterion reads
 # "initialising or loading"; drawing has a floor past 1.5x under this budget, notes.json hf-llama@1.5). For
 # hf-llama 13b and hf-mixtral 8x1.5b at 1.5x of the 16 GiB budget: the model drawn once without Ember and
-# saved as safetensors in /dev/shm (page cache: what a second load of a checkpoint reads), then
+# saved as safetensors in /tmp (a container's /dev/shm may be 64 MiB; the page cache keeps what was just
+# written, as it keeps a checkpoint loaded a second time), then
 # from_pretrained onto the GPU and two generations of 8 tokens, without Ember and under static and adaptive,
 # two rounds of a process each in turn. load_seconds is from_pretrained's time.
 source tools/bench/device-call.sh c4
@@ -10,8 +11,10 @@ mkdir -p "$R/load"
 cd tools/bench
 for model in "llama 13b" "mixtral 8x1.5b"; do
   set -- $model
-  ckpt=/dev/shm/ember-ckpt-$1-$2
+  ckpt=/tmp/ember-ckpt-$1-$2
   time_left 150 || { stage "$1 $2: no time left"; continue; }
+  free_kb=$(df -Pk /tmp | awk 'NR == 2 { print $4 }')
+  [ "${free_kb:-0}" -gt $((40 << 20)) ] || { stage "$1 $2: /tmp has ${free_kb:-?} KiB free, not 40 GiB"; continue; }
   stage "$1 $2: save"
   timeout 150 python3 hf_generate.py "$1" "$2" save "$ckpt" >"$R/load/$1-save.json" 2>"$R/load/$1-save.log"
   for round in 0 1; do
