@@ -1,10 +1,6 @@
 /* Expert gathers: two experts of a stacked tensor, not all of it (gathers.h). */
 #include "gathers.h"
 
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-
 enum { INDEX_MAX = 4096 };
 
 static uint64_t next(uint64_t *s)
@@ -49,27 +45,18 @@ long sim_gather_reads(struct sim_events *trace, unsigned experts, unsigned top_k
 		int src = source_of(l, ratio);
 		if (src < 0)
 			continue;
-		struct sim_range *r = malloc((l->n + top_k) * sizeof *r);
-		if (!r)
-			return -1; /* launches changed so far stay changed: each is whole */
-		memcpy(r, l->ranges, l->n * sizeof *r);
-		struct sim_range whole = r[src];
-		uint64_t expert = whole.bytes / experts;
-		r[src].seen = SIM_SEEN_SCAN; /* the scan's guess: the whole tensor, not read */
-		uint64_t picked = 0; /* a bit an expert */
-		unsigned n = l->n;
+		const struct sim_range *whole = &l->ranges[src];
+		uint64_t expert = whole->bytes / experts, picked = 0 /* a bit an expert */, offsets[64];
 		for (unsigned k = 0; k < top_k; k++) {
 			unsigned e = (unsigned)(next(&s) % experts);
 			while (picked >> e & 1)
 				e = (e + 1) % experts;
 			picked |= 1ull << e;
-			r[n++] = (struct sim_range){ .alloc_id = whole.alloc_id, .offset = whole.offset + e * expert,
-						     .bytes = expert, .pattern = SIM_STREAM, .touched = expert,
-						     .seen = SIM_SEEN_KERNEL };
+			offsets[k] = whole->offset + e * expert;
 		}
-		free((void *)l->ranges);
-		l->ranges = r;
-		l->n = n;
+		/* the whole tensor the scan's guess, two experts read */
+		if (sim_launch_reads_instead(l, (unsigned)src, offsets, top_k, expert))
+			return -1; /* launches changed so far stay changed: each is whole */
 		changed++;
 	}
 	return changed;

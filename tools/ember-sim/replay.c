@@ -93,6 +93,23 @@ int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const s
 	return 0;
 }
 
+int sim_launch_reads_instead(struct sim_launch *l, unsigned guess, const uint64_t *offsets, unsigned n,
+			     uint64_t bytes)
+{
+	struct sim_range *r = malloc((l->n + n) * sizeof *r);
+	if (!r)
+		return -1;
+	memcpy(r, l->ranges, l->n * sizeof *r);
+	r[guess].seen = SIM_SEEN_SCAN; /* credited, not read */
+	for (unsigned k = 0; k < n; k++)
+		r[l->n + k] = (struct sim_range){ .alloc_id = r[guess].alloc_id, .offset = offsets[k], .bytes = bytes,
+						  .pattern = SIM_STREAM, .touched = bytes, .seen = SIM_SEEN_KERNEL };
+	free((void *)l->ranges);
+	l->ranges = r;
+	l->n += n;
+	return 0;
+}
+
 int sim_events_follow(struct sim_events *e, uint64_t kernel, unsigned n, const struct sim_follow *f)
 {
 	if (!e->n || e->ev[e->n - 1].kind != SIM_EV_LAUNCH || !n)

@@ -35,6 +35,15 @@ int sim_events_end(struct sim_events *e);
 int sim_events_wait(struct sim_events *e, uint64_t t, uint64_t until);
 /* Copies the ranges. */
 int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns);
+/*
+ * Launch l's range guess becomes the launch scan's guess alone
+ * (SIM_SEEN_SCAN), and what the kernel reads instead is n streaming reads
+ * of its allocation, of `bytes` each at offsets[k]: an in-place model of a
+ * known program's kernels (lookups.c's kin: gathers.c, rows.c). 0, or -1
+ * out of memory (l as it was).
+ */
+int sim_launch_reads_instead(struct sim_launch *l, unsigned guess, const uint64_t *offsets, unsigned n,
+			     uint64_t bytes);
 /* To the launch just added: kernel's n arguments that launch order follows (copied). */
 int sim_events_follow(struct sim_events *e, uint64_t kernel, unsigned n, const struct sim_follow *f);
 void sim_events_clear(struct sim_events *e);

@@ -1,9 +1,6 @@
 /* A grid read a row a launch, not whole (rows.h). */
 #include "rows.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 /* Which of the launch's ranges is the grid, or -1: two ranges of one size beside a multiple of it. */
 static int grid_of(const struct sim_launch *l)
 {
@@ -34,17 +31,9 @@ long sim_row_reads(struct sim_events *trace)
 		if (g < 0)
 			continue;
 		uint64_t row_bytes = l->ranges[(g + 1) % 3].bytes, rows = l->ranges[g].bytes / row_bytes;
-		struct sim_range *r = malloc((l->n + 1) * sizeof *r);
-		if (!r)
+		uint64_t at = l->ranges[g].offset + (row % rows) * row_bytes;
+		if (sim_launch_reads_instead(l, (unsigned)g, &at, 1, row_bytes)) /* the whole grid the scan's guess */
 			return -1;
-		memcpy(r, l->ranges, l->n * sizeof *r);
-		r[l->n] = (struct sim_range){ .alloc_id = r[g].alloc_id, .offset = r[g].offset + (row % rows) * row_bytes,
-					      .bytes = row_bytes, .pattern = SIM_STREAM, .touched = row_bytes,
-					      .seen = SIM_SEEN_KERNEL };
-		r[g].seen = SIM_SEEN_SCAN; /* the scan's guess: the whole grid, not read */
-		free((void *)l->ranges);
-		l->ranges = r;
-		l->n++;
 		row++;
 		changed++;
 	}
