@@ -386,6 +386,18 @@ static bool small_and_dense(const struct ember_policy_params *p, const struct em
 	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
 }
 
+/* Mark a region wanted, or no longer, keeping pc->wanted the count of the marks. */
+static void set_wanted(struct ember_policy_ctx *pc, struct ember_region *reg, bool wanted)
+{
+	if (reg->wanted == wanted)
+		return;
+	reg->wanted = wanted;
+	if (wanted)
+		pc->wanted++;
+	else if (pc->wanted)
+		pc->wanted--;
+}
+
 /*
  * The cold resident region may give way to the hot mapped one. Colder in
  * time means last referenced heat_ratio reuse gaps of the hot region before
@@ -698,10 +710,8 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 	 */
 	for (size_t h = 0; h < hot.n; h++) {
 		struct ember_region *reg = &hot.v[h].a->regions[hot.v[h].r];
-		if (reg->state == EMBER_REGION_MAPPED && !reg->wanted && small_and_dense(p, hot.v[h].a, reg)) {
-			reg->wanted = 1;
-			pc->wanted++;
-		}
+		if (reg->state == EMBER_REGION_MAPPED && small_and_dense(p, hot.v[h].a, reg))
+			set_wanted(pc, reg, true);
 	}
 	/*
 	 * Hot regions left without room are tried again when their range next
@@ -764,10 +774,8 @@ void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint
 	const struct ember_policy_params *p = &pc->params;
 	if (!ok) {
 		a->repeat.count = 0; /* a failed move is retried by the next launch: it is not a repeat */
-		for (uint32_t r = first; r < first + count && r < a->nregions; r++) {
-			pc->wanted -= a->regions[r].wanted && pc->wanted;
-			a->regions[r].wanted = 0; /* nor by every pass of the worker's, failing each time */
-		}
+		for (uint32_t r = first; r < first + count && r < a->nregions; r++)
+			set_wanted(pc, &a->regions[r], false); /* nor by every pass of the worker's, failing each time */
 		return;
 	}
 	for (uint32_t r = first; r < first + count && r < a->nregions; r++) {
@@ -778,8 +786,7 @@ void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint
 			continue;
 		}
 		reg->arrived_at = now;
-		pc->wanted -= reg->wanted && pc->wanted;
-		reg->wanted = 0;
+		set_wanted(pc, reg, false);
 		if (!p->protection)
 			continue;
 		/* a quick return means the eviction was a mistake: score it, and protect longer */

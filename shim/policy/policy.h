@@ -113,9 +113,9 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 /*
  * The worker's promotions for dev: small tables read densely that found
  * no room at their launch (wanted) take the room reclamation made for
- * them, hottest table first, instead of waiting for the next launch that
- * names them, which in a burst comes a run later. Returns how many wanted
- * regions are still mapped.
+ * them, in the table's order, region by region while it lasts, instead of
+ * waiting for the next launch that names them, which in a burst comes a
+ * run later. Returns how many wanted regions it left mapped.
  */
 size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct ember_moves *out);
 
