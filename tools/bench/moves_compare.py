@@ -25,10 +25,12 @@ def region_bytes(size, first, count):
 
 
 def tally(lines, sizes):
-    """{alloc id: [promotions, bytes promoted, demotions, bytes demoted, first promotion ns or None]}"""
+    """{alloc id: [promotions, bytes promoted, demotions, bytes demoted, first promotion or None]}, the first
+    promotion in ns after the side's first move: a replay's clock runs apart from the recording's"""
     out = {}
+    t0 = min((int(f[1]) for f in lines), default=0)
     for f in lines:
-        t, aid, first, count, kind = int(f[1]), int(f[2]), int(f[3]), int(f[4]), f[5]
+        t, aid, first, count, kind = int(f[1]) - t0, int(f[2]), int(f[3]), int(f[4]), f[5]
         row = out.setdefault(aid, [0, 0, 0, 0, None])
         b = region_bytes(sizes.get(aid, 0), first, count)
         if kind == "P":
@@ -71,12 +73,6 @@ def main():
         sys.exit(f"moves_compare: no '# {a.variant}' section in {a.moves}" if a.variant else
                  f"moves_compare: {a.moves} has no '# variant' line: not ember-sim --moves output")
     rec, rep = tally(recorded, sizes), tally(replayed, sizes)
-    start = {id(rec): min((int(p[1]) for p in recorded), default=0),
-             id(rep): min((int(p[1]) for p in replayed), default=0)}
-    for t in (rec, rep):
-        for row in t.values():
-            if row[4] is not None:
-                row[4] -= start[id(t)]
 
     def first(row):
         return None if not row or row[4] is None else row[4] / 1e9

@@ -36,13 +36,15 @@ def main():
         sys.exit(f"trace_burst: run {a.run} has no launch")
     t0 = int(lines[launches[0]].split()[1])
     last = t0 + (len(launches) - 1) * a.apart_us * 1000
+    moved = {i: t0 + k * a.apart_us * 1000 for k, i in enumerate(launches)}  # line: its launch's new time
+    last_recorded = int(lines[launches[-1]].split()[1])
     out = []
     for i, line in enumerate(lines):
         f = line.split()
-        if start < i < end and f[0] == "L":
-            f[1] = str(t0 + launches.index(i) * a.apart_us * 1000)
+        if i in moved:
+            f[1] = str(moved[i])
             line = " ".join(f)
-        elif start < i < end and f[0] == "W" and int(f[1]) < int(lines[launches[-1]].split()[1]) and int(f[1]) >= t0:
+        elif start < i < end and f[0] == "W" and t0 <= int(f[1]) < last_recorded:
             continue  # a wait between launches that now go out together
         out.append(line)
     with open(a.out, "w") as f:
