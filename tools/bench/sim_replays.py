@@ -1,0 +1,125 @@
+"""The replays of the H200's recorded traces that the results README's eleventh session cites, as records.
+
+    python3 sim_replays.py EMBER_SIM OUT.jsonl
+
+One JSON line per replay: ember-sim's own record (--json) plus what was
+replayed (trace, kernel_reads, launches, watermarks, burst) and, for the
+trace's own variant, what the H200 recorded of the same run: its moves
+(the trace's stats.json beside it) and its timed window (h200_window_seconds:
+from the last ember_flush a launch follows to the end of the last wait
+after that phase's launches, the rule ember-sim's window follows). The
+traces are tools/bench/results/suite/diag; every replay uses the built-in
+H200 profile. Groups (the "group" field):
+  moves        each adaptive 1.5x trace, sync and async: moves against the H200's
+  burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
+  watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
+  models       pathfinder and hf-mixtral with and without their --kernel-reads, sync
+"""
+import glob
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import trace_burst
+
+DIAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "suite", "diag")
+WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
+
+
+def kernel_reads(name):
+    """The in-place model of what the trace's kernels read, where one exists."""
+    for prefix, model in (("nw-", "nw"), ("star-", "star"), ("pathfinder-", "pathfinder"), ("hf-mixtral-", "moe")):
+        if name.startswith(prefix):
+            return model
+    return None
+
+
+def h200(trace):
+    """What the H200 recorded: moves from the stats beside the trace, and the timed window from the trace."""
+    out = {}
+    stats = trace[: -len(".trace.gz")] + ".stats.json"
+    if os.path.exists(stats):
+        dev = json.load(open(stats))["devices"][0]
+        out.update(h200_bytes_promoted=dev["bytes_promoted"], h200_bytes_demoted=dev["bytes_demoted"])
+    lines = [line.split() for line in gzip.open(trace, "rt")]
+    mark = start = None
+    for f in lines:
+        if f and f[0] == "X":
+            mark = int(f[1])
+        elif f and f[0] == "L" and mark is not None:
+            start = mark
+    if start is None:
+        return out
+    end = None
+    for f in lines:
+        if len(f) < 2 or not f[1].isdigit() or int(f[1]) < start:
+            continue
+        t = int(f[1])
+        if f[0] in ("F", "X") and t > start and end is not None:
+            break
+        if f[0] == "L":
+            end = max(end or 0, t)
+        elif f[0] == "W" and end is not None:
+            end = max(end, int(f[2]))
+    if end is not None:
+        out["h200_window_seconds"] = (end - start) / 1e9
+    return out
+
+
+def replay(sim, trace, variant, launches="sync", model=None, marks=None):
+    cmd = [sim, "--trace", trace, "--variant", variant, "--launches", launches, "--json"]
+    if model:
+        cmd += ["--kernel-reads", model]
+    if marks:
+        cmd += ["--param", f"high_watermark={marks[0]}", "--param", f"low_watermark={marks[1]}"]
+    rec = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
+    return rec
+
+
+def main():
+    sim, out_path = sys.argv[1:3]
+    rows = []
+
+    def add(group, trace, variant, launches="sync", model=None, marks=None, burst=False, label=None):
+        name = label or os.path.basename(trace)[: -len(".trace.gz")]
+        rec = replay(sim, trace, variant, launches, model, WATERMARKS[marks] if marks else None)
+        rec.update(group=group, trace=name, kernel_reads=model, launches=launches, watermarks=marks or "recorded",
+                   burst=burst)
+        if not burst and name.endswith("-" + variant):
+            rec.update(h200(trace))
+        rows.append(rec)
+        print(f"{group:10} {name:26} {variant:8} {launches:5} {marks or '':5} {model or '':10} "
+              f"{rec['window_seconds']:.3f} s", flush=True)
+
+    adaptive = sorted(glob.glob(os.path.join(DIAG, "*-1.5-adaptive.trace.gz")))
+    for trace in adaptive:
+        if any(k in trace for k in ("star", "hf-", "llama-cpp")):
+            for launches in ("sync", "async"):
+                add("moves", trace, "adaptive", launches)
+    star = os.path.join(DIAG, "star-1.5-adaptive.trace.gz")
+    with tempfile.TemporaryDirectory() as tmp:
+        burst = os.path.join(tmp, "star-burst.trace")
+        sys.argv = ["trace_burst.py", star, burst]
+        trace_burst.main()
+        for marks in WATERMARKS:
+            add("burst", burst, "adaptive", "async", "star", marks, burst=True, label="star-1.5-adaptive-burst")
+    for trace in sorted(glob.glob(os.path.join(DIAG, "*-1.5-*.trace.gz"))):
+        name = os.path.basename(trace)
+        for variant in ("static", "adaptive"):
+            for marks in WATERMARKS:
+                add("watermarks", trace, variant, "async", kernel_reads(name), marks)
+    for trace in (os.path.join(DIAG, "pathfinder-1.5-adaptive.trace.gz"),
+                  os.path.join(DIAG, "hf-mixtral-1.5-adaptive.trace.gz")):
+        for model in (None, kernel_reads(os.path.basename(trace))):
+            for variant in ("resident", "static", "adaptive", "mapped"):
+                add("models", trace, variant, "sync", model)
+    with open(out_path, "w") as f:
+        for rec in rows:
+            f.write(json.dumps(rec) + "\n")
+
+
+if __name__ == "__main__":
+    main()
