@@ -106,6 +106,12 @@ void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t 
 	nanosleep(&nap, NULL);
 }
 
+void table1_watermarks(void)
+{
+	setenv("EMBER_HIGH_WATERMARK", "90", 1);
+	setenv("EMBER_LOW_WATERMARK", "85", 1);
+}
+
 void temp_file_env(const char *var, char *path_template)
 {
 	int fd = mkstemp(path_template);

@@ -41,6 +41,10 @@ CUdeviceptr resident_allocation(void *shim, void *sim, CUfunction f, size_t byte
 void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t bytes, size_t fresh_pages,
 		     unsigned sleep_ms);
 
+/* Table 1's watermarks (90 and 85), not the shim's defaults: the suite init of the tests whose counts of
+ * regions and bytes are that split's. test_config checks the defaults themselves. */
+void table1_watermarks(void);
+
 /* Make an empty file from a mkstemp template (rewritten in place) and point var at it. */
 void temp_file_env(const char *var, char *path_template);
 

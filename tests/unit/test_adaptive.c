@@ -114,7 +114,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&frontier, mod, "t_frontier"));
 }
 
-TestSuite(adaptive, .timeout = 60);
+TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
 
 static CUdeviceptr managed(size_t bytes)
 {

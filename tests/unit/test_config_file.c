@@ -205,9 +205,9 @@ Test(config_file, relations_and_gpu_ordinals_name_the_file_too)
 	char err[512];
 	cr_assert_eq(load(&cfg, err, sizeof err), -1);
 	cr_expect(strstr(err, "/a.conf:1: EMBER_BUDGET_16 is not valid: expected a GPU ordinal from 0 to 15"), "%s", err);
-	setenv("EMBER_CONFIG_FILE", file("b.conf", "EMBER_LOW_WATERMARK=95\nEMBER_SPAN=1M\n", 0644), 1);
+	setenv("EMBER_CONFIG_FILE", file("b.conf", "EMBER_LOW_WATERMARK=98\nEMBER_SPAN=1M\n", 0644), 1);
 	cr_assert_eq(load(&cfg, err, sizeof err), -1);
-	cr_expect(strstr(err, "/b.conf:1: EMBER_LOW_WATERMARK=95 is not valid"), "%s", err);
+	cr_expect(strstr(err, "/b.conf:1: EMBER_LOW_WATERMARK=98 is not valid"), "%s", err);
 	setenv("EMBER_LOW_WATERMARK", "80", 1);
 	cr_assert_eq(load(&cfg, err, sizeof err), -1);
 	cr_expect(strstr(err, "/b.conf:2: EMBER_SPAN=1M is not valid: expected a size from 2M up"), "%s", err);

@@ -25,7 +25,7 @@
 
 static void *sim, *shim;
 
-TestSuite(multi_gpu, .timeout = 60);
+TestSuite(multi_gpu, .init = table1_watermarks, .timeout = 60);
 
 /* ---- the simulated driver alone ---- */
 

@@ -80,7 +80,7 @@ Test(passthrough, bad_stats_path) { bad_value("EMBER_STATS", "stats.json", "an a
 /* Relations between variables are checked too. */
 Test(passthrough, low_watermark_above_high)
 {
-	expect_error_line("EMBER_LOW_WATERMARK", "95", "EMBER_LOW_WATERMARK=95 is not valid: expected at most EMBER_HIGH_WATERMARK (90)");
+	expect_error_line("EMBER_LOW_WATERMARK", "98", "EMBER_LOW_WATERMARK=98 is not valid: expected at most EMBER_HIGH_WATERMARK (97)");
 }
 
 Test(passthrough, span_below_a_region)

@@ -63,7 +63,7 @@ static void expect_within_budget(void)
 		      (unsigned long long)peak(), (unsigned long long)high);
 }
 
-TestSuite(placement, .timeout = 60);
+TestSuite(placement, .init = table1_watermarks, .timeout = 60);
 
 Test(placement, allocations_start_mapped_and_advised)
 {
