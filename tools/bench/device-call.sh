@@ -6,8 +6,9 @@
 # puts back what device-pack.sh made (device-unpack.sh), points the suite
 # at that build (EMBER_PREBUILT, EMBER_BUILD), makes the call's results
 # folder $R (/tmp/NAME) with the probes' rates in $R/suite (the matrix's
-# bounds use them, so a call need not spend a minute probing), and
-# defines:
+# bounds use them, so a call need not spend a minute probing; on a card
+# other than the seeds' H200 it probes instead), $R/gpu.txt naming the card,
+# and defines:
 #   run        ember-run of that build
 #   pack       $R as $OUT/NAME.tar.gz: call it after each stage, so that a
 #              call cut short still brings back what it had
@@ -20,7 +21,16 @@ source tools/bench/device-unpack.sh
 export EMBER_PREBUILT=1 EMBER_BUILD=$here/build
 R=/tmp/$name
 mkdir -p "$R/suite"
-cp tools/bench/results/suite/ab-23/seed/probe.json tools/bench/results/suite/ab-23/seed/sparse-probe.json "$R/suite/"
+# The seeds are the H200's (ab-23). On another card (the lent kind may be an
+# H100) the probes run here instead, so that a record's bound is its card's.
+nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader >"$R/gpu.txt" 2>&1
+if grep -q H200 "$R/gpu.txt"; then
+  cp tools/bench/results/suite/ab-23/seed/probe.json tools/bench/results/suite/ab-23/seed/sparse-probe.json "$R/suite/"
+else
+  timeout 60 build/bin/ember-uvm-bench probe $((4 << 30)) >"$R/suite/probe.json" 2>"$R/probe.log"
+  timeout 60 build/bin/ember-sparse-probe $((4 << 30)) >"$R/suite/sparse-probe.json" 2>>"$R/probe.log"
+  echo "== [$SECONDS s] probed on $(cat "$R/gpu.txt")" >>"$R/progress.log"
+fi
 run=$here/build/bin/ember-run
 pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
 stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
