@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Checkpoint loading's records, from device calls that ran hf_generate.py's `load DIR`.
+
+    load_records.py OUT CALL_DIR=COMMIT ...
+
+Each CALL_DIR is an unpacked call archive holding gpu.txt (device-call.sh)
+and load/ARCH-VARIANT-ROUND.json (hf_generate.py's record, its last line),
+with ARCH-VARIANT-ROUND.stats.json beside it for Ember's variants and
+ARCH-VARIANT-ROUND.log ending in the process's `rc N`. OUT (one JSON object
+a line, `bench: hf-load`) is written anew from the calls given, one record
+per process: its card, the model, the variant (resident: no Ember), the
+round, from_pretrained's seconds, the generations' seconds, the bytes Ember
+moved, and the code measured. A process that failed is a record with its
+error, so that the report can say what did not run.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+NAME = re.compile(r"^(?P<arch>[a-z]+)-(?P<variant>resident|mapped|static|adaptive|[a-z0-9_]+)-(?P<round>\d+)\.json$")
+
+
+def last_json(path):
+    """The last line of path as JSON, else None (a process that printed no record)."""
+    try:
+        with open(path) as f:
+            lines = [line for line in f.read().splitlines() if line.strip()]
+        return json.loads(lines[-1]) if lines else None
+    except (OSError, ValueError):
+        return None
+
+
+def exit_code(log):
+    try:
+        with open(log) as f:
+            found = re.findall(r"^rc (\d+)$", f.read(), re.M)
+        return int(found[-1]) if found else None
+    except OSError:
+        return None
+
+
+def records(call, commit, out_dir):
+    with open(os.path.join(call, "gpu.txt")) as f:
+        gpu = f.read().split(",")[0].strip()
+    for path in sorted(glob.glob(os.path.join(call, "load", "*.json"))):
+        m = NAME.match(os.path.basename(path))
+        if not m or path.endswith(".stats.json"):
+            continue
+        base = path[: -len(".json")]
+        rec = {"bench": "hf-load", "gpu": gpu, "arch": m["arch"], "variant": m["variant"], "round": int(m["round"]),
+               "code": commit, "call": os.path.relpath(call, out_dir)}
+        out = last_json(path)
+        rc = exit_code(base + ".log")
+        if not out or "load_seconds" not in out:
+            rec["error"] = f"no record (exit {rc})"
+            yield rec
+            continue
+        rec.update({k: out[k] for k in ("size", "params", "working_set_bytes", "load_seconds", "run_seconds",
+                                        "transformers", "torch") if k in out})
+        stats = None
+        if os.path.exists(base + ".stats.json"):
+            with open(base + ".stats.json") as f:
+                stats = json.load(f)
+        if stats:
+            devices = stats.get("devices") or []
+            for key in ("bytes_promoted", "bytes_demoted", "migrate_seconds"):
+                rec[key] = sum(d.get(key, 0) for d in devices)
+            if devices:
+                rec["budget_bytes"], rec["high_bytes"] = devices[0].get("budget_bytes"), devices[0].get("high_bytes")
+        yield rec
+
+
+def main():
+    if len(sys.argv) < 3 or any("=" not in a for a in sys.argv[2:]):
+        sys.exit("usage: load_records.py OUT CALL_DIR=COMMIT ...")
+    rows = []
+    for arg in sys.argv[2:]:
+        call, commit = arg.rsplit("=", 1)
+        rows += list(records(call, commit, os.path.dirname(os.path.abspath(sys.argv[1]))))
+    with open(sys.argv[1], "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    print(f"load_records: {len(rows)} records to {sys.argv[1]}")
+
+
+if __name__ == "__main__":
+    main()
