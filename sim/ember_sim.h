@@ -118,6 +118,8 @@ EMBER_SIM_API void ember_sim_fail_prefetches(int to, unsigned count, CUresult re
  * cuStreamCreate, cuEventCreate, cuModuleLoadData.
  */
 EMBER_SIM_API void ember_sim_fail_call(const char *name, unsigned skip, unsigned count, CUresult result);
+/* The same calls, succeeding after delay_ns each: a driver call that holds its thread (advice on a busy GPU). */
+EMBER_SIM_API void ember_sim_slow_call(const char *name, unsigned skip, unsigned count, uint64_t delay_ns);
 
 /* ---- cuGetExportTable ---- */
 

@@ -114,11 +114,25 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
  * not stream-ordered; a failed advice leaves the old preference, and the
  * move goes ahead.
  */
+enum { SLOW_ADVICE_NS = 20 * 1000 * 1000 };
+
 static void prefer(const struct ember_op *op, CUmemLocation loc)
 {
 	CUdeviceptr start = move_start(op);
+	uint64_t t0 = ember_driver_now();
 	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, ember_move_bytes(&op->move), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
 						loc);
+	uint64_t took = ember_driver_now() - t0;
+	/*
+	 * Advice is not stream-ordered and holds the thread that gives it (the
+	 * worker, for settled promotions and demotions). On the H200, star's
+	 * worker at 97/93 made no room for 2.4 s while the queries ran; a slow
+	 * advice is one candidate, so say so where the log asks for detail.
+	 */
+	if (took >= SLOW_ADVICE_NS)
+		ember_debug("advice to prefer %s for %llu MiB took %.0f ms",
+			    loc.type == CU_MEM_LOCATION_TYPE_HOST ? "the host" : "the GPU",
+			    (unsigned long long)(ember_move_bytes(&op->move) >> 20), (double)took / 1e6);
 	static bool said;
 	if (r != CUDA_SUCCESS && ember_first_time(&said))
 		ember_debug("cannot set a moved range's preferred location (CUresult %d): it keeps the old one", (int)r);
