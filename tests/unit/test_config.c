@@ -92,7 +92,7 @@ Test(config, booleans_and_levels)
 	cr_expect_neq(ember_parse_PATH_LIST("/a:b", &p), 0);
 }
 
-/* 97 and 93, not Table 1's 90 and 85: faster on the H200 on every 1.5x case measured (config.def says where). */
+/* 97 and 93, not Table 1's 90 and 85: faster on the H200 at 1.5x but for star's first run (config.def says where). */
 Test(config, the_watermarks_default_to_97_and_93)
 {
 	unsetenv("EMBER_HIGH_WATERMARK");
