@@ -161,6 +161,7 @@ static CUresult prefetch_v1(CUdeviceptr devPtr, size_t count, CUdevice dstDevice
 SIM_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
 						  unsigned int flags, CUstream hStream)
 {
+	SIM_INJECT("cuMemPrefetchAsync_v2");
 	return prefetch_v2(devPtr, count, location, flags, hStream, false);
 }
 

@@ -69,6 +69,25 @@ static CUdeviceptr move_start(const struct ember_op *op)
 	return op->move.alloc->base + ((uint64_t)op->move.first << EMBER_REGION_SHIFT);
 }
 
+/*
+ * A driver call that held the thread issuing op's move for 20 ms or more,
+ * named where the log asks for detail. Advice is not stream-ordered, and a
+ * prefetch may wait in the driver before it is queued; either holds the
+ * worker. On the H200, star's worker at 97/93 made its tables' room only
+ * 2.4 s after the columns had landed, where a replay of the same trace
+ * makes it in 0.3 s.
+ */
+enum { SLOW_CALL_NS = 20 * 1000 * 1000 };
+
+static void note_if_slow(const char *what, CUmemLocation loc, const struct ember_op *op, uint64_t since)
+{
+	uint64_t took = ember_driver_now() - since;
+	if (took >= SLOW_CALL_NS)
+		ember_debug("%s %s for %llu MiB took %.0f ms", what,
+			    loc.type == CU_MEM_LOCATION_TYPE_HOST ? "the host" : "the GPU",
+			    (unsigned long long)(ember_move_bytes(&op->move) >> 20), (double)took / 1e6);
+}
+
 /* Prefetch op's regions toward loc on the private stream, between two events. */
 static int prefetch(struct ember_op *op, CUmemLocation loc)
 {
@@ -83,7 +102,9 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
 	op->end = end;
 	if (begin)
 		EMBER_REAL(cuEventRecord)(begin, s);
+	uint64_t t0 = ember_driver_now();
 	CUresult r = EMBER_REAL(cuMemPrefetchAsync_v2)(start, ember_move_bytes(&op->move), loc, 0, s);
+	note_if_slow("a prefetch to", loc, op, t0);
 	if (r != CUDA_SUCCESS)
 		return r;
 	if (!end || EMBER_REAL(cuEventRecord)(end, s) != CUDA_SUCCESS) {
@@ -114,25 +135,13 @@ static int prefetch(struct ember_op *op, CUmemLocation loc)
  * not stream-ordered; a failed advice leaves the old preference, and the
  * move goes ahead.
  */
-enum { SLOW_ADVICE_NS = 20 * 1000 * 1000 };
-
 static void prefer(const struct ember_op *op, CUmemLocation loc)
 {
 	CUdeviceptr start = move_start(op);
 	uint64_t t0 = ember_driver_now();
 	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, ember_move_bytes(&op->move), CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
 						loc);
-	uint64_t took = ember_driver_now() - t0;
-	/*
-	 * Advice is not stream-ordered and holds the thread that gives it (the
-	 * worker, for settled promotions and demotions). On the H200, star's
-	 * worker at 97/93 made no room for 2.4 s while the queries ran; a slow
-	 * advice is one candidate, so say so where the log asks for detail.
-	 */
-	if (took >= SLOW_ADVICE_NS)
-		ember_debug("advice to prefer %s for %llu MiB took %.0f ms",
-			    loc.type == CU_MEM_LOCATION_TYPE_HOST ? "the host" : "the GPU",
-			    (unsigned long long)(ember_move_bytes(&op->move) >> 20), (double)took / 1e6);
+	note_if_slow("advice to prefer", loc, op, t0);
 	static bool said;
 	if (r != CUDA_SUCCESS && ember_first_time(&said))
 		ember_debug("cannot set a moved range's preferred location (CUresult %d): it keeps the old one", (int)r);

@@ -93,7 +93,27 @@ Test(placement, a_slow_advice_is_named_in_the_debug_log)
 	read_file(log, buf, sizeof buf);
 	unlink(log);
 	cr_expect_eq(lines_with(buf, "advice to prefer the GPU for 32 MiB took"), 1, "%s", buf);
-	cr_expect_eq(lines_with(buf, "advice to prefer"), 1, "only the slow one: %s", buf);
+	cr_expect_eq(lines_with(buf, " took "), 1, "only the slow one: %s", buf);
+}
+
+/* So is a prefetch that held its thread before it was queued. */
+Test(placement, a_slow_prefetch_is_named_in_the_debug_log)
+{
+	char log[] = "/tmp/ember-slow-prefetch-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "debug", 1);
+	start_static();
+	CUdeviceptr p = managed(32 * MiB);
+	memset((void *)p, 0x5a, 32 * MiB);
+	SYM(sim, ember_sim_slow_call)("cuMemPrefetchAsync_v2", 0, 1, 40 * 1000 * 1000);
+	launch_reread(shim, reread, p, 32 * MiB);
+	sync_and_flush(shim);
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "the promotion went ahead");
+	char buf[16384];
+	read_file(log, buf, sizeof buf);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "a prefetch to the GPU for 32 MiB took"), 1, "%s", buf);
+	cr_expect_eq(lines_with(buf, " took "), 1, "only the slow one: %s", buf);
 }
 
 Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)

@@ -18,7 +18,7 @@
 #   EMBER_SUITE_SKIP     records not to run (bench-scale-variant patterns, such as 'hf-llama-1.5-*')
 #   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
 #                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
-#   EMBER_SUITE_LOG      Ember's log level in each run's log (info; debug names slow driver calls)
+#   EMBER_SUITE_LOG      Ember's log level in each run's log (info; debug names the advice and prefetches that held a thread 20 ms or more)
 #   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
 #   EMBER_HF_ROUNDS, EMBER_HF_PROCESSES   token generation at 0.5x: rounds of a process per variant in turn,
 #                        each forking this many measured children (2 and 2; hf_rounds.py)

@@ -3,8 +3,8 @@
 # the fill of the fact columns completed at 2.60 s, the eight queries had been issued by 2.34 s, and the worker made
 # the tables' room only at 4.98 s (a demotion issued then and done in 25 ms): run 1 took 3.0 s against 0.92 at
 # 90/85, where the reclamation past the high watermark made the room at 2.87 s. A replay of the same trace makes it
-# 0.3 s after the fill. With EMBER_SUITE_LOG=debug each advice that holds its thread for 20 ms or more is logged with
-# its size; star at 1.5x under adaptive, at the default (97/93) and at 90/85, a process each in turn, traced.
+# 0.3 s after the fill. With EMBER_SUITE_LOG=debug each advice or prefetch that holds its thread for 20 ms or more is
+# logged with its size; star at 1.5x under adaptive, at the default (97/93) and at 90/85, a process each in turn, traced.
 source tools/bench/device-call.sh c7
 for wm in 97 90 97 90; do
   time_left 60 || { stage "star $wm: no time left"; continue; }
@@ -20,6 +20,6 @@ stage done
 pack
 for d in "$R"/wm*; do
   echo "== $(basename "$d") $(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r.get('runs_seconds'))" "$d/suite.jsonl")"
-  grep -h 'advice to prefer' "$d"/logs/*.log | head -20
+  grep -h 'advice to prefer\|a prefetch to' "$d"/logs/*.log | head -20
 done
 cat "$R/progress.log"
