@@ -46,7 +46,9 @@ rec --bench llama-cpp --scale 0.5 --variant adaptive --out "$(lb 40000000 410000
 # ember-suite processes in rounds: three make one record, the median of their medians and of their first runs
 rec --bench radix --scale 0.5 --variant adaptive --out "$(suite radix $((8 * G)) 0.3 0.2 $((8 * G)) false; suite radix $((8 * G)) 0.1 0.1 $((8 * G)) false; suite radix $((8 * G)) 0.2 0.15 $((8 * G)) false)"
 bench=$bench python3 - <<'PY'
-import json, os, re
+import json, os, sys
+sys.path.insert(0, os.environ["bench"])
+from suite_record import HIGH_WATERMARK  # config.def's EMBER_HIGH_WATERMARK, which the bounds take
 kp = [r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "radix"][0]
 assert kp["processes"] == 3 and kp["runs_seconds"] == [0.3, 0.1, 0.2] and kp["seconds"] == 0.2 and kp["first_seconds"] == 0.2, kp
 lp = [r for r in map(json.loads, open("suite.jsonl")) if r["bench"] == "llama-cpp" and r["scale"] == 0.5][0]
@@ -56,9 +58,7 @@ half = {r["variant"]: r for r in map(json.loads, open("suite.jsonl")) if r["benc
 assert half["adaptive"]["processes"] == 4 and abs(half["adaptive"]["seconds"] - 0.295) < 1e-9, half["adaptive"]
 assert abs(half["adaptive"]["runs_cpu_seconds"][1] - 0.23) < 1e-9 and half["adaptive"]["runs_stolen_seconds"] == [0.01] * 4, half["adaptive"]
 assert half["adaptive"]["runs_seconds"] == [0.25, 0.36, 0.30, 0.29] and abs(half["adaptive"]["resident_seconds"] - 0.23) < 1e-9
-config_def = os.path.join(os.environ["bench"], "../../shim/config/config.def")
-high_pct = int(re.search(r'EMBER_HIGH_WATERMARK, PERCENT, "(\d+)"', open(config_def).read()).group(1))
-high = (16 << 30) * high_pct // 100  # config.def's EMBER_HIGH_WATERMARK, as suite_record.py reads it
+high = (16 << 30) * HIGH_WATERMARK // 100
 ws = 24 << 30
 # kmeans: warm bound is the longer of compute and 240 GiB x (24 GiB - high)/24 GiB at 50 GB/s
 k = rows["kmeans", "static"]

@@ -76,44 +76,40 @@ Test(placement, allocations_start_mapped_and_advised)
 	cr_expect_eq(resident(), 0, "nothing moves before a launch");
 }
 
-/* Advice holds the thread that gives it: one that takes long is named in the debug log, with its size. */
-Test(placement, a_slow_advice_is_named_in_the_debug_log)
+/*
+ * A driver call that holds the thread issuing a move is named in the debug
+ * log, with the move's size: `call` made slow once, as the static split of
+ * 32 MiB (under a span, so advised as its promotion is issued) goes out.
+ */
+static void expect_slow_call_named(const char *call, const char *line)
 {
-	char log[] = "/tmp/ember-slow-advice-XXXXXX";
-	temp_file_env("EMBER_LOG_FILE", log);
-	setenv("EMBER_LOG", "debug", 1);
-	start_static();
-	CUdeviceptr p = managed(32 * MiB); /* under a span: advised as its promotion is issued */
-	memset((void *)p, 0x5a, 32 * MiB);
-	SYM(sim, ember_sim_slow_call)("cuMemAdvise_v2", 0, 1, 40 * 1000 * 1000);
-	launch_reread(shim, reread, p, 32 * MiB);
-	sync_and_flush(shim);
-	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "the promotion went ahead");
-	char buf[16384];
-	read_file(log, buf, sizeof buf);
-	unlink(log);
-	cr_expect_eq(lines_with(buf, "advice to prefer the GPU for 32 MiB took"), 1, "%s", buf);
-	cr_expect_eq(lines_with(buf, " took "), 1, "only the slow one: %s", buf);
-}
-
-/* So is a prefetch that held its thread before it was queued. */
-Test(placement, a_slow_prefetch_is_named_in_the_debug_log)
-{
-	char log[] = "/tmp/ember-slow-prefetch-XXXXXX";
+	char log[] = "/tmp/ember-slow-call-XXXXXX";
 	temp_file_env("EMBER_LOG_FILE", log);
 	setenv("EMBER_LOG", "debug", 1);
 	start_static();
 	CUdeviceptr p = managed(32 * MiB);
 	memset((void *)p, 0x5a, 32 * MiB);
-	SYM(sim, ember_sim_slow_call)("cuMemPrefetchAsync_v2", 0, 1, 40 * 1000 * 1000);
+	SYM(sim, ember_sim_slow_call)(call, 0, 1, 40 * 1000 * 1000);
 	launch_reread(shim, reread, p, 32 * MiB);
 	sync_and_flush(shim);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "the promotion went ahead");
 	char buf[16384];
 	read_file(log, buf, sizeof buf);
 	unlink(log);
-	cr_expect_eq(lines_with(buf, "a prefetch to the GPU for 32 MiB took"), 1, "%s", buf);
+	cr_expect_eq(lines_with(buf, line), 1, "%s", buf);
 	cr_expect_eq(lines_with(buf, " took "), 1, "only the slow one: %s", buf);
+}
+
+/* Advice is not stream-ordered: it holds the thread that gives it. */
+Test(placement, a_slow_advice_is_named_in_the_debug_log)
+{
+	expect_slow_call_named("cuMemAdvise_v2", "advice to prefer the GPU for 32 MiB took");
+}
+
+/* So is a prefetch that held its thread before it was queued. */
+Test(placement, a_slow_prefetch_is_named_in_the_debug_log)
+{
+	expect_slow_call_named("cuMemPrefetchAsync_v2", "a prefetch to the GPU for 32 MiB took");
 }
 
 Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)

@@ -21,6 +21,10 @@ source tools/bench/device-unpack.sh
 export EMBER_PREBUILT=1 EMBER_BUILD=$here/build
 R=/tmp/$name
 mkdir -p "$R/suite"
+run=$here/build/bin/ember-run
+pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
+stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
+time_left() { [ "$SECONDS" -lt $((540 - ${1:-60})) ]; }
 # The seeds are the H200's (ab-23). On another card (the lent kind may be an
 # H100) the probes run here instead, so that a record's bound is its card's.
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader >"$R/gpu.txt" 2>&1
@@ -29,9 +33,5 @@ if grep -q H200 "$R/gpu.txt"; then
 else
   timeout 60 build/bin/ember-uvm-bench probe $((4 << 30)) >"$R/suite/probe.json" 2>"$R/probe.log"
   timeout 60 build/bin/ember-sparse-probe $((4 << 30)) >"$R/suite/sparse-probe.json" 2>>"$R/probe.log"
-  echo "== [$SECONDS s] probed on $(cat "$R/gpu.txt")" >>"$R/progress.log"
+  stage "probed on $(cat "$R/gpu.txt")"
 fi
-run=$here/build/bin/ember-run
-pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
-stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
-time_left() { [ "$SECONDS" -lt $((540 - ${1:-60})) ]; }

@@ -19,17 +19,16 @@ import os
 import re
 import sys
 
-NAME = re.compile(r"^(?P<arch>[a-z]+)-(?P<variant>resident|mapped|static|adaptive|[a-z0-9_]+)-(?P<round>\d+)\.json$")
+from suite_record import last_json
+
+# ARCH-VARIANT-ROUND.json: resident (no Ember), Ember's modes, or a call's own variant (populate)
+NAME = re.compile(r"^(?P<arch>[a-z]+)-(?P<variant>[a-z0-9_]+)-(?P<round>\d+)\.json$")
 
 
-def last_json(path):
-    """The last line of path as JSON, else None (a process that printed no record)."""
-    try:
-        with open(path) as f:
-            lines = [line for line in f.read().splitlines() if line.strip()]
-        return json.loads(lines[-1]) if lines else None
-    except (OSError, ValueError):
-        return None
+def record_of(path):
+    """The process's record: the last JSON line it printed, else None (a process that printed none)."""
+    with open(path) as f:
+        return last_json(f.read())
 
 
 def exit_code(log):
@@ -51,7 +50,7 @@ def records(call, commit, out_dir):
         base = path[: -len(".json")]
         rec = {"bench": "hf-load", "gpu": gpu, "arch": m["arch"], "variant": m["variant"], "round": int(m["round"]),
                "code": commit, "call": os.path.relpath(call, out_dir)}
-        out = last_json(path)
+        out = record_of(path)
         rc = exit_code(base + ".log")
         if not out or "load_seconds" not in out:
             rec["error"] = f"no record (exit {rc})"
@@ -59,7 +58,7 @@ def records(call, commit, out_dir):
             continue
         rec.update({k: out[k] for k in ("size", "params", "working_set_bytes", "load_seconds", "run_seconds",
                                         "transformers", "torch") if k in out})
-        stats = None
+        stats = {}
         if os.path.exists(base + ".stats.json"):
             with open(base + ".stats.json") as f:
                 stats = json.load(f)

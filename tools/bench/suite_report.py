@@ -194,17 +194,22 @@ def load_cells(loads):
     return cells
 
 
+def against_resident(rs, res):
+    """The processes rs's median load over resident's (res), and whether their ranges overlap, when the ratio of
+    medians alone does not settle it."""
+    a, b = [r["load_seconds"] for r in rs], [r["load_seconds"] for r in res]
+    return median(a) / median(b), max(a) >= min(b) and max(b) >= min(a)
+
+
 def load_ratios(loads, variant):
-    """Per (card, model): variant's median load over resident's, and how many processes each."""
+    """Per (card, model): variant's load against resident's, and how many processes each."""
     cells = load_cells(loads)
     out = []
     for (gpu, model, v), rs in cells.items():
         res = cells.get((gpu, model, "resident"))
         if v == variant and res:
-            a, b = [r["load_seconds"] for r in rs], [r["load_seconds"] for r in res]
-            # processes whose ranges overlap resident's: the ratio of medians alone does not settle it
-            overlap = max(a) >= min(b) and max(b) >= min(a)
-            out.append((gpu, model, median(a) / median(b), len(rs), len(res), overlap))
+            x, overlap = against_resident(rs, res)
+            out.append((gpu, model, x, len(rs), len(res), overlap))
     return out
 
 
@@ -223,7 +228,7 @@ def load_table(loads, lines):
     for (gpu, model, v), rs in sorted(cells.items()):
         secs = [r["load_seconds"] for r in rs]
         res = cells.get((gpu, model, "resident"))
-        x = median(secs) / median([r["load_seconds"] for r in res]) if res and v != "resident" else None
+        x = against_resident(rs, res)[0] if res and v != "resident" else None
         stats = [r for r in rs if "bytes_promoted" in r]  # a process whose stats did not come is left out
         moved = "-" if v == "resident" or not stats else (
             f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "
