@@ -18,7 +18,8 @@
 #   EMBER_SUITE_SKIP     records not to run (bench-scale-variant patterns, such as 'hf-llama-1.5-*')
 #   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
 #                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
-#   EMBER_SUITE_LOG      Ember's log level in each run's log (info; debug names the advice and prefetches that held a thread 20 ms or more)
+#   EMBER_LOG            Ember's own log level, taken into each run's log (info here unless set; debug names the
+#                        advice and prefetches that held a thread 20 ms or more)
 #   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
 #   EMBER_HF_ROUNDS, EMBER_HF_PROCESSES   token generation at 0.5x: rounds of a process per variant in turn,
 #                        each forking this many measured children (2 and 2; hf_rounds.py)
@@ -71,7 +72,7 @@ prefix() {
   pre=()
   case $variant in
     mapped|static|adaptive)
-      pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget" --stats "$stats" --log "${EMBER_SUITE_LOG:-info}")
+      pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget" --stats "$stats" --log "${EMBER_LOG:-info}")
       case $bench in hf-*) pre+=(--manage-all 1) ;; llama-cpp) pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 "${pre[@]}") ;; esac
       local key=$bench-$scale-$variant pattern
       for pattern in ${EMBER_SUITE_TRACE:-}; do
