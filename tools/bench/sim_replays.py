@@ -14,6 +14,8 @@ H200 profile. Groups (the "group" field):
   burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
   watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
   models       pathfinder and hf-mixtral with and without their --kernel-reads, sync
+  first-run    star's traces from ab-26's call 1 (the H200, 97/93 and 90/85), async with --kernel-reads star: when
+               the columns' fill and the dimension tables arrived, in the replay and on the H200
 """
 import glob
 import gzip
@@ -26,6 +28,8 @@ import tempfile
 import trace_burst
 
 DIAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "suite", "diag")
+CALL1 = os.path.join(os.path.dirname(DIAG), "ab-26", "call1")
+SPAN = 64 << 20  # EMBER_SPAN's default: an allocation no larger is a table that may be wanted
 WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
 
 
@@ -69,8 +73,22 @@ def h200(trace):
     return out
 
 
-def replay(sim, trace, variant, launches="sync", model=None, marks=None):
+def arrivals(sizes, moves):
+    """From M lines (time id first count P|D ...): when the last small table arrived (tables_in_seconds) and when
+    the fill completed (columns_in_seconds: the last promotion of a large allocation before the first demotion)."""
+    moved = [(int(f[1]), sizes.get(int(f[2]), 0), f[5]) for f in moves if f[0] == "M"]
+    tables = [t for t, size, kind in moved if kind == "P" and 0 < size <= SPAN]
+    if not tables:
+        return {}
+    first_out = min([t for t, _, kind in moved if kind == "D"], default=None)
+    columns = [t for t, size, kind in moved if kind == "P" and size > SPAN and (first_out is None or t < first_out)]
+    return {"tables_in_seconds": max(tables) / 1e9, "columns_in_seconds": max(columns) / 1e9 if columns else None}
+
+
+def replay(sim, trace, variant, launches="sync", model=None, marks=None, moves=None):
     cmd = [sim, "--trace", trace, "--variant", variant, "--launches", launches, "--json"]
+    if moves:
+        cmd += ["--moves", moves]
     if model:
         cmd += ["--kernel-reads", model]
     if marks:
@@ -116,6 +134,23 @@ def main():
         for model in (None, kernel_reads(os.path.basename(trace))):
             for variant in ("resident", "static", "adaptive", "mapped"):
                 add("models", trace, variant, "sync", model)
+    for run in ("wm97-0", "wm90-0"):
+        trace = os.path.join(CALL1, run, "diag", "star-1.5-adaptive.trace.gz")
+        lines = [line.split() for line in gzip.open(trace, "rt")]
+        sizes = {int(f[2]): int(f[4]) for f in lines if f and f[0] == "A"}
+        with tempfile.TemporaryDirectory() as tmp:
+            moves = os.path.join(tmp, "moves")
+            rec = replay(sim, trace, "adaptive", "async", "star", moves=moves)
+            with open(moves) as f:
+                rec.update(arrivals(sizes, [line.split() for line in f if line.startswith("M ")]))
+        h = arrivals(sizes, lines)
+        rec.update(group="first-run", trace=f"ab-26/call1/{run}/star-1.5-adaptive", kernel_reads="star",
+                   launches="async", watermarks="recorded", burst=False,
+                   h200_tables_in_seconds=h.get("tables_in_seconds"), h200_columns_in_seconds=h.get("columns_in_seconds"))
+        rows.append(rec)
+        print(f"first-run  {run:26} tables in at {rec.get('tables_in_seconds')} s (H200 "
+              f"{rec['h200_tables_in_seconds']}), columns {rec.get('columns_in_seconds')} (H200 "
+              f"{rec['h200_columns_in_seconds']})", flush=True)
     with open(out_path, "w") as f:
         for rec in rows:
             f.write(json.dumps(rec) + "\n")
