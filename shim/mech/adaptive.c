@@ -93,13 +93,43 @@ static bool adaptive_settled(const struct ember_scan *scan, int device)
 	return idle;
 }
 
+/*
+ * With EMBER_LOG=debug, what keeps small tables that found no room at their
+ * launch from arriving, at most every WANTED_LOG_NS while any wait. On the
+ * H200, star's tables at 97/93 arrived 2.5 s after the columns' fill, where
+ * a replay of the same trace brings them in at once.
+ */
+#define WANTED_LOG_NS (100 * 1000 * 1000ull)
+
+static void log_wanted_wait(int dev, uint64_t now)
+{
+	static uint64_t last;
+	if (!ember_log_enabled(EMBER_LOG_DEBUG) || (last && now - last < WANTED_LOG_NS))
+		return;
+	struct ember_wanted_wait w = { 0 };
+	ember_table_lock(EMBER_TABLE);
+	if (ember_shim_ctx.wanted)
+		ember_policy_wanted_wait(&ember_shim_ctx, dev, now, &w);
+	ember_table_unlock(EMBER_TABLE);
+	if (!w.wanted)
+		return;
+	last = now;
+	ember_debug("GPU %d: %u wanted regions wait (demand %u); %llu MiB of room, %llu MiB leaving; of %u residents "
+		    "%u in grace (up to %llu ms more), %u too warm to replace, %u dense tables",
+		    dev, w.wanted, w.wanted_demand, (unsigned long long)(w.room >> 20),
+		    (unsigned long long)(w.leaving >> 20), w.resident, w.in_grace,
+		    (unsigned long long)(w.grace_left_ns / 1000000), w.warm, w.dense);
+}
+
 /* Reclamation and replacement over every GPU a launch has used; demotions go to the worker. */
 static void adaptive_pass(void)
 {
 	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
 		CUcontext ctx = __atomic_load_n(&contexts[dev], __ATOMIC_RELAXED);
-		if (ctx)
-			ember_engine_reclaim(&ember_shim_engine, dev, &(struct ember_at){ .ctx = ctx });
+		if (!ctx)
+			continue;
+		ember_engine_reclaim(&ember_shim_engine, dev, &(struct ember_at){ .ctx = ctx });
+		log_wanted_wait(dev, ember_shim_engine.ops->now(ember_shim_engine.ops_self));
 	}
 }
 

@@ -762,6 +762,62 @@ size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct 
 	return left;
 }
 
+/* Demand as effective_demand sees it at epoch, without catching the region up. */
+static uint32_t demand_at(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
+{
+	uint32_t halvings = epoch > r->demand_epoch ? epoch - r->demand_epoch : 0;
+	uint32_t decayed = halvings >= 32 ? 0 : r->demand >> halvings;
+	return epoch - r->active_epoch >= p->stale_intervals ? 0 : decayed;
+}
+
+void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_wanted_wait *w)
+{
+	const struct ember_policy_params *p = &pc->params;
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	*w = (struct ember_wanted_wait){ 0 };
+	if (!acc || !acc->budget)
+		return;
+	uint32_t epoch = epoch_of(p, now);
+	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
+		const struct ember_alloc *a = ember_table_at(pc->table, i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++)
+			if (a->regions[r].wanted && a->regions[r].state == EMBER_REGION_MAPPED) {
+				w->wanted++;
+				if (a->regions[r].ref_demand > w->wanted_demand)
+					w->wanted_demand = a->regions[r].ref_demand;
+			}
+	}
+	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
+		const struct ember_alloc *a = ember_table_at(pc->table, i);
+		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		for (uint32_t r = 0; r < a->nregions; r++) {
+			const struct ember_region *reg = &a->regions[r];
+			if (reg->hinted)
+				continue;
+			if (reg->state == EMBER_REGION_DEMOTING && !reg->released)
+				w->leaving += ember_region_bytes(a, r);
+			if (reg->state != EMBER_REGION_RESIDENT)
+				continue;
+			w->resident++;
+			uint64_t grace = p->protection ? ember_policy_grace_left(reg, now) : 0;
+			if (grace) {
+				w->in_grace++;
+				w->grace_left_ns = grace > w->grace_left_ns ? grace : w->grace_left_ns;
+			} else if (reg->departed) {
+				continue;
+			} else if ((double)w->wanted_demand < p->heat_ratio * (double)demand_at(p, reg, epoch)) {
+				w->warm++;
+			} else if (small_and_dense(p, a, reg)) {
+				w->dense++;
+			}
+		}
+	}
+	w->room = ember_budget_room(acc, acc->high);
+}
+
 void ember_policy_run(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
 {
 	ember_policy_reclaim(pc, dev, now, out);

@@ -120,6 +120,24 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct ember_moves *out);
 
 /*
+ * Why wanted regions still wait on dev at now, for the log: what keeps each
+ * resident from giving way to the hottest of them (replaceable). Reads the
+ * table without changing it (decay is computed, not applied).
+ */
+struct ember_wanted_wait {
+	uint32_t wanted;         /* wanted regions still mapped */
+	uint32_t wanted_demand;  /* the largest demand among them */
+	uint32_t resident;       /* resident regions, not on their way out */
+	uint32_t in_grace;       /* of those, protected */
+	uint32_t warm;           /* unprotected, with demand the wanted do not beat by heat_ratio */
+	uint32_t dense;          /* small tables read densely themselves, which a table never replaces */
+	uint64_t grace_left_ns;  /* the longest grace among them */
+	uint64_t room;           /* bytes under the high watermark */
+	uint64_t leaving;        /* bytes of demotions under way */
+};
+void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_wanted_wait *w);
+
+/*
  * Whether a launch on dev that references allocs[0..n) has nothing to
  * decide (table locked): each is resident on dev with nothing in flight,
  * and dev is below its low watermark, so no reclamation is near. Its
