@@ -78,7 +78,15 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 	size_t nruns = 0, cap = 0;
 	uint64_t total = 0;
 	ember_table_lock(EMBER_TABLE);
-	for (uint32_t r = 0; r < a->nregions;) {
+	const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, a->device);
+	/*
+	 * An allocation larger than its GPU's budget is a pool, not data about
+	 * to be written: JAX preallocates 75% of the GPU (105 GB on the H200),
+	 * and touching what the budget leaves of it would make that much host
+	 * memory at once. The driver makes its pages as they are first used.
+	 */
+	uint32_t nregions = acc && acc->budget && a->size > acc->budget ? 0 : a->nregions;
+	for (uint32_t r = 0; r < nregions;) {
 		uint32_t end = ember_run_end(a, r, EMBER_REGION_MAPPED);
 		if (end == r) {
 			r++;

@@ -11,8 +11,9 @@
  * Touch every page of a's mapped regions from the host, from up to eight
  * threads, so that the driver makes them in host memory now. Only for
  * memory whose address the program does not have yet: each page gets a
- * zero written where a never-touched page reads zero. Returns the bytes
- * touched, which the account and the allocation's statistics count.
+ * zero written where a never-touched page reads zero. An allocation larger
+ * than its GPU's budget (a framework's pool) is left alone. Returns the
+ * bytes touched, which the account and the allocation's statistics count.
  */
 uint64_t ember_host_touch_mapped(struct ember_alloc *a);
 

@@ -57,10 +57,10 @@ void ember_stats_write(FILE *f)
 	bool have_uvm = ember_uvm_events_counts(&u);
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f,
-		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"launches_settled\": %" PRIu64
-		",\n  \"devices\": [",
+		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"populate_host\": %s,"
+		"\n  \"launches_settled\": %" PRIu64 ",\n  \"devices\": [",
 		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false",
-		ember_settled_launches());
+		ember_cfg.populate_host ? "true" : "false", ember_settled_launches());
 	const char *sep = "\n";
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
 		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);

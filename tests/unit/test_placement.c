@@ -629,25 +629,57 @@ Test(placement, manage_all_converts_plain_allocations)
 }
 
 /*
- * EMBER_POPULATE_HOST=1: what the budget leaves mapped of converted memory
- * is made in host memory by the host's touches before cuMemAlloc returns,
- * reading zero as untouched memory does; what fits is made on the GPU.
+ * By default (EMBER_POPULATE_HOST) what the budget leaves mapped of
+ * converted memory is made in host memory by the host's touches before
+ * cuMemAlloc returns, reading zero as untouched memory does; what fits is
+ * made on the GPU. A budget of 512 MiB, 400 of it taken first: 104 MiB of
+ * the next 200 are past it, enough for several threads to touch.
  */
-Test(placement, populate_host_makes_converted_memory_past_the_budget_in_host_memory)
+static CUdeviceptr converted_past_the_budget(void)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_POPULATE_HOST", "1", 1);
-	start_static();
-	CUdeviceptr big;
-	CU_OK(SYM(shim, cuMemAlloc_v2)(&big, 200 * MiB)); /* over 64 MiB past the budget: several threads touch it */
+	start("static", "512M");
+	CUdeviceptr first, big;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&first, 400 * MiB));
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&big, 200 * MiB));
+	cr_expect_leq(peak(), 512 * MiB / 100 * 90, "the GPU held %llu bytes, over the high watermark",
+		      (unsigned long long)peak());
+	return big;
+}
+
+Test(placement, converted_memory_past_the_budget_is_made_in_host_memory_by_default)
+{
+	CUdeviceptr big = converted_past_the_budget();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)big), 0, "made on the GPU while it fits");
-	for (size_t off = 64 * MiB; off < 200 * MiB; off += 2 * MiB)
+	for (size_t off = 100 * MiB; off < 200 * MiB; off += 2 * MiB)
 		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + off)), EMBER_SIM_HOST,
 			     "past the budget, made in host memory (%zu MiB in)", off / MiB);
 	for (size_t off = 0; off < 200 * MiB; off += 4099)
 		cr_assert_eq(((unsigned char *)big)[off], 0, "byte %zu reads zero", off);
-	expect_within_budget();
 	CU_OK(SYM(shim, cuMemFree_v2)(big));
+}
+
+Test(placement, populate_host_0_leaves_converted_memory_past_the_budget_unmade)
+{
+	setenv("EMBER_POPULATE_HOST", "0", 1);
+	CUdeviceptr big = converted_past_the_budget();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)big), 0, "made on the GPU while it fits");
+	for (size_t off = 100 * MiB; off < 200 * MiB; off += 2 * MiB)
+		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + off)), EMBER_SIM_NOWHERE,
+			     "past the budget, not made (%zu MiB in)", off / MiB);
+}
+
+/* A converted allocation larger than the budget is a pool (JAX preallocates 75% of the GPU): left unmade. */
+Test(placement, a_converted_pool_larger_than_the_budget_is_not_touched)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr pool;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&pool, 200 * MiB)); /* the budget is 64 MiB */
+	for (size_t off = 64 * MiB; off < 200 * MiB; off += 2 * MiB)
+		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(pool + off)), EMBER_SIM_NOWHERE,
+			     "past the budget, not made (%zu MiB in)", off / MiB);
+	expect_within_budget();
 }
 
 /* Run child() in a process of its own, which must exit 0 (and so run Ember's exit handlers). Returns its ID. */

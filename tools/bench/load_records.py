@@ -10,7 +10,8 @@ ARCH-VARIANT-ROUND.log ending in the process's `rc N`. OUT (one JSON object
 a line, `bench: hf-load`) is written anew from the calls given, one record
 per process: its card, the model, the variant (resident: no Ember), the
 round, from_pretrained's seconds, the generations' seconds, the bytes Ember
-moved, and the code measured. A process that failed is a record with its
+moved, whether the host's touches made converted memory past the budget
+(populate_host, EMBER_POPULATE_HOST), and the code measured. A process that failed is a record with its
 error, so that the report can say what did not run.
 """
 import glob
@@ -63,11 +64,17 @@ def records(call, commit, out_dir):
             with open(base + ".stats.json") as f:
                 stats = json.load(f)
         if stats:
+            # the calls' "populate" processes ran adaptive with EMBER_POPULATE_HOST=1: the mode is the variant, and
+            # whether the host's touches made the pages (the stats say so since they name it; before, the bytes did)
             devices = stats.get("devices") or []
+            rec["variant"] = stats.get("mode", rec["variant"])
+            rec["populate_host"] = stats.get("populate_host", sum(d.get("bytes_populated", 0) for d in devices) > 0)
             for key in ("bytes_promoted", "bytes_demoted", "migrate_seconds"):
                 rec[key] = sum(d.get(key, 0) for d in devices)
             if devices:
                 rec["budget_bytes"], rec["high_bytes"] = devices[0].get("budget_bytes"), devices[0].get("high_bytes")
+        elif rec["variant"] == "populate":  # its stats did not come: what the call ran is still known
+            rec.update(variant="adaptive", populate_host=True)
         yield rec
 
 

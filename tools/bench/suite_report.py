@@ -184,12 +184,23 @@ def verdict(failures):
     return "not resolved" if all("not resolved" in f for f in failures) else False
 
 
+def load_variant(r):
+    """A load record's variant as the table names it: Ember's mode, with EMBER_POPULATE_HOST where it was off (its
+    default since the loads measured it; every record before made no pages by the host's touches)."""
+    v, populate = r["variant"], r.get("populate_host")
+    if v == "resident" or populate:
+        return v
+    return f"{v}, EMBER_POPULATE_HOST={'0' if populate is not None else 'unknown'}"
+
+
 def load_cells(loads):
-    """Checkpoint loading (load.jsonl) by (card, model, variant): the processes' load seconds, and what Ember moved."""
+    """Checkpoint loading (load.jsonl) by (card, call, model, variant): the processes, each variant set beside
+    resident's of the same call only."""
     cells = {}
     for r in loads:
         if r.get("bench") == "hf-load" and not r.get("error"):
-            c = cells.setdefault((r["gpu"], f"hf-{r['arch']} {r.get('size', '')}".strip(), r["variant"]), [])
+            c = cells.setdefault((r["gpu"], r.get("call", ""), f"hf-{r['arch']} {r.get('size', '')}".strip(),
+                                  load_variant(r)), [])
             c.append(r)
     return cells
 
@@ -202,14 +213,14 @@ def against_resident(rs, res):
 
 
 def load_ratios(loads, variant):
-    """Per (card, model): variant's load against resident's, and how many processes each."""
+    """Per (card, call, model): variant's load against resident's, and how many processes each."""
     cells = load_cells(loads)
     out = []
-    for (gpu, model, v), rs in cells.items():
-        res = cells.get((gpu, model, "resident"))
+    for (gpu, call, model, v), rs in cells.items():
+        res = cells.get((gpu, call, model, "resident"))
         if v == variant and res:
             x, overlap = against_resident(rs, res)
-            out.append((gpu, model, x, len(rs), len(res), overlap))
+            out.append((gpu, call, model, x, len(rs), len(res), overlap))
     return out
 
 
@@ -223,17 +234,17 @@ def load_table(loads, lines):
               "in a process of its own per variant, in turn, rounds in turned order (`hf_generate.py ARCH SIZE 8 2 load "
               "DIR`), at 1.5x of the budget; resident is the same without Ember. The page cache holds the checkpoint, as "
               "for a model loaded a second time. Load seconds: the median of the processes, their range in brackets.", "",
-              "| GPU | model | variant | processes | load s | x resident | GiB moved up / down (median) |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
-    for (gpu, model, v), rs in sorted(cells.items()):
+              "| GPU | call | model | variant | processes | load s | x resident | GiB moved up / down (median) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (gpu, call, model, v), rs in sorted(cells.items()):
         secs = [r["load_seconds"] for r in rs]
-        res = cells.get((gpu, model, "resident"))
+        res = cells.get((gpu, call, model, "resident"))
         x = against_resident(rs, res)[0] if res and v != "resident" else None
         stats = [r for r in rs if "bytes_promoted" in r]  # a process whose stats did not come is left out
         moved = "-" if v == "resident" or not stats else (
             f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "
             f"{median([r['bytes_demoted'] for r in stats]) / 2**30:.1f}")
-        lines.append(f"| {gpu} | {model} | {v} | {len(rs)} | {median(secs):.2f} ({min(secs):.2f}-{max(secs):.2f}) "
+        lines.append(f"| {gpu} | {call} | {model} | {v} | {len(rs)} | {median(secs):.2f} ({min(secs):.2f}-{max(secs):.2f}) "
                      f"| {fmt(x)} | {moved} |")
 
 
@@ -306,9 +317,9 @@ def criteria(m, overhead, lines, loads=()):
                    bool(inits) and all(x <= 1.5 for _, x in inits), ", ".join(f"{b} {x:.2f}x" for b, x in inits) or "-"))
     lr = load_ratios(loads, dm)
     checks.append((f"loading a checkpoint under manage-all ({dm}) at most 1.5x of without Ember, 1.5x of the budget",
-                   bool(lr) and all(x <= 1.5 for _, _, x, _, _, _ in lr),
-                   ", ".join(f"{model} on the {gpu} {x:.2f}x ({n} processes against {nr}"
-                             f"{'; the ranges overlap' if overlap else ''})" for gpu, model, x, n, nr, overlap in lr)
+                   bool(lr) and all(x <= 1.5 for _, _, _, x, _, _, _ in lr),
+                   ", ".join(f"{model} on the {gpu} {x:.2f}x ({n} processes against {nr}, {call}"
+                             f"{'; the ranges overlap' if overlap else ''})" for gpu, call, model, x, n, nr, overlap in lr)
                    or "-"))
     lines += ["| criterion | met | measured |", "| --- | --- | --- |"]
     for what, met, got in checks:
