@@ -4,10 +4,9 @@
 # line it ignores costs one warning, and a bad value stops ember-run.
 #   test_config_file.sh EMBER_RUN EMBER_DEMO
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 run=$1 demo=$2
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+scratch tmp
 # no variable of the caller's in the way
 for v in $(env | sed -n 's/^\(EMBER[A-Z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/xdg

@@ -2,7 +2,7 @@
 # ember-run end to end: help, option checking, and the bundled demo on the simulated driver.
 set -euo pipefail
 run=$1 demo=$2
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 help=$("$run" --help)
 grep -q -- '--driver auto|real|sim' <<<"$help" || fail "--help lacks --driver"

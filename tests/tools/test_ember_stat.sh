@@ -5,7 +5,7 @@
 #   test_ember_stat.sh BUILD_DIR
 set -euo pipefail
 bin=$1/bin
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"; [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; true' EXIT
 

@@ -11,7 +11,7 @@
 set -euo pipefail
 bin=$1/bin
 top=$bin/ember-top
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 [ -x "$top" ] || { echo "ember-top: skipped, not built (no ncurses)"; exit 0; }
 dir=$(mktemp -d)
 pids=()

@@ -7,10 +7,10 @@
 # library mapped, and without Ember neither.
 #   test_hf_rounds.sh LIBEMBER LIBEMBER_SIM
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 bench=$(cd "$(dirname "$0")/../../tools/bench" && pwd)
 lib=$1 sim=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch dir
 cp "$bench/hf_rounds.py" "$bench/ember_hooks.py" "$dir/"
 cat >"$dir/hf_generate.py" <<'PY'
 import os

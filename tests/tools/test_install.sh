@@ -5,10 +5,9 @@
 # run against the installed libraries (HARNESS_SHIM, HARNESS_SIM).
 #   test_install.sh BUILD_DIR
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 build=$1
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch stage
 cmake --install "$build" --prefix "$stage" >/dev/null
 lib=$stage/lib/ember
 for f in "$lib/libcuda.so.1" "$lib/libcuda.so" "$lib/libember.so" "$lib/libember-sim.so" "$stage/bin/ember-run" \

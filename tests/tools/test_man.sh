@@ -7,7 +7,7 @@
 #   test_man.sh BUILD_DIR
 set -euo pipefail
 build=$1
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 command -v groff >/dev/null || { echo "groff is not installed (apt-get install groff-base): skipped"; exit 77; }
 pages=(ember-run.1 ember-stat.1 ember-top.1 ember-sim.1 ember.conf.5)
 names=$(sed -n 's/^| `\(EMBER[A-Z0-9_]*\)\(<n>\)\{0,1\}` |.*/\1/p' "$build/docs/environment.md")

@@ -3,11 +3,10 @@
 # first; the replay's own --moves output read back; bad input refused.
 #   test_moves_compare.sh EMBER_SIM
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 sim=$1
 tool="$(dirname "$0")/../../tools/bench/moves_compare.py"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch dir
 # two 8 MiB allocations under a 64 MiB budget: the recording promoted 0 at once and 1 a second later,
 # and a failed move (ok 0) that does not count
 cat >"$dir/t" <<'T'

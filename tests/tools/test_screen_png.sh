@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # screen_png.py: a capture's text and colours become cells of the PNG, in place.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+scratch tmp
 python3 -c "import PIL, matplotlib" 2>/dev/null || { echo "no PIL or matplotlib: skipped"; exit 77; }
 printf 'ab\033[41m  \033[0mc\n\033[1;32mG\033[0m \033[7mR\033[0m \033[38;5;196mX\033[48;2;0;0;255m \033[0m\n' >"$tmp/cap.ansi"
 python3 "$here/tools/ember-top/screen_png.py" "$tmp/cap.ansi" "$tmp/cap.png"

@@ -4,9 +4,9 @@
 # llama-bench -o jsonl, a time-out, a crash) into a record with its bound,
 # and suite_report.py makes a report that lists what was not measured.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 bench=$(cd "$(dirname "$0")/../../tools/bench" && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch dir
 cd "$dir"
 echo '{"device_read_Bps": 4e12, "mapped_read_Bps": 5e10, "prefetch_Bps": 4e10, "prefetch_bulk_Bps": 5e10}' >probe.json
 echo '{"rates_Bps": {"mapped-read/128": 2.5e10}}' >sparse-probe.json

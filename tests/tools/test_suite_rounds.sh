@@ -6,10 +6,10 @@
 # a failed round must fail its record.
 #   test_suite_rounds.sh BUILD_DIR
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 build=$(cd "$1" && pwd)
 bench=$(cd "$(dirname "$0")/../../tools/bench" && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch dir
 mkdir -p "$dir/path" "$dir/build/bin"
 printf '#!/bin/sh\necho "Stand-in GPU"\n' >"$dir/path/nvidia-smi"
 # llama-bench: one line, its seconds from a counter so that each process differs

@@ -3,11 +3,10 @@
 # bad runs refused; the result replays in ember-sim, async.
 #   test_trace_burst.sh EMBER_SIM
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 sim=$1
 burst="$(dirname "$0")/../../tools/bench/trace_burst.py"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+scratch dir
 cat >"$dir/t" <<'T'
 ember-trace 2
 D 0 1073741824 966367641 912680550

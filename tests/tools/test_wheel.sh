@@ -9,11 +9,10 @@
 # own requirements (scikit-build-core from PyPI) cannot be fetched; with
 # EMBER_WHEEL_REQUIRED=1 (CI: tools/ci/wheel.sh) a skip is a failure.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out_dir=${1:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch tmp
 skip() {
   [ "${EMBER_WHEEL_REQUIRED:-0}" = 1 ] && fail "cannot test the wheel: $*"
   echo "wheel: skipped, $*"; exit 77
