@@ -31,7 +31,6 @@ nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max -
 if grep -q H200 "$R/gpu.txt"; then
   cp tools/bench/results/suite/ab-23/seed/probe.json tools/bench/results/suite/ab-23/seed/sparse-probe.json "$R/suite/"
 else
-  timeout 60 build/bin/ember-uvm-bench probe $((4 << 30)) >"$R/suite/probe.json" 2>"$R/probe.log"
-  timeout 60 build/bin/ember-sparse-probe $((4 << 30)) >"$R/suite/sparse-probe.json" 2>>"$R/probe.log"
+  EMBER_RESULTS=$R/suite bash tools/bench/suite.sh rates >"$R/probe.log" 2>&1
   stage "probed on $(cat "$R/gpu.txt")"
 fi

@@ -6,6 +6,7 @@
 # in $EMBER_RESULTS/suite.jsonl (suite_record.py adds the bound); then
 # suite_report.py writes REPORT.md and its plots.
 #   suite.sh [probe] [kernels] [hf] [llama] [overhead] [report]   (default: all)
+#   suite.sh rates    the probe's bandwidths and sparse rates alone (probe adds PyTorch's gather rates)
 # Environment:
 #   EMBER_BENCH_BUDGET   the budget (16G)
 #   EMBER_BENCH_RUNS     runs per record, of which the median is kept (3)
@@ -153,11 +154,16 @@ rounds_records() {
 
 ws_of() { python3 -c "print(int($budget_bytes * $1) // (1 << 21) * (1 << 21))"; }
 
-probe() {
-  say "probe: bandwidths and the sparse-access rates of each tier"
-  "$EMBER_BUILD/bin/ember-uvm-bench" probe $((4 << 30)) >"$results/probe.json"
-  "$EMBER_BUILD/bin/ember-sparse-probe" $((4 << 30)) >"$results/sparse-probe.json" 2>"$results/logs/sparse-probe.log"
+# The link's rates the bounds are drawn from: what a device call runs on a card whose rates are not seeded.
+rates() {
+  say "rates: bandwidths and the sparse-access rates of each tier"
+  timeout 90 "$EMBER_BUILD/bin/ember-uvm-bench" probe $((4 << 30)) >"$results/probe.json"
+  timeout 90 "$EMBER_BUILD/bin/ember-sparse-probe" $((4 << 30)) >"$results/sparse-probe.json" 2>"$results/logs/sparse-probe.log"
   cat "$results/probe.json" "$results/logs/sparse-probe.log"
+}
+
+probe() {
+  rates
   # the rate PyTorch's own kernels draw from mapped memory (an MoE's expert gathers), beside the probe's
   if python3 -c "import torch" 2>/dev/null; then
     python3 "$here/gather_probe.py" 20 >"$results/gather-probe.jsonl" 2>"$results/logs/gather-probe.log"
@@ -288,8 +294,8 @@ report() { python3 "$here/suite_report.py" "$results" "$results/REPORT.md"; }
 steps=${*:-probe kernels hf llama overhead report}
 for s in $steps; do
   case $s in
-    probe|kernels|hf|llama|overhead|report) $s ;;
-    *) echo "usage: suite.sh [probe] [kernels] [hf] [llama] [overhead] [report]" >&2; exit 2 ;;
+    rates|probe|kernels|hf|llama|overhead|report) $s ;;
+    *) echo "usage: suite.sh [rates|probe] [kernels] [hf] [llama] [overhead] [report]" >&2; exit 2 ;;
   esac
 done
 say "done"
