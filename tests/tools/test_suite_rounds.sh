@@ -40,7 +40,8 @@ EMBER_RESULTS=$dir/kernels EMBER_SUITE_PROCESSES=3 EMBER_SUITE_VARIANTS="residen
 # token generation at 0.5x: a copy of the harness beside a stand-in for hf_generate.measure
 mkdir -p "$dir/copy/bench"
 cp "$bench/../setup.sh" "$dir/copy/"
-cp "$bench/suite.sh" "$bench/suite_record.py" "$bench/hf_rounds.py" "$bench/ember_hooks.py" "$dir/copy/bench/"
+cp "$bench/suite.sh" "$bench/settings.sh" "$bench/suite_record.py" "$bench/hf_rounds.py" "$bench/ember_hooks.py" \
+  "$dir/copy/bench/"
 mkdir -p "$dir/shim/config" # suite_record.py's bound reads the high watermark's default there
 cp "$bench/../../shim/config/config.def" "$dir/shim/config/"
 cat >"$dir/copy/bench/hf_generate.py" <<'PY'

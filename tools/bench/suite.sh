@@ -7,41 +7,30 @@
 # suite_report.py writes REPORT.md and its plots.
 #   suite.sh [probe] [kernels] [hf] [llama] [overhead] [report]   (default: all)
 #   suite.sh rates    the probe's bandwidths and sparse rates alone (probe adds PyTorch's gather rates)
-# Environment:
-#   EMBER_BENCH_BUDGET   the budget (16G)
-#   EMBER_BENCH_RUNS     runs per record, of which the median is kept (3)
-#   EMBER_SUITE_ONLY     a space-separated subset of the kernels' workloads
-#   EMBER_SUITE_SCALES   the sizes to run ("0.5 1.5"), EMBER_SUITE_VARIANTS the variants (all)
-#   EMBER_BENCH_QUICK=1  a smoke test: a 1G budget, one run, tiny models
-#   EMBER_SUITE_WALL     seconds after which no record starts (written as not run)
-#   EMBER_SUITE_TIMEOUT  seconds one process may take (150)
-#   EMBER_SUITE_PROCESSES  the kernels: each record from this many processes, a process per variant in turn (1)
-#   EMBER_SUITE_SKIP     records not to run (bench-scale-variant patterns, such as 'hf-llama-1.5-*')
-#   EMBER_SUITE_TRACE    records (bench-scale-variant patterns, such as 'nw-1.5-*') whose Ember
-#                        runs also keep a trace and their statistics in $EMBER_RESULTS/diag
-#   EMBER_LOG            Ember's own log level, taken into each run's log (info here unless set; debug names the
-#                        advice and prefetches that held a thread 20 ms or more)
-#   EMBER_LLAMA_BENCH, EMBER_GGUF_PY   llama-bench and gguf-py (llama: skipped without them)
-#   EMBER_HF_ROUNDS, EMBER_HF_PROCESSES   token generation at 0.5x: rounds of a process per variant in turn,
-#                        each forking this many measured children (2 and 2; hf_rounds.py)
-#   EMBER_LLAMA_ROUNDS   llama.cpp at 0.5x: rounds of a llama-bench process per variant in turn (3)
+# Its settings are environment variables, each once in tools/bench/settings.sh with its default
+# (`suite.sh --help` prints them); EMBER_LOG, Ember's own, is taken into each run's log (info here unless
+# set; debug names the advice and prefetches that held a thread 20 ms or more).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/settings.sh"
+case ${1:-} in
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; bench_settings_help; exit 0 ;;
+esac
+bench_settings_apply
 source "$here/../setup.sh"
-results=${EMBER_RESULTS:-$here/results/suite}
+results=$EMBER_RESULTS
 mkdir -p "$results/logs"
 jsonl=$results/suite.jsonl
-budget=${EMBER_BENCH_BUDGET:-16G}
-runs=${EMBER_BENCH_RUNS:-3}
-quick=${EMBER_BENCH_QUICK:-0}
+budget=$EMBER_BENCH_BUDGET
+runs=$EMBER_BENCH_RUNS
+quick=$EMBER_BENCH_QUICK
 [ "$quick" = 1 ] && { budget=1G; runs=1; }
 budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 [ -n "$gpu" ] || { echo "suite: no GPU here; the matrix needs one" >&2; exit 1; }
-timeout_s=${EMBER_SUITE_TIMEOUT:-150}
+timeout_s=$EMBER_SUITE_TIMEOUT
 # no record starts after this many seconds (a lent GPU's call has a limit): it is written as not run
-wall_s=${EMBER_SUITE_WALL:-100000}
-export EMBER_SUITE_MAX_SECONDS=${EMBER_SUITE_MAX_SECONDS:-20}
+wall_s=$EMBER_SUITE_WALL
 SECONDS=0
 
 say() { echo "== [${SECONDS}s] $*"; }
@@ -50,13 +39,13 @@ say() { echo "== [${SECONDS}s] $*"; }
 # _VARIANTS); past EMBER_SUITE_WALL it is written as not run, and is not wanted.
 wanted() {
   local bench=$1 scale=$2 variant=$3 peer=$4
-  case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) return 1 ;; esac
+  case " $EMBER_SUITE_SCALES " in *" $scale "*) ;; *) return 1 ;; esac
   local skip
-  for skip in ${EMBER_SUITE_SKIP:-}; do
+  for skip in $EMBER_SUITE_SKIP; do
     # shellcheck disable=SC2053 # a pattern, on purpose
     [[ $bench-$scale-$variant == $skip ]] && return 1
   done
-  if [ -n "${EMBER_SUITE_VARIANTS:-}" ]; then
+  if [ -n "$EMBER_SUITE_VARIANTS" ]; then
     case " $EMBER_SUITE_VARIANTS " in *" $variant "*|*" ${peer:-none} "*) ;; *) return 1 ;; esac
   fi
   if [ "$SECONDS" -ge "$wall_s" ]; then
@@ -76,7 +65,7 @@ prefix() {
       pre=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget" --stats "$stats" --log "${EMBER_LOG:-info}")
       case $bench in hf-*) pre+=(--manage-all 1) ;; llama-cpp) pre=(env GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 "${pre[@]}") ;; esac
       local key=$bench-$scale-$variant pattern
-      for pattern in ${EMBER_SUITE_TRACE:-}; do
+      for pattern in $EMBER_SUITE_TRACE; do
         # shellcheck disable=SC2053 # a pattern, on purpose
         [[ $key == $pattern ]] && { mkdir -p "$results/diag"; pre+=(--trace "$results/diag/$key.trace"); break; }
       done
@@ -178,7 +167,7 @@ kernel_command() { # kernels(): suite, w, ws
   if [ "$1" = resident ]; then cmd+=(resident); fi
 }
 hf_command() { # hf(): arch, size, tokens
-  cmd=(python3 "$here/hf_rounds.py" "$1" "$2" "${EMBER_HF_PROCESSES:-2}" "$arch" "$size" "$tokens" "$runs")
+  cmd=(python3 "$here/hf_rounds.py" "$1" "$2" "$EMBER_HF_PROCESSES" "$arch" "$size" "$tokens" "$runs")
 }
 llama_command() { # llama(): bench
   cmd=("${bench[@]}" -ngl 99)
@@ -191,7 +180,7 @@ kernels() {
     local ws; ws=$(ws_of $scale)
     for w in $names; do
       say "$w at ${scale}x ($ws bytes)"
-      if [ "${EMBER_SUITE_PROCESSES:-1}" -gt 1 ]; then
+      if [ "$EMBER_SUITE_PROCESSES" -gt 1 ]; then
         rounds_records "$w" $scale "$EMBER_SUITE_PROCESSES" kernel_command
         continue
       fi
@@ -215,7 +204,7 @@ hf() {
       local arch=${m%%:*} size=${m#*:} prog=(python3 "$here/hf_generate.py" "${m%%:*}" "${m#*:}" $tokens "$runs")
       say "hf-$arch $size at ${scale}x"
       if [ $scale = 0.5 ]; then
-        rounds_records "hf-$arch" $scale "${EMBER_HF_ROUNDS:-2}" hf_command
+        rounds_records "hf-$arch" $scale "$EMBER_HF_ROUNDS" hf_command
         continue
       fi
       record "hf-$arch" $scale resident "" -- "${prog[@]}"
@@ -227,7 +216,7 @@ hf() {
 }
 
 llama() {
-  [ -x "${EMBER_LLAMA_BENCH:-}" ] && [ -d "${EMBER_GGUF_PY:-}" ] || {
+  [ -x "$EMBER_LLAMA_BENCH" ] && [ -d "$EMBER_GGUF_PY" ] || {
     echo "suite: llama-cpp not run: set EMBER_LLAMA_BENCH and EMBER_GGUF_PY" >&2
     printf '{"bench": "llama-cpp", "error": "not run: no llama-bench or gguf-py on this machine"}\n' >>"$jsonl"; return 0; }
   local tokens=8 pairs=(1.5:13b 0.5:4b)
@@ -235,12 +224,12 @@ llama() {
   for pair in "${pairs[@]}"; do
     local scale=${pair%%:*} shape=${pair#*:} model=${TMPDIR:-/tmp}/ember-suite-${pair#*:}.gguf
     # a size not asked for writes no model (the 13B shape's is 26 GB)
-    case " ${EMBER_SUITE_SCALES:-0.5 1.5} " in *" $scale "*) ;; *) continue ;; esac
+    case " $EMBER_SUITE_SCALES " in *" $scale "*) ;; *) continue ;; esac
     say "llama-cpp $shape at ${scale}x: writing the model"
     [ -s "$model" ] || python3 "$here/make_gguf.py" "$EMBER_GGUF_PY" "$model" "$shape" >"$results/logs/gguf-$shape.log" 2>&1
     local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
     if [ "$scale" = 0.5 ]; then
-      rounds_records llama-cpp "$scale" "${EMBER_LLAMA_ROUNDS:-3}" llama_command
+      rounds_records llama-cpp "$scale" "$EMBER_LLAMA_ROUNDS" llama_command
       rm -f "$model"
       continue
     fi
@@ -265,7 +254,7 @@ overhead() {
   local lo=$EMBER_BUILD/bin/ember-launch-overhead out=$results/overhead.jsonl
   local order="none static static-no-events adaptive adaptive-no-events"
   : >"$out"
-  for round in $(seq 1 "${EMBER_OVERHEAD_ROUNDS:-5}"); do
+  for round in $(seq 1 "$EMBER_OVERHEAD_ROUNDS"); do
     local vs=$order
     [ $((round % 2)) = 0 ] && vs=$(tr ' ' '\n' <<<"$order" | tac | tr '\n' ' ')
     for v in $vs; do
@@ -295,7 +284,7 @@ steps=${*:-probe kernels hf llama overhead report}
 for s in $steps; do
   case $s in
     rates|probe|kernels|hf|llama|overhead|report) $s ;;
-    *) echo "usage: suite.sh [rates|probe] [kernels] [hf] [llama] [overhead] [report]" >&2; exit 2 ;;
+    *) echo "usage: suite.sh [rates|probe] [kernels] [hf] [llama] [overhead] [report]  (--help: the settings)" >&2; exit 2 ;;
   esac
 done
 say "done"

@@ -1,0 +1,47 @@
+# The evaluation harness's settings (suite.sh, and ember-suite under it):
+# each variable once, with its default and what it does. Sourced by
+# suite.sh, which sets every default not already set and exports it;
+# `suite.sh --help` prints the table. Ember's own EMBER_* variables are
+# another table's (shim/config/config.def: `ember-run --help`, ember(7)).
+# NAME|DEFAULT|WHAT ($here: tools/bench)
+bench_settings=(
+  "EMBER_RESULTS|$here/results/suite|where the records (suite.jsonl), logs and diagnostics go"
+  "EMBER_BENCH_BUDGET|16G|the budget Ember is given, a size with its unit"
+  "EMBER_BENCH_RUNS|3|runs per record, of which the median is kept"
+  "EMBER_BENCH_QUICK|0|1: a smoke test (a 1G budget, one run, tiny models)"
+  "EMBER_SUITE_ONLY||a space-separated subset of the kernels' workloads (empty: every one, ember-suite list)"
+  "EMBER_SUITE_SCALES|0.5 1.5|the working sets to run, as multiples of the budget"
+  "EMBER_SUITE_VARIANTS||the variants to run, space-separated (empty: every one)"
+  "EMBER_SUITE_SKIP||records not to run (bench-scale-variant patterns, such as 'hf-llama-1.5-*')"
+  "EMBER_SUITE_TRACE||records (patterns, such as 'nw-1.5-*') whose Ember runs also keep a trace and their statistics in \$EMBER_RESULTS/diag"
+  "EMBER_SUITE_WALL|100000|seconds after which no record starts (it is written as not run)"
+  "EMBER_SUITE_TIMEOUT|150|seconds one process may take"
+  "EMBER_SUITE_MAX_SECONDS|20|ember-suite: no further run starts once its runs took this many seconds (the mapped tier can be very slow); unset when it runs alone: no limit"
+  "EMBER_SUITE_FRESH|0|ember-suite: 1 makes the data afresh for every run, so that every run is cold"
+  "EMBER_SUITE_PROCESSES|1|the kernels: each record from this many processes, a process per variant in turn"
+  "EMBER_HF_ROUNDS|2|token generation at 0.5x: rounds of a process per variant in turn (hf_rounds.py)"
+  "EMBER_HF_PROCESSES|2|token generation at 0.5x: the measured children each of those processes forks"
+  "EMBER_LLAMA_BENCH||llama.cpp's llama-bench (DESIGN.md builds it); llama is not run without it and EMBER_GGUF_PY"
+  "EMBER_GGUF_PY||llama.cpp's gguf-py folder, which writes the model (make_gguf.py)"
+  "EMBER_LLAMA_ROUNDS|3|llama.cpp at 0.5x: rounds of a llama-bench process per variant in turn"
+  "EMBER_OVERHEAD_ROUNDS|5|launch overhead: rounds of the variants, interleaved"
+)
+
+# Set and export each default not already set.
+bench_settings_apply() {
+  local s name def
+  for s in "${bench_settings[@]}"; do
+    IFS='|' read -r name def _ <<<"$s"
+    [ -n "${!name+set}" ] || printf -v "$name" '%s' "$def"
+    export "${name?}"
+  done
+}
+
+# The table, as help.
+bench_settings_help() {
+  local s name def what
+  for s in "${bench_settings[@]}"; do
+    IFS='|' read -r name def what <<<"$s"
+    printf '  %-24s %s%s\n' "$name" "$what" "${def:+ ($def)}"
+  done
+}
