@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "host_memory.h"
 #include "host_touch.h"
 #include "shim.h"
 #include "state.h"
@@ -100,6 +101,21 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 		r = end;
 	}
 	ember_table_unlock(EMBER_TABLE);
+	/*
+	 * The pages the touches make stay made, where the driver would make
+	 * only those the program writes (a KV cache sized for the longest
+	 * context, a workspace used in part): the touches take no more than
+	 * half of what the host, or the process's cgroup, can still give.
+	 */
+	uint64_t available = total ? ember_host_memory_available_now() : UINT64_MAX;
+	if (total > available / 2) {
+		static bool said;
+		if (ember_first_time(&said))
+			ember_info("EMBER_POPULATE_HOST: %.2f GiB of an allocation past the budget left to the driver: the "
+				   "host can give %.2f GiB, and the touches take at most half",
+				   total / 1073741824.0, available / 1073741824.0);
+		total = 0;
+	}
 	if (total) {
 		long page = sysconf(_SC_PAGESIZE);
 		struct work w = { runs, nruns, 0, total, page > 0 ? (size_t)page : 4096 };

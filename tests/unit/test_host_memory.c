@@ -1,0 +1,95 @@
+/*
+ * What the host can still give (shim/mech/host_memory.c), read from
+ * stand-ins for /proc/meminfo and a cgroup v2 folder: the least of
+ * MemAvailable and the cgroup's limit less its use, and "unknown" where
+ * neither says.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "host_memory.h"
+
+static char dir[] = "/tmp/ember-host-memory-XXXXXX";
+static char meminfo[sizeof dir + 16], cgroup[sizeof dir + 16];
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(meminfo, sizeof meminfo, "%s/meminfo", dir);
+	snprintf(cgroup, sizeof cgroup, "%s/cg", dir);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", cgroup);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	(void)system(cmd);
+}
+
+TestSuite(host_memory, .init = setup, .fini = teardown);
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void write_in_cgroup(const char *name, const char *text)
+{
+	char path[sizeof cgroup + 32];
+	snprintf(path, sizeof path, "%s/%s", cgroup, name);
+	write_file(path, text);
+}
+
+Test(host_memory, mem_available_in_bytes)
+{
+	write_file(meminfo, "MemTotal:       24000000 kB\nMemFree:         1000 kB\nMemAvailable:   20000000 kB\n");
+	cr_expect_eq(ember_host_memory_available(meminfo, NULL), 20000000ull * 1024);
+}
+
+Test(host_memory, a_cgroup_limit_below_it_wins)
+{
+	write_file(meminfo, "MemAvailable:   20000000 kB\n");
+	write_in_cgroup("memory.max", "8589934592\n");
+	write_in_cgroup("memory.current", "6442450944\n");
+	cr_expect_eq(ember_host_memory_available(meminfo, cgroup), 2ull << 30, "8 GiB less the 6 in use");
+}
+
+Test(host_memory, a_cgroup_past_its_limit_can_give_nothing)
+{
+	write_file(meminfo, "MemAvailable:   20000000 kB\n");
+	write_in_cgroup("memory.max", "1000\n");
+	write_in_cgroup("memory.current", "5000\n");
+	cr_expect_eq(ember_host_memory_available(meminfo, cgroup), 0);
+}
+
+Test(host_memory, a_cgroup_without_a_limit_leaves_mem_available)
+{
+	write_file(meminfo, "MemAvailable:   100 kB\n");
+	write_in_cgroup("memory.max", "max\n");
+	write_in_cgroup("memory.current", "5000\n");
+	cr_expect_eq(ember_host_memory_available(meminfo, cgroup), 100 * 1024);
+}
+
+Test(host_memory, neither_saying_is_unknown)
+{
+	cr_expect_eq(ember_host_memory_available(meminfo, cgroup), UINT64_MAX, "no files");
+	write_file(meminfo, "MemTotal: 5 kB\n");
+	write_in_cgroup("memory.max", "lots\n");
+	write_in_cgroup("memory.current", "5000\n");
+	cr_expect_eq(ember_host_memory_available(meminfo, cgroup), UINT64_MAX, "no MemAvailable, a malformed limit");
+	cr_expect_eq(ember_host_memory_available(NULL, NULL), UINT64_MAX);
+}
+
+Test(host_memory, this_process_reads_something)
+{
+	uint64_t now = ember_host_memory_available_now();
+	cr_expect_gt(now, 0, "a machine running this test has memory to give");
+}
