@@ -73,6 +73,32 @@ static unsigned threads_for(uint64_t bytes)
 	return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
+/*
+ * The pages the touches make stay made, where the driver would make only
+ * those the program writes (a KV cache sized for the longest context, a
+ * workspace used in part). So the touches take no more than half of what
+ * the host, or the process's cgroup, could give at the first of them, in
+ * all, nor half of what it can give now. What a freed allocation's touches
+ * made is not given back to the allowance: past it, the driver makes the
+ * pages, as with EMBER_POPULATE_HOST=0.
+ */
+static bool within_allowance(uint64_t bytes)
+{
+	static uint64_t allowance; /* bytes the touches may still make; measured at the first */
+	static bool measured;
+	uint64_t now = ember_host_memory_available_now();
+	ember_table_lock(EMBER_TABLE);
+	if (!measured) {
+		allowance = now / 2;
+		measured = true;
+	}
+	bool ok = bytes <= allowance && bytes <= now / 2;
+	if (ok)
+		allowance -= bytes;
+	ember_table_unlock(EMBER_TABLE);
+	return ok;
+}
+
 uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 {
 	struct run *runs = NULL;
@@ -101,19 +127,12 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 		r = end;
 	}
 	ember_table_unlock(EMBER_TABLE);
-	/*
-	 * The pages the touches make stay made, where the driver would make
-	 * only those the program writes (a KV cache sized for the longest
-	 * context, a workspace used in part): the touches take no more than
-	 * half of what the host, or the process's cgroup, can still give.
-	 */
-	uint64_t available = total ? ember_host_memory_available_now() : UINT64_MAX;
-	if (total > available / 2) {
+	if (total && !within_allowance(total)) {
 		static bool said;
 		if (ember_first_time(&said))
 			ember_info("EMBER_POPULATE_HOST: %.2f GiB of an allocation past the budget left to the driver: the "
-				   "host can give %.2f GiB, and the touches take at most half",
-				   total / 1073741824.0, available / 1073741824.0);
+				   "touches take at most half of what the host could give",
+				   total / 1073741824.0);
 		total = 0;
 	}
 	if (total) {

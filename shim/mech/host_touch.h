@@ -12,9 +12,9 @@
  * threads, so that the driver makes them in host memory now. Only for
  * memory whose address the program does not have yet: each page gets a
  * zero written where a never-touched page reads zero. An allocation larger
- * than its GPU's budget (a framework's pool) is left alone, and so is one
- * whose touches would take more than half of what the host, or the
- * process's cgroup, can still give (host_memory.h). Returns the bytes
+ * than its GPU's budget (a framework's pool) is left alone, and the
+ * touches in all take no more than half of what the host, or the process's
+ * cgroup, could give at the first of them (host_memory.h). Returns the bytes
  * touched, which the account and the allocation's statistics count.
  */
 uint64_t ember_host_touch_mapped(struct ember_alloc *a);
