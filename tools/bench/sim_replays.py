@@ -14,7 +14,8 @@ H200 profile. Groups (the "group" field):
   burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
   watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
   models       pathfinder and hf-mixtral with and without their --kernel-reads, sync
-  first-run    star's traces from ab-26's call 1 (the H200, 97/93 and 90/85), async with --kernel-reads star: when
+  first-run    star's traces from ab-26's call 1, ab-27's call 7 and ab-28's call 8 (the H200, 97/93 and 90/85),
+               async with --kernel-reads star: when
                the columns' fill and the dimension tables arrived, in the replay and on the H200
 """
 import glob
@@ -28,7 +29,10 @@ import tempfile
 import trace_burst
 
 DIAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "suite", "diag")
-CALL1 = os.path.join(os.path.dirname(DIAG), "ab-26", "call1")
+SUITE = os.path.dirname(DIAG)
+# star's first runs on the H200 at 97/93 and 90/85, each traced (the later ones with EMBER_LOG=debug)
+FIRST_RUNS = ("ab-26/call1/wm97-0", "ab-26/call1/wm90-0", "ab-27/call7/wm97-0", "ab-27/call7/wm90-17",
+              "ab-28/call8/star-debug")
 SPAN = 64 << 20  # EMBER_SPAN's default: an allocation no larger is a table that may be wanted
 WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
 
@@ -134,8 +138,8 @@ def main():
         for model in (None, kernel_reads(os.path.basename(trace))):
             for variant in ("resident", "static", "adaptive", "mapped"):
                 add("models", trace, variant, "sync", model)
-    for run in ("wm97-0", "wm90-0"):
-        trace = os.path.join(CALL1, run, "diag", "star-1.5-adaptive.trace.gz")
+    for run in FIRST_RUNS:
+        trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt")]
         sizes = {int(f[2]): int(f[4]) for f in lines if f and f[0] == "A"}
         with tempfile.TemporaryDirectory() as tmp:
@@ -144,11 +148,11 @@ def main():
             with open(moves) as f:
                 rec.update(arrivals(sizes, [line.split() for line in f if line.startswith("M ")]))
         h = arrivals(sizes, lines)
-        rec.update(group="first-run", trace=f"ab-26/call1/{run}/star-1.5-adaptive", kernel_reads="star",
+        rec.update(group="first-run", trace=f"{run}/star-1.5-adaptive", kernel_reads="star",
                    launches="async", watermarks="recorded", burst=False,
                    h200_tables_in_seconds=h.get("tables_in_seconds"), h200_columns_in_seconds=h.get("columns_in_seconds"))
         rows.append(rec)
-        print(f"first-run  {run:26} tables in at {rec.get('tables_in_seconds')} s (H200 "
+        print(f"first-run  {run:32} tables in at {rec.get('tables_in_seconds')} s (H200 "
               f"{rec['h200_tables_in_seconds']}), columns {rec.get('columns_in_seconds')} (H200 "
               f"{rec['h200_columns_in_seconds']})", flush=True)
     with open(out_path, "w") as f:
