@@ -31,16 +31,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "cuda_check.h"
 #include "host_fill.h"
-
-#define CHECK(call)                                                                                  \
-	do {                                                                                         \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "ember-demote-probe: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                                     \
-		}                                                                                    \
-	} while (0)
 
 static const size_t victim_bytes = 64ull << 20;
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };

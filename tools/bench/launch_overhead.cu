@@ -13,14 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                               \
-	do {                                                                                      \
-		cudaError_t e_ = (call);                                                          \
-		if (e_ != cudaSuccess) {                                                          \
-			fprintf(stderr, "ember-launch-overhead: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                                  \
-		}                                                                                 \
-	} while (0)
+#include "cuda_check.h"
 
 // Reads a few elements of each array, so the launch is a real one.
 __global__ void axpy_head(const float *x, float *y, const float *scale, size_t n)

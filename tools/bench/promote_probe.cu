@@ -48,16 +48,8 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_check.h"
 #include "host_fill.h"
-
-#define CHECK(call)                                                                                  \
-	do {                                                                                         \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "ember-promote-probe: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                                     \
-		}                                                                                    \
-	} while (0)
 
 static const size_t span = 64ull << 20;
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };

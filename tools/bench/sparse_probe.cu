@@ -26,14 +26,7 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(call)                                                                             \
-	do {                                                                                    \
-		cudaError_t e_ = (call);                                                        \
-		if (e_ != cudaSuccess) {                                                        \
-			fprintf(stderr, "ember-sparse-probe: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                                \
-		}                                                                               \
-	} while (0)
+#include "cuda_check.h"
 
 __device__ static unsigned long long mix(unsigned long long x)
 {

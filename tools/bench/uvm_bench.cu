@@ -26,16 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_check.h"
 #include "host_fill.h"
-
-#define CHECK(call)                                                                        \
-	do {                                                                               \
-		cudaError_t e_ = (call);                                                   \
-		if (e_ != cudaSuccess) {                                                   \
-			fprintf(stderr, "ember-uvm-bench: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
 
 static double now_s()
 {

@@ -13,14 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CK(x)                                                                                     \
-	do {                                                                                      \
-		cudaError_t e_ = (x);                                                             \
-		if (e_ != cudaSuccess) {                                                          \
-			fprintf(stderr, "ember-sim-calibrate: %s: %s\n", #x, cudaGetErrorString(e_)); \
-			exit(1);                                                                  \
-		}                                                                                 \
-	} while (0)
+#include "cuda_check.h"
 
 static const size_t MiB = 1ull << 20, BLOCK = 2 * MiB;
 static int dev;
@@ -53,14 +46,14 @@ static cudaError_t advise(const void *p, size_t n, cudaMemoryAdvise a, bool gpu)
 // Mapped placement: preferred location the host, accessed-by this GPU.
 static void advise_mapped(const void *p, size_t n)
 {
-	CK(advise(p, n, cudaMemAdviseSetPreferredLocation, false));
-	CK(advise(p, n, cudaMemAdviseSetAccessedBy, true));
+	CHECK(advise(p, n, cudaMemAdviseSetPreferredLocation, false));
+	CHECK(advise(p, n, cudaMemAdviseSetAccessedBy, true));
 }
 
 static void unadvise(const void *p, size_t n)
 {
-	CK(advise(p, n, cudaMemAdviseUnsetPreferredLocation, false));
-	CK(advise(p, n, cudaMemAdviseUnsetAccessedBy, true));
+	CHECK(advise(p, n, cudaMemAdviseUnsetPreferredLocation, false));
+	CHECK(advise(p, n, cudaMemAdviseUnsetAccessedBy, true));
 }
 
 static double now_s()
@@ -116,20 +109,20 @@ static double time_stream(const ctx &c)
 {
 	size_t n = c.size / sizeof(uint4);
 	stream_read<<<c.sms * 8, 512>>>((const uint4 *)c.buf, n, c.out); // warm
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double t = now_s();
 	stream_read<<<c.sms * 8, 512>>>((const uint4 *)c.buf, n, c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	return now_s() - t;
 }
 
 static double time_random(const ctx &c, size_t reads)
 {
 	random_read<<<c.sms * 8, 256>>>((const unsigned *)c.buf, c.size / 4, reads / 16, c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double t = now_s();
 	random_read<<<c.sms * 8, 256>>>((const unsigned *)c.buf, c.size / 4, reads, c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	return now_s() - t;
 }
 
@@ -137,23 +130,23 @@ static double time_sparse(const ctx &c, int launches)
 {
 	size_t regions = c.size / BLOCK;
 	sparse_touch<<<(unsigned)regions, 256>>>((const unsigned *)c.buf, regions, 0, c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double t = now_s();
 	for (int i = 1; i <= launches; i++)
 		sparse_touch<<<(unsigned)regions, 256>>>((const unsigned *)c.buf, regions, (unsigned)i, c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	return (now_s() - t) / launches;
 }
 
 // Prefetches the whole buffer in calls of `piece` bytes; seconds.
 static double time_prefetch(const ctx &c, size_t piece, bool to_gpu)
 {
-	CK(prefetch(c.buf, c.size, !to_gpu)); // start from the other side
-	CK(cudaDeviceSynchronize());
+	CHECK(prefetch(c.buf, c.size, !to_gpu)); // start from the other side
+	CHECK(cudaDeviceSynchronize());
 	double t = now_s();
 	for (size_t off = 0; off < c.size; off += piece)
-		CK(prefetch(c.buf + off, piece < c.size - off ? piece : c.size - off, to_gpu));
-	CK(cudaDeviceSynchronize());
+		CHECK(prefetch(c.buf + off, piece < c.size - off ? piece : c.size - off, to_gpu));
+	CHECK(cudaDeviceSynchronize());
 	return now_s() - t;
 }
 
@@ -173,9 +166,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	CK(cudaSetDevice(dev));
+	CHECK(cudaSetDevice(dev));
 	size_t free_b, total_b;
-	CK(cudaMemGetInfo(&free_b, &total_b));
+	CHECK(cudaMemGetInfo(&free_b, &total_b));
 	size_t cap = free_b / 2 / (64 * MiB) * (64 * MiB);
 	if (want > cap) {
 		fprintf(stderr, "ember-sim-calibrate: %zu MiB requested, %zu MiB free: using %zu MiB\n", want / MiB,
@@ -188,22 +181,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cudaDeviceProp prop;
-	CK(cudaGetDeviceProperties(&prop, dev));
+	CHECK(cudaGetDeviceProperties(&prop, dev));
 	ctx c = {};
 	c.size = want;
 	c.sms = prop.multiProcessorCount;
-	CK(cudaMalloc(&c.out, sizeof(unsigned)));
-	CK(cudaMallocManaged(&c.buf, c.size));
+	CHECK(cudaMalloc(&c.out, sizeof(unsigned)));
+	CHECK(cudaMallocManaged(&c.buf, c.size));
 	memset(c.buf, 1, c.size); // populated by the host, as an application's input is
 	double gb = (double)c.size / 1e9;
 
 	// Launch floor.
 	empty_kernel<<<1, 1>>>();
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double t = now_s();
 	for (int i = 0; i < 1000; i++)
 		empty_kernel<<<1, 1>>>();
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double launch_us = (now_s() - t) / 1000 * 1e6;
 
 	// Advice: the pair on the whole range, then per 2 MiB region.
@@ -220,8 +213,8 @@ int main(int argc, char **argv)
 
 	// Mapped: preferred CPU + accessed-by, data host-resident.
 	advise_mapped(c.buf, c.size);
-	CK(prefetch(c.buf, c.size, false));
-	CK(cudaDeviceSynchronize());
+	CHECK(prefetch(c.buf, c.size, false));
+	CHECK(cudaDeviceSynchronize());
 	double mapped_s = time_stream(c);
 	size_t reads = 1ull << 24;
 	double mapped_rand_s = time_random(c, reads);
@@ -229,8 +222,8 @@ int main(int argc, char **argv)
 	unadvise(c.buf, c.size);
 
 	// Resident: prefetched to the GPU.
-	CK(prefetch(c.buf, c.size, true));
-	CK(cudaDeviceSynchronize());
+	CHECK(prefetch(c.buf, c.size, true));
+	CHECK(cudaDeviceSynchronize());
 	double dev_s = time_stream(c);
 	double dev_rand_s = time_random(c, reads * 16);
 	double dev_sparse_s = time_sparse(c, 8);
@@ -239,26 +232,26 @@ int main(int argc, char **argv)
 	double p2 = time_prefetch(c, BLOCK, true), p64 = time_prefetch(c, 64 * MiB, true);
 	double pall = time_prefetch(c, c.size, true);
 	double d2 = time_prefetch(c, BLOCK, false), dall = time_prefetch(c, c.size, false);
-	CK(cudaFree(c.buf));
+	CHECK(cudaFree(c.buf));
 
 	// Default managed memory, host-populated: first GPU pass faults and migrates.
-	CK(cudaMallocManaged(&c.buf, c.size));
+	CHECK(cudaMallocManaged(&c.buf, c.size));
 	memset(c.buf, 1, c.size);
 	t = now_s();
 	stream_read<<<c.sms * 8, 512>>>((const uint4 *)c.buf, c.size / sizeof(uint4), c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double fault_s = now_s() - t;
-	CK(cudaFree(c.buf));
+	CHECK(cudaFree(c.buf));
 
 	// Never-touched pages under CPU preference, first touched by the GPU.
-	CK(cudaMallocManaged(&c.buf, c.size));
+	CHECK(cudaMallocManaged(&c.buf, c.size));
 	advise_mapped(c.buf, c.size);
 	t = now_s();
 	stream_read<<<c.sms * 8, 512>>>((const uint4 *)c.buf, c.size / sizeof(uint4), c.out);
-	CK(cudaDeviceSynchronize());
+	CHECK(cudaDeviceSynchronize());
 	double first_s = now_s() - t;
-	CK(cudaFree(c.buf));
-	CK(cudaFree(c.out));
+	CHECK(cudaFree(c.buf));
+	CHECK(cudaFree(c.out));
 
 	// Fits, as in the built-in profile: fixed per-call costs from the small
 	// calls less their share of the bulk rate.

@@ -17,15 +17,7 @@
 #include <utility>
 #include <vector>
 
-#define CHECK(call)                                                                            \
-	do {                                                                                   \
-		cudaError_t e_ = (call);                                                       \
-		if (e_ != cudaSuccess) {                                                       \
-			fprintf(stderr, "ember-suite: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-			        cudaGetErrorString(e_));                                       \
-			exit(1);                                                               \
-		}                                                                              \
-	} while (0)
+#include "cuda_check.h"
 
 // What one run did, in the workload's own accounting.
 struct suite_result {
