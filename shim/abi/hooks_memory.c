@@ -94,6 +94,8 @@ static struct ember_alloc *untrack(CUdeviceptr p)
 	}
 	ember_worker_wait_alloc(a);
 	ember_gpus_freed(a); /* its regions on peer GPUs: gpus.h */
+	if (a->kind == EMBER_ALLOC_CONVERTED)
+		ember_host_touch_freed(a);
 	ember_trace_free(a);
 	ember_stats_retire(a);
 	return a;

@@ -74,3 +74,21 @@ uint64_t ember_host_memory_available_now(void)
 		fclose(f);
 	return ember_host_memory_available("/proc/meminfo", dir[0] ? dir : NULL);
 }
+
+bool ember_host_allowance_take(struct ember_host_allowance *al, uint64_t bytes, uint64_t available_now)
+{
+	if (!al->measured) {
+		al->left = available_now / 2;
+		al->measured = true;
+	}
+	if (bytes > al->left || bytes > available_now / 2)
+		return false;
+	al->left -= bytes;
+	return true;
+}
+
+void ember_host_allowance_give(struct ember_host_allowance *al, uint64_t bytes)
+{
+	if (al->measured)
+		al->left = al->left > UINT64_MAX - bytes ? UINT64_MAX : al->left + bytes;
+}

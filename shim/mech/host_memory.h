@@ -5,6 +5,7 @@
 #ifndef EMBER_HOST_MEMORY_H
 #define EMBER_HOST_MEMORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -18,5 +19,25 @@ uint64_t ember_host_memory_available(const char *meminfo, const char *cgroup);
 
 /* The same for this process: /proc/meminfo and its own cgroup (/proc/self/cgroup). */
 uint64_t ember_host_memory_available_now(void);
+
+/*
+ * What the host's touches may still make: half of what the host could
+ * give at the first of them, less what they made since, plus what frees
+ * of their allocations gave back. The caller serialises its use.
+ */
+struct ember_host_allowance {
+	uint64_t left;
+	bool measured;
+};
+
+/*
+ * Whether bytes may be made now, when the host can give available_now:
+ * within the allowance and within half of available_now. If so, they are
+ * taken from the allowance.
+ */
+bool ember_host_allowance_take(struct ember_host_allowance *al, uint64_t bytes, uint64_t available_now);
+
+/* Pages the touches made, bytes of them, were freed. */
+void ember_host_allowance_give(struct ember_host_allowance *al, uint64_t bytes);
 
 #endif

@@ -78,25 +78,26 @@ static unsigned threads_for(uint64_t bytes)
  * those the program writes (a KV cache sized for the longest context, a
  * workspace used in part). So the touches take no more than half of what
  * the host, or the process's cgroup, could give at the first of them, in
- * all, nor half of what it can give now. What a freed allocation's touches
- * made is not given back to the allowance: past it, the driver makes the
- * pages, as with EMBER_POPULATE_HOST=0.
+ * all, nor half of what it can give now (host_memory.h); a free gives its
+ * allocation's back. Past that the driver makes the pages, as with
+ * EMBER_POPULATE_HOST=0. Guarded by the table lock.
  */
+static struct ember_host_allowance allowance;
+
 static bool within_allowance(uint64_t bytes)
 {
-	static uint64_t allowance; /* bytes the touches may still make; measured at the first */
-	static bool measured;
 	uint64_t now = ember_host_memory_available_now();
 	ember_table_lock(EMBER_TABLE);
-	if (!measured) {
-		allowance = now / 2;
-		measured = true;
-	}
-	bool ok = bytes <= allowance && bytes <= now / 2;
-	if (ok)
-		allowance -= bytes;
+	bool ok = ember_host_allowance_take(&allowance, bytes, now);
 	ember_table_unlock(EMBER_TABLE);
 	return ok;
+}
+
+void ember_host_touch_freed(const struct ember_alloc *a)
+{
+	ember_table_lock(EMBER_TABLE);
+	ember_host_allowance_give(&allowance, a->stats.bytes_populated);
+	ember_table_unlock(EMBER_TABLE);
 }
 
 uint64_t ember_host_touch_mapped(struct ember_alloc *a)

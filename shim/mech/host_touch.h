@@ -12,11 +12,15 @@
  * threads, so that the driver makes them in host memory now. Only for
  * memory whose address the program does not have yet: each page gets a
  * zero written where a never-touched page reads zero. An allocation larger
- * than its GPU's budget (a framework's pool) is left alone, and the
- * touches in all take no more than half of what the host, or the process's
- * cgroup, could give at the first of them (host_memory.h). Returns the bytes
- * touched, which the account and the allocation's statistics count.
+ * than its GPU's budget (a framework's pool) is left alone, and what the
+ * touches made for allocations still live stays within half of what the
+ * host, or the process's cgroup, could give at the first of them
+ * (host_memory.h). Returns the bytes touched, which the account and the
+ * allocation's statistics count.
  */
 uint64_t ember_host_touch_mapped(struct ember_alloc *a);
+
+/* a, whose pages the touches may have made, is being freed: what they made is the touches' to make again. */
+void ember_host_touch_freed(const struct ember_alloc *a);
 
 #endif

@@ -93,3 +93,36 @@ Test(host_memory, this_process_reads_something)
 	uint64_t now = ember_host_memory_available_now();
 	cr_expect_gt(now, 0, "a machine running this test has memory to give");
 }
+
+/* The host's touches' allowance: half of what the host could give at the first touch, and of what it can give now. */
+Test(host_memory, the_allowance_is_half_of_what_the_first_touch_found)
+{
+	struct ember_host_allowance al = { 0 };
+	cr_expect(ember_host_allowance_take(&al, 3 << 20, 10 << 20), "3 MiB of the first 5");
+	cr_expect(!ember_host_allowance_take(&al, 3 << 20, 10 << 20), "2 MiB left: 3 more refused");
+	cr_expect(ember_host_allowance_take(&al, 2 << 20, 100 << 20), "the rest, though the host could now give more");
+	cr_expect(!ember_host_allowance_take(&al, 1, 100 << 20), "nothing left");
+}
+
+Test(host_memory, a_free_gives_its_touches_back)
+{
+	struct ember_host_allowance al = { 0 };
+	cr_assert(ember_host_allowance_take(&al, 4 << 20, 8 << 20));
+	cr_expect(!ember_host_allowance_take(&al, 1 << 20, 8 << 20));
+	ember_host_allowance_give(&al, 4 << 20);
+	cr_expect(ember_host_allowance_take(&al, 4 << 20, 8 << 20), "the freed allocation's 4 MiB again");
+}
+
+Test(host_memory, never_more_than_half_of_what_the_host_can_give_now)
+{
+	struct ember_host_allowance al = { 0 };
+	cr_assert(ember_host_allowance_take(&al, 1 << 20, 100 << 20));
+	cr_expect(!ember_host_allowance_take(&al, 6 << 20, 10 << 20), "within the allowance, past half of the 10 MiB now");
+	cr_expect(ember_host_allowance_take(&al, 5 << 20, 10 << 20));
+}
+
+Test(host_memory, unknown_memory_limits_nothing)
+{
+	struct ember_host_allowance al = { 0 };
+	cr_expect(ember_host_allowance_take(&al, 1ull << 40, UINT64_MAX), "neither meminfo nor a cgroup said");
+}
