@@ -364,7 +364,8 @@ static bool issue(const struct ember_peer_seam *s, struct ember_peer_moves *m, c
 	bool any = false;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct ember_peer_move *pm = &m->v[i];
-		struct ember_op op = { .move = { pm->a, pm->first, pm->count, pm->to >= 0 }, .at = *at };
+		struct ember_op op = { .move = { .alloc = pm->a, .first = pm->first, .count = pm->count, .promote = pm->to >= 0 },
+				       .at = *at };
 		int r = pm->a->freed ? -1 : s->ops->peer_place(s->ops_self, &op, pm->to, pm->reader);
 		if (r != 0) {
 			ember_table_lock(s->table);
