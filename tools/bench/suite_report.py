@@ -275,7 +275,8 @@ def criteria(m, overhead, lines, loads=()):
                 # records of different device calls ran on different machines: say so
                 apart = a and s and a.get("code") != s.get("code")
                 calls = f" (adaptive at {a.get('code')}, static at {s.get('code')})" if apart else ""
-                bad.append(f"{b}@{scale}x {fmt(s['seconds'] / a['seconds'] if a and s else None)}{calls}"
+                # three places: a ratio that fails by less than 0.005 would print as the threshold itself
+                bad.append(f"{b}@{scale}x {fmt(s['seconds'] / a['seconds'] if a and s else None, '.3f')}{calls}"
                            f"{overlapping(a, s)}")
     checks.append(("adaptive at least 0.95x as fast as static everywhere", verdict(bad), ", ".join(bad) or "all"))
     bad = []
