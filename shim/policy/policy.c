@@ -41,6 +41,7 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 		 * has lasted an interval: then the region is in steady use, and
 		 * its gap is the time between references.
 		 */
+		bool new_touch = !reg->last_ref || now >= reg->last_ref + p->interval_ns;
 		if (!reg->last_ref) {
 			reg->gap = UINT64_MAX;
 			reg->touch_start = now;
@@ -50,6 +51,11 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 		} else if (now - reg->touch_start >= p->interval_ns) {
 			reg->gap = now - reg->last_ref;
 		}
+		reg->touch_demand = new_touch ? amount
+				    : reg->touch_demand > UINT32_MAX - amount ? UINT32_MAX
+									     : reg->touch_demand + amount;
+		if (new_touch)
+			reg->touch_partial = 0;
 		reg->last_ref = now;
 		reg->ref_demand = reg->demand;
 		reg->departed = 0;
@@ -118,6 +124,17 @@ void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
 	}
 }
 
+void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t bytes)
+{
+	if (!a->nregions || offset >= a->size)
+		return;
+	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
+	if (offset & (EMBER_REGION_BYTES - 1))
+		a->regions[offset >> EMBER_REGION_SHIFT].touch_partial = 1;
+	if ((end & (EMBER_REGION_BYTES - 1)) && end != a->size)
+		a->regions[(end - 1) >> EMBER_REGION_SHIFT].touch_partial = 1;
+}
+
 void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)
 {
 	if (r0 < r1 && r0 < a->repeat.r1 && a->repeat.r0 < r1)
@@ -178,6 +195,7 @@ struct slot {
 	uint32_t demand;
 	uint64_t last_ref; /* when it was last referenced */
 	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
+	bool exchange;     /* a victim given up for a region read more a cycle (read_more_per_cycle) */
 };
 
 /*
@@ -240,6 +258,13 @@ static void sort_slots(struct slot *v, size_t n, int (*cmp)(const void *, const 
 		qsort(v, n, sizeof *v, cmp);
 }
 
+/* A hot mapped region r of a, as a candidate. */
+static struct slot hot_slot(struct ember_alloc *a, uint32_t r)
+{
+	const struct ember_region *reg = &a->regions[r];
+	return (struct slot){ .a = a, .r = r, .demand = reg->ref_demand, .last_ref = reg->last_ref, .gap = reg->gap };
+}
+
 /* Resident victims and (unless hot is NULL) hot mapped candidates of dev, and the bytes already on their way out. */
 static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct slots *resident, struct slots *hot)
 {
@@ -259,12 +284,14 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 			if (reg->state == EMBER_REGION_DEMOTING && !reg->released) /* released: out of the account already */
 				leaving += ember_region_bytes(a, r);
 			else if (reg->state == EMBER_REGION_RESIDENT)
-				slots_push(resident, (struct slot){ a, r, p->protection && ember_policy_grace_left(reg, now) > 0,
-								   reg->departed, reg->protect_until, score_now(p, reg, now),
-								   reg->arrived_at, effective_demand(p, reg, epoch), reg->last_ref, 0 });
+				slots_push(resident,
+					   (struct slot){ .a = a, .r = r,
+							  .protected_ = p->protection && ember_policy_grace_left(reg, now) > 0,
+							  .departed = reg->departed, .protect_until = reg->protect_until,
+							  .score = score_now(p, reg, now), .arrived = reg->arrived_at,
+							  .demand = effective_demand(p, reg, epoch), .last_ref = reg->last_ref });
 			else if (hot && reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
-				slots_push(hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
-							       reg->gap });
+				slots_push(hot, hot_slot(a, r));
 		}
 	}
 	return leaving;
@@ -406,19 +433,126 @@ static void set_wanted(struct ember_policy_ctx *pc, struct ember_region *reg, bo
  * token) is never swapped within it, nor once the program stops launching
  * and every region's silence grows alike.
  */
-static bool replaceable(const struct ember_policy_params *p, const struct slot *cold, const struct slot *hot)
+/* Its last touch was a burst (references less than an interval apart), not steady use. */
+static bool touched_in_bursts(const struct ember_policy_params *p, const struct ember_region *r)
+{
+	return r->last_ref && r->last_ref - r->touch_start < p->interval_ns;
+}
+
+/*
+ * Both read in cycles, the hot region is read heat_ratio times as much a
+ * cycle as the cold one (the demand of its touch over its reuse gap): a
+ * query flight issued in one burst references the column every query reads
+ * eight times and a column of one query twice, at the same reuse gap, so the
+ * order of references cannot rank them. On the H200, star at 1.5x kept the
+ * columns that filled the budget first (read twice a flight) and left
+ * columns read four and six times mapped: 0.51 s a warm flight against a
+ * bound of 0.35. The swap is stable: the loser reads less a cycle, so it
+ * never beats the winner back. Only whole cycles are ranked: both reuse
+ * gaps known, the cold region's touch over, neither covered in part by a
+ * launch (a region two packed tensors share is referenced twice a token,
+ * yet read once).
+ */
+static bool read_more_per_cycle(const struct ember_policy_params *p, const struct ember_region *cold,
+				const struct ember_region *hot, uint64_t now)
+{
+	if (!touched_in_bursts(p, cold) || !touched_in_bursts(p, hot) || cold->touch_partial || hot->touch_partial)
+		return false;
+	if (now < cold->last_ref + p->interval_ns)
+		return false; /* the cold region's touch may not have ended: what it reads a cycle is not known yet */
+	if (hot->gap == UINT64_MAX || cold->gap == UINT64_MAX)
+		return false;
+	double cold_a_cycle = (double)cold->touch_demand, hot_a_cycle = (double)hot->touch_demand;
+	return hot_a_cycle * (double)cold->gap >= p->heat_ratio * cold_a_cycle * (double)hot->gap;
+}
+
+/* Whether a cold resident may give way to a hot region, and how. */
+enum replacement {
+	KEEP,     /* it stays */
+	REPLACE,  /* it goes; the hot region comes with the next launch that names it */
+	EXCHANGE, /* it goes and the hot region comes in its place at once (read_more_per_cycle) */
+};
+
+static enum replacement replaceable(const struct ember_policy_params *p, const struct slot *cold,
+				    const struct slot *hot, uint64_t now)
 {
 	if (cold->protected_)
-		return false;
+		return KEEP;
 	if (cold->departed)
-		return true;
+		return REPLACE;
 	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
-		return false;
+		return KEEP;
 	/* a wanted table: no reuse gap to rank it by, its density instead (small_and_dense) */
 	if (hot->a->regions[hot->r].wanted)
-		return !small_and_dense(p, cold->a, &cold->a->regions[cold->r]);
-	return hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
-	       (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap;
+		return small_and_dense(p, cold->a, &cold->a->regions[cold->r]) ? KEEP : REPLACE;
+	if (hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
+	    (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap)
+		return REPLACE;
+	return read_more_per_cycle(p, &cold->a->regions[cold->r], &hot->a->regions[hot->r], now) ? EXCHANGE : KEEP;
+}
+
+/*
+ * Promotions of neighbouring spans as one move, up to 2 GiB: the driver
+ * moves a few large prefetches faster than many span-sized ones (H200:
+ * 49 GB/s against 43 GB/s, tools/bench/results/probe.json).
+ */
+enum { MERGED_REGIONS_MAX = 1024 };
+
+static void merge_promotions(struct ember_moves *m, size_t from)
+{
+	size_t w = from;
+	for (size_t i = from; i < m->n; i++) {
+		struct ember_move *last = w > from ? &m->v[w - 1] : NULL;
+		struct ember_move *mv = &m->v[i];
+		if (last && last->promote && mv->promote && last->alloc == mv->alloc &&
+		    last->first + last->count == mv->first && last->count + mv->count <= MERGED_REGIONS_MAX) {
+			last->count += mv->count;
+			mv->alloc->refs--; /* one move, one reference */
+			continue;
+		}
+		m->v[w++] = *mv;
+	}
+	m->n = w;
+}
+
+/*
+ * Demote v now: its bytes leave the account at once (released), so that
+ * promotions queued behind the demotions on the same stream can use the
+ * room; the GPU never holds both.
+ */
+static void demote_released(struct ember_device_account *acc, struct slot *v, size_t n, struct ember_moves *out)
+{
+	size_t first_move = out->n;
+	demote(v, n, out);
+	for (size_t m = first_move; m < out->n; m++)
+		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
+			out->v[m].alloc->regions[r].released = 1;
+			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
+		}
+}
+
+/*
+ * Victims v[n] exchanged for the hot regions in bring: demoted released,
+ * and the hot regions promoted behind them on the same stream, from this
+ * pass. Left to the next launch that names them, as replacement leaves its
+ * hot regions, the room went to the next query's columns, read less, which
+ * the pass then took back (star's flight, replayed).
+ */
+static void exchange(struct ember_device_account *acc, struct slot *v, size_t n, struct slots *bring,
+		     struct ember_moves *out)
+{
+	sort_slots(v, n, by_address);
+	demote_released(acc, v, n, out);
+	sort_slots(bring->v, bring->n, by_address);
+	size_t first_promotion = out->n;
+	for (size_t i = 0; i < bring->n; i++) {
+		struct ember_alloc *a = bring->v[i].a;
+		uint32_t r = bring->v[i].r;
+		if (a->regions[r].state != EMBER_REGION_MAPPED || !ember_moves_push(out, a, r, 1, true))
+			continue;
+		ember_budget_reserve(acc, ember_region_bytes(a, r));
+	}
+	merge_promotions(out, first_promotion);
 }
 
 /*
@@ -434,7 +568,7 @@ static bool replaceable(const struct ember_policy_params *p, const struct slot *
 enum { SELECTED_MAX = 8 };
 
 static bool replacement_finds_nothing(const struct ember_policy_params *p, const struct slots *resident,
-				      struct slots *hot, uint64_t room)
+				      struct slots *hot, uint64_t room, uint64_t now)
 {
 	for (size_t k = 0; k < SELECTED_MAX; k++) {
 		if (k == hot->n)
@@ -452,7 +586,7 @@ static bool replacement_finds_nothing(const struct ember_policy_params *p, const
 			continue;
 		}
 		for (size_t i = 0; i < resident->n; i++)
-			if (replaceable(p, &resident->v[i], &h))
+			if (replaceable(p, &resident->v[i], &h, now))
 				return false;
 		return true;
 	}
@@ -483,7 +617,7 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 	uint64_t leaving = survey(pc, dev, now, &resident, &hot);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t staying = used > leaving ? used - leaving : 0;
-	if (staying <= acc->high && replacement_finds_nothing(p, &resident, &hot, acc->high - staying)) {
+	if (staying <= acc->high && replacement_finds_nothing(p, &resident, &hot, acc->high - staying, now)) {
 		free(resident.v);
 		free(hot.v);
 		return;
@@ -509,12 +643,17 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 	 */
 	uint64_t room_later = acc->high > staying ? acc->high - staying : 0;
 	size_t next = nvictims; /* candidates are taken in victim order, skipping those that stay */
+	struct slots bring = { 0 }; /* hot regions exchanged for residents */
 	for (size_t h = 0; h < hot.n; h++) {
 		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
+		bool exchanged = false;
 		for (; room_later < need && nvictims < p->batch_regions && next < resident.n; next++) {
-			if (!replaceable(p, &resident.v[next], &hot.v[h]))
+			enum replacement how = replaceable(p, &resident.v[next], &hot.v[h], now);
+			if (how == KEEP)
 				continue;
 			struct slot chosen = resident.v[next];
+			chosen.exchange = how == EXCHANGE;
+			exchanged |= chosen.exchange;
 			resident.v[next] = resident.v[nvictims];
 			resident.v[nvictims++] = chosen;
 			room_later += ember_region_bytes(chosen.a, chosen.r);
@@ -522,27 +661,22 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		if (room_later < need)
 			break;
 		room_later -= need;
+		if (exchanged)
+			slots_push(&bring, hot.v[h]);
 	}
-	sort_slots(resident.v, nvictims, by_address);
-	demote(resident.v, nvictims, out);
+	size_t replaced = 0; /* victims [0, replaced) are replaced, the rest exchanged */
+	for (size_t i = 0; i < nvictims; i++)
+		if (!resident.v[i].exchange) {
+			struct slot v = resident.v[i];
+			resident.v[i] = resident.v[replaced];
+			resident.v[replaced++] = v;
+		}
+	sort_slots(resident.v, replaced, by_address);
+	demote(resident.v, replaced, out);
+	exchange(acc, resident.v + replaced, nvictims - replaced, &bring, out);
+	free(bring.v);
 	free(resident.v);
 	free(hot.v);
-}
-
-/*
- * Demote v now: its bytes leave the account at once (released), so that
- * promotions queued behind the demotions on the same stream can use the
- * room; the GPU never holds both.
- */
-static void demote_released(struct ember_device_account *acc, struct slot *v, size_t n, struct ember_moves *out)
-{
-	size_t first_move = out->n;
-	demote(v, n, out);
-	for (size_t m = first_move; m < out->n; m++)
-		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
-			out->v[m].alloc->regions[r].released = 1;
-			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
-		}
 }
 
 /*
@@ -609,30 +743,6 @@ static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t n
 	free(resident.v);
 }
 
-/*
- * Promotions of neighbouring spans as one move, up to 2 GiB: the driver
- * moves a few large prefetches faster than many span-sized ones (H200:
- * 49 GB/s against 43 GB/s, tools/bench/results/probe.json).
- */
-enum { MERGED_REGIONS_MAX = 1024 };
-
-static void merge_promotions(struct ember_moves *m, size_t from)
-{
-	size_t w = from;
-	for (size_t i = from; i < m->n; i++) {
-		struct ember_move *last = w > from ? &m->v[w - 1] : NULL;
-		struct ember_move *mv = &m->v[i];
-		if (last && last->promote && mv->promote && last->alloc == mv->alloc &&
-		    last->first + last->count == mv->first && last->count + mv->count <= MERGED_REGIONS_MAX) {
-			last->count += mv->count;
-			mv->alloc->refs--; /* one move, one reference */
-			continue;
-		}
-		m->v[w++] = *mv;
-	}
-	m->n = w;
-}
-
 bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct ember_alloc *const *allocs,
 				    size_t n)
 {
@@ -673,8 +783,7 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 				continue;
 			catch_up(reg, epoch);
 			if (hot_now(p, reg, now))
-				slots_push(&hot, (struct slot){ a, r, false, false, 0, 0, 0, reg->ref_demand, reg->last_ref,
-								reg->gap });
+				slots_push(&hot, hot_slot(a, r));
 		}
 	}
 	sort_slots(hot.v, hot.n, hottest_first);

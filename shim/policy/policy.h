@@ -97,6 +97,14 @@ bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uin
 void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a);
 
 /*
+ * A launch's extent [offset, offset + bytes) of a, just credited: its first
+ * and last regions, where it covers them only in part (tensors packed in
+ * one buffer), have touches that cannot say how much of them a cycle reads,
+ * so the per-cycle ranking leaves them be (policy.c, read_more_per_cycle).
+ */
+void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t bytes);
+
+/*
  * Regions [r0, r1) of a were left behind by a sliding range (the launch
  * scan's launch order, monitor.c): their demand is void until they are
  * referenced again, and a hot region may replace them at once.

@@ -50,6 +50,8 @@ struct ember_region {
 	uint32_t ac_credited;  /* counters.c: 1 + its allocation's ac_launch when last credited while mapped; 0: never */
 	uint64_t gap;          /* policy: time between its last two touches; UINT64_MAX until touched twice */
 	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
+	uint32_t touch_demand; /* policy: demand its current (or last) touch brought, undecayed: what it reads a cycle */
+	uint8_t touch_partial; /* policy: a launch of that touch covered only part of it (ember_policy_extent_edges) */
 	float score;     /* policy: migration score, halved every score-decay period */
 	uint8_t ac_misses; /* counters.c: the launch scan's credits to it while mapped and covered since the counters last named it */
 	uint8_t wanted;    /* policy: small and read densely, it found no room at its launch: hot until it arrives */

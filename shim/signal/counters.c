@@ -322,7 +322,10 @@ bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t
 				  uint64_t now)
 {
 	/* on a driver without notifications, one load: the launch path is measured in nanoseconds */
-	if (!ember_shim_counters.reading)
-		return ember_monitor_demand(a, addr, bytes, amount, now);
-	return ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, true, now);
+	bool fresh = ember_shim_counters.reading
+			     ? ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, true, now)
+			     : ember_monitor_demand(a, addr, bytes, amount, now);
+	if (a && a->kind != EMBER_ALLOC_PLAIN && addr >= a->base)
+		ember_policy_extent_edges(a, addr - a->base, bytes);
+	return fresh;
 }

@@ -617,3 +617,87 @@ Test(policy, an_allocation_larger_than_the_span_never_takes_room_so)
 	cr_expect_eq(count_state(big, 0, 8, EMBER_REGION_RESIDENT), 0);
 	cr_expect_eq(moves_demoted, 0);
 }
+
+/*
+ * A flight of queries issued in one burst, as star's: `seldom` is read by
+ * two launches, `often` by four, at the same reuse gap. At the launches only
+ * the first to come finds room; the worker's passes then exchange it.
+ */
+/* launches launches 1 ms apart, each reading a's first n regions whole and promoting what it can */
+static void queries(struct ember_alloc *a, uint32_t n, int launches)
+{
+	struct ember_alloc *one[1] = { a };
+	for (int launch = 0; launch < launches; launch++) {
+		ember_policy_demand(&ctx, a, 0, n, 256, now);
+		ember_policy_extent_edges(a, 0, (uint64_t)n * REGION);
+		struct ember_moves m = { 0 };
+		ember_policy_promote(&ctx, 0, now, one, 1, &m);
+		complete(&m);
+		now += 1 * MS;
+	}
+}
+
+static void flight(struct ember_alloc *seldom, struct ember_alloc *often, uint32_t n)
+{
+	queries(seldom, n, 2);
+	queries(often, n, 4);
+}
+
+Test(policy, what_a_cycle_reads_more_of_is_exchanged_for_what_it_reads_less)
+{
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *often = alloc_regions(2ull << 40, 20);
+	flight(seldom, often, 20);
+	cr_assert_eq(count_state(seldom, 0, 20, EMBER_REGION_RESIDENT), 20, "the first referenced filled first");
+	cr_assert_eq(count_state(often, 0, 20, EMBER_REGION_RESIDENT), 8);
+	for (int pass = 0; pass < 20; pass++) { /* half a second of passes: one flight alone ranks nothing */
+		now += params.interval_ns;
+		worker_pass();
+	}
+	cr_expect_eq(moves_demoted, 0, "nothing was exchanged before the reuse gaps were known");
+	flight(seldom, often, 20);
+	now += params.interval_ns; /* the flight's touches have ended */
+	struct ember_moves m = { 0 };
+	ember_policy_reclaim(&ctx, 0, now, &m);
+	cr_assert_gt(m.n, 1);
+	size_t k = 0;
+	for (; k < m.n && !m.v[k].promote; k++) {
+		cr_expect_eq(m.v[k].alloc, seldom, "the region read less a cycle goes");
+		cr_expect(seldom->regions[m.v[k].first].released, "its room is released at once");
+	}
+	cr_expect_lt(k, m.n, "the region read more comes in the same pass");
+	for (; k < m.n; k++) {
+		cr_expect(m.v[k].promote, "behind the demotions, on the same stream");
+		cr_expect_eq(m.v[k].alloc, often);
+	}
+	complete(&m);
+	for (int cycle = 0; cycle < 5; cycle++) {
+		for (int pass = 0; pass < 20; pass++) {
+			now += params.interval_ns;
+			worker_pass();
+		}
+		flight(seldom, often, 20);
+	}
+	cr_expect_eq(count_state(often, 0, 20, EMBER_REGION_RESIDENT), 20, "what is read most a cycle stays");
+	cr_expect_eq(moves_demoted, 12, "and nothing went back: the split settled");
+}
+
+Test(policy, regions_a_launch_covers_in_part_are_not_ranked_per_cycle)
+{
+	/* llama.cpp's weights in one buffer: a tensor's last region holds the next one's start, read twice a token */
+	struct ember_alloc *w = alloc_regions(1ull << 40, 48);
+	for (int token = 0; token < 10; token++) {
+		for (uint32_t t = 0; t < 16; t++) { /* 16 tensors of 3 regions less a quarter, back to back */
+			uint64_t at = t * (3 * REGION - REGION / 4), bytes = 3 * REGION - REGION / 4;
+			uint32_t r0 = (uint32_t)(at / REGION), r1 = (uint32_t)((at + bytes - 1) / REGION + 1);
+			ember_policy_demand(&ctx, w, r0, r1, 256, now);
+			ember_policy_extent_edges(w, at, bytes);
+			now += 100 * 1000; /* a token's launches within 2 ms */
+		}
+		step();
+		for (int pass = 0; pass < 8; pass++) { /* 200 ms a token */
+			now += params.interval_ns;
+			step();
+		}
+	}
+	cr_expect_eq(moves_demoted, 0, "a region shared by two tensors was swapped for one read whole");
+}

@@ -480,6 +480,8 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 						 now);
 		else if (ev->scan)
 			fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
+		if (ev->scan)
+			ember_policy_extent_edges(a, r->offset, r->bytes);
 	}
 	ember_table_unlock(&ev->table);
 	/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
