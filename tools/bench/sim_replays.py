@@ -14,7 +14,8 @@ H200 profile. Groups (the "group" field):
   burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
   watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
   models       pathfinder and hf-mixtral with and without their --kernel-reads, sync
-  first-run    star's traces from ab-26's call 1, ab-27's call 7 and ab-28's call 8 (the H200, 97/93 and 90/85),
+  first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
+               97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
                the columns' fill and the dimension tables arrived, in the replay and on the H200
 """
@@ -32,7 +33,7 @@ DIAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "suit
 SUITE = os.path.dirname(DIAG)
 # star's first runs on the H200 at 97/93 and 90/85, each traced (the later ones with EMBER_LOG=debug)
 FIRST_RUNS = ("ab-26/call1/wm97-0", "ab-26/call1/wm90-0", "ab-27/call7/wm97-0", "ab-27/call7/wm90-17",
-              "ab-28/call8/star-debug")
+              "ab-28/call8/star-debug", "ab-29/call1/suite")
 SPAN = 64 << 20  # EMBER_SPAN's default: an allocation no larger is a table that may be wanted
 WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
 
