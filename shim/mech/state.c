@@ -35,6 +35,7 @@ void ember_state_init(void)
 		.threshold = ember_cfg.threshold,
 		.interval_ns = ember_cfg.interval_ms * MS,
 		.batch_regions = ember_cfg.batch_regions,
+		.exchange_regions = ember_cfg.exchange_regions,
 		.heat_ratio = ember_cfg.heat_ratio,
 		.stale_intervals = ember_cfg.stale_intervals,
 		.protection = ember_cfg.protection,

@@ -44,6 +44,7 @@ struct ember_policy_params {
 	uint32_t threshold;         /* demand that earns promotion: 256 */
 	uint64_t interval_ns;       /* demand halves every 25 ms */
 	uint32_t batch_regions;     /* regions per demotion batch: 16 */
+	uint32_t exchange_regions;  /* regions a pass may exchange for regions read more a cycle (0: none) */
 	double heat_ratio;          /* hottest mapped / coldest resident to replace: 2 */
 	uint32_t stale_intervals;   /* silent intervals until a resident region counts as cold: 5 */
 	bool protection;            /* migration-aware protection on */

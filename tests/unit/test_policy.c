@@ -27,7 +27,7 @@ static void setup(void)
 	ember_table_init(&table, &accounts);
 	ember_table_reset(&table);
 	params = (struct ember_policy_params){
-		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16,
+		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16, .exchange_regions = 16,
 		.heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
 		.return_window_ns = 500 * MS, .score_grace_ns = 250 * MS, .max_grace_ns = 2000 * MS,
 		.score_decay_ns = 1000 * MS,
@@ -700,4 +700,19 @@ Test(policy, regions_a_launch_covers_in_part_are_not_ranked_per_cycle)
 		}
 	}
 	cr_expect_eq(moves_demoted, 0, "a region shared by two tensors was swapped for one read whole");
+}
+
+Test(policy, no_exchange_when_none_is_allowed)
+{
+	params.exchange_regions = 0; /* EMBER_EXCHANGE=0 */
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *often = alloc_regions(2ull << 40, 20);
+	for (int cycle = 0; cycle < 4; cycle++) {
+		flight(seldom, often, 20);
+		for (int pass = 0; pass < 20; pass++) {
+			now += params.interval_ns;
+			worker_pass();
+		}
+	}
+	cr_expect_eq(moves_demoted, 0, "a region was exchanged with EMBER_EXCHANGE=0");
+	cr_expect_eq(count_state(seldom, 0, 20, EMBER_REGION_RESIDENT), 20);
 }

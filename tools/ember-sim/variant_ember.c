@@ -176,6 +176,7 @@ static struct ember_policy_params params_of(const struct sim_env *env)
 		.threshold = (uint32_t)shim_param(env, "threshold"),
 		.interval_ns = (uint64_t)(shim_param(env, "interval_ms") * MS),
 		.batch_regions = (uint32_t)shim_param(env, "batch"),
+		.exchange_regions = (uint32_t)shim_param(env, "exchange"),
 		.heat_ratio = shim_param(env, "heat_ratio"),
 		.stale_intervals = (uint32_t)shim_param(env, "stale_intervals"),
 		.protection = shim_param(env, "protection") != 0,
