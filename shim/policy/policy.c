@@ -644,19 +644,18 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 	uint64_t room_later = acc->high > staying ? acc->high - staying : 0;
 	size_t next = nvictims; /* candidates are taken in victim order, skipping those that stay */
 	/*
-	 * A pass replaces a batch at most and exchanges exchange_regions at
-	 * most: an exchange brings its region in at once, so it never evicts
-	 * more than it is for (on the H200 star's 5.8 GiB took 1.3 s of a
-	 * flight in the batches of 16 it first shared with replacement).
+	 * A pass gives up a batch at most, of which exchange_regions may be
+	 * exchanges, or that many when it is more: an exchange brings its
+	 * region in at once, so it never evicts more than it is for (on the
+	 * H200 star's 5.8 GiB took 1.3 s of a flight in batches of 16).
 	 */
+	size_t most = p->batch_regions > p->exchange_regions ? p->batch_regions : p->exchange_regions;
 	size_t nreplaced = nvictims, nexchanged = 0;
 	struct slots bring = { 0 }; /* hot regions exchanged for residents */
 	for (size_t h = 0; h < hot.n; h++) {
 		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
 		bool exchanged = false;
-		for (; room_later < need && nreplaced + nexchanged < (size_t)p->batch_regions + p->exchange_regions &&
-		       next < resident.n;
-		     next++) {
+		for (; room_later < need && nvictims < most && next < resident.n; next++) {
 			enum replacement how = replaceable(p, &resident.v[next], &hot.v[h], now);
 			if (how == KEEP || (how == REPLACE && nreplaced >= p->batch_regions) ||
 			    (how == EXCHANGE && nexchanged >= p->exchange_regions))
