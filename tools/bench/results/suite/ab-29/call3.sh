@@ -20,6 +20,10 @@ ab() { # ab WHAT ROUNDS: suite.sh WHAT at 1.5x under adaptive, EMBER_EXCHANGE 16
   done
 }
 model=${TMPDIR:-/tmp}/ember-suite-13b.gguf keep=${TMPDIR:-/tmp}/keep-13b.gguf
+stage "pathfinder static and adaptive, 3 processes each"
+EMBER_RESULTS=$R/suite EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="static adaptive" EMBER_SUITE_PROCESSES=3 \
+  EMBER_SUITE_ONLY=pathfinder EMBER_SUITE_TIMEOUT=40 timeout 90 bash tools/bench/suite.sh kernels >"$R/suite-pathfinder.log" 2>&1
+pack
 ab kernels 2
 stage "writing the 13B model"
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" "$model" 13b >"$R/gguf.log" 2>&1 && ln -f "$model" "$keep"
@@ -27,7 +31,7 @@ ab llama 2
 ab hf 1
 stage done
 pack
-for f in "$R"/*-x*/suite.jsonl; do
+for f in "$R"/suite/suite.jsonl "$R"/*-x*/suite.jsonl; do
   python3 -c "
 import json,sys
 for l in open(sys.argv[1]):
