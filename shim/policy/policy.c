@@ -24,6 +24,12 @@ static void catch_up(struct ember_region *reg, uint32_t epoch)
 	reg->demand_epoch = epoch;
 }
 
+/* a + b, held at UINT32_MAX */
+static uint32_t add_saturating(uint32_t a, uint32_t b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
 static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
 		   uint64_t now)
 {
@@ -32,30 +38,26 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
 		struct ember_region *reg = &a->regions[r];
 		catch_up(reg, epoch);
-		reg->demand = reg->demand > UINT32_MAX - amount ? UINT32_MAX : reg->demand + amount;
+		reg->demand = add_saturating(reg->demand, amount);
 		reg->active_epoch = epoch;
 		/*
 		 * The reuse gap is the time between touches. References less
 		 * than an interval apart are one touch (a burst of launches over
 		 * one layer) and keep the gap the cycle showed, until the touch
 		 * has lasted an interval: then the region is in steady use, and
-		 * its gap is the time between references.
+		 * its gap is the time between references. A touch's demand is
+		 * what it reads a cycle (read_more_per_cycle).
 		 */
-		bool new_touch = !reg->last_ref || now >= reg->last_ref + p->interval_ns;
-		if (!reg->last_ref) {
-			reg->gap = UINT64_MAX;
+		if (!reg->last_ref || now >= reg->last_ref + p->interval_ns) {
+			reg->gap = reg->last_ref ? now - reg->touch_start : UINT64_MAX;
 			reg->touch_start = now;
-		} else if (now >= reg->last_ref + p->interval_ns) {
-			reg->gap = now - reg->touch_start;
-			reg->touch_start = now;
-		} else if (now - reg->touch_start >= p->interval_ns) {
-			reg->gap = now - reg->last_ref;
-		}
-		reg->touch_demand = new_touch ? amount
-				    : reg->touch_demand > UINT32_MAX - amount ? UINT32_MAX
-									     : reg->touch_demand + amount;
-		if (new_touch)
+			reg->touch_demand = amount;
 			reg->touch_partial = 0;
+		} else {
+			if (now - reg->touch_start >= p->interval_ns)
+				reg->gap = now - reg->last_ref;
+			reg->touch_demand = add_saturating(reg->touch_demand, amount);
+		}
 		reg->last_ref = now;
 		reg->ref_demand = reg->demand;
 		reg->departed = 0;
@@ -425,14 +427,6 @@ static void set_wanted(struct ember_policy_ctx *pc, struct ember_region *reg, bo
 		pc->wanted--;
 }
 
-/*
- * The cold resident region may give way to the hot mapped one. Colder in
- * time means last referenced heat_ratio reuse gaps of the hot region before
- * the hot region's own last reference: the order of references, not the
- * silence until now, so that data read in a cycle (every weight once per
- * token) is never swapped within it, nor once the program stops launching
- * and every region's silence grows alike.
- */
 /* Its last touch was a burst (references less than an interval apart), not steady use. */
 static bool touched_in_bursts(const struct ember_policy_params *p, const struct ember_region *r)
 {
@@ -466,7 +460,15 @@ static bool read_more_per_cycle(const struct ember_policy_params *p, const struc
 	return hot_a_cycle * (double)cold->gap >= p->heat_ratio * cold_a_cycle * (double)hot->gap;
 }
 
-/* Whether a cold resident may give way to a hot region, and how. */
+/*
+ * Whether the cold resident region may give way to the hot mapped one, and
+ * how. Colder in time means last referenced heat_ratio reuse gaps of the
+ * hot region before the hot region's own last reference: the order of
+ * references, not the silence until now, so that data read in a cycle
+ * (every weight once per token) is never swapped within it, nor once the
+ * program stops launching and every region's silence grows alike. Read
+ * less a cycle is read_more_per_cycle's.
+ */
 enum replacement {
 	KEEP,     /* it stays */
 	REPLACE,  /* it goes; the hot region comes with the next launch that names it */

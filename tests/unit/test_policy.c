@@ -27,8 +27,8 @@ static void setup(void)
 	ember_table_init(&table, &accounts);
 	ember_table_reset(&table);
 	params = (struct ember_policy_params){
-		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16, .exchange_regions = 16,
-		.heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
+		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16,
+		.exchange_regions = 16, .heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
 		.return_window_ns = 500 * MS, .score_grace_ns = 250 * MS, .max_grace_ns = 2000 * MS,
 		.score_decay_ns = 1000 * MS,
 	};
@@ -618,11 +618,6 @@ Test(policy, an_allocation_larger_than_the_span_never_takes_room_so)
 	cr_expect_eq(moves_demoted, 0);
 }
 
-/*
- * A flight of queries issued in one burst, as star's: `seldom` is read by
- * two launches, `often` by four, at the same reuse gap. At the launches only
- * the first to come finds room; the worker's passes then exchange it.
- */
 /* launches launches 1 ms apart, each reading a's first n regions whole and promoting what it can */
 static void queries(struct ember_alloc *a, uint32_t n, int launches)
 {
@@ -637,6 +632,11 @@ static void queries(struct ember_alloc *a, uint32_t n, int launches)
 	}
 }
 
+/*
+ * A flight of queries issued in one burst, as star's: `seldom` is read by
+ * two launches, `often` by four, at the same reuse gap. At the launches only
+ * the first to come finds room; the worker's passes then exchange it.
+ */
 static void flight(struct ember_alloc *seldom, struct ember_alloc *often, uint32_t n)
 {
 	queries(seldom, n, 2);
