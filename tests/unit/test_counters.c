@@ -45,7 +45,7 @@ static void setup(void)
 	ember_table_reset(&ember_shim_table);
 	ctx = (struct ember_policy_ctx){
 		.params = { .span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16,
-			    .exchange_regions = 16, .heat_ratio = 2.0, .stale_intervals = 5 },
+			    .exchange_regions = 64, .heat_ratio = 2.0, .stale_intervals = 5 },
 		.table = &ember_shim_table,
 		.accounts = &accounts,
 		.adaptive = true,

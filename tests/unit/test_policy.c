@@ -28,7 +28,7 @@ static void setup(void)
 	ember_table_reset(&table);
 	params = (struct ember_policy_params){
 		.span_regions = 4, .threshold = 256, .interval_ns = 25 * MS, .batch_regions = 16,
-		.exchange_regions = 16, .heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
+		.exchange_regions = 64, .heat_ratio = 2.0, .stale_intervals = 5, .protection = true, .base_grace_ns = 100 * MS,
 		.return_window_ns = 500 * MS, .score_grace_ns = 250 * MS, .max_grace_ns = 2000 * MS,
 		.score_decay_ns = 1000 * MS,
 	};
