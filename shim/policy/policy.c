@@ -222,21 +222,21 @@ struct slot {
 
 /*
  * The paper's victim order: unprotected first, then lowest score, oldest
- * residency, lowest demand; Ember puts regions a sliding range left behind
- * right after protection, and small tables read densely last of the
- * unprotected. Oldest first, star's 9.6 KB of per-group sums, the first
- * allocation every query references and so the oldest resident, was the
- * first victim of a reclamation in its first run on the H200 (ab-30's
- * call 2): each query's atomic adds then crossed the link, 11 s against
- * 0.9.
+ * residency, lowest demand; Ember puts small tables read densely after
+ * all of them, and regions a sliding range left behind right after
+ * protection. Oldest first, star's 9.6 KB of per-group sums, the first
+ * allocation every query references and so the oldest resident, went in
+ * the first reclamation of its first run on the H200, beside the only
+ * column regions out of their grace (ab-30's calls 2 and 3): each query's
+ * atomic adds then crossed the link, 11 s against 0.9.
  */
 static int victim_order(const void *x, const void *y)
 {
 	const struct slot *a = x, *b = y;
-	if (a->protected_ != b->protected_)
-		return a->protected_ ? 1 : -1;
 	if (a->dense != b->dense)
 		return a->dense ? 1 : -1;
+	if (a->protected_ != b->protected_)
+		return a->protected_ ? 1 : -1;
 	if (a->departed != b->departed)
 		return a->departed ? -1 : 1;
 	if (a->protected_ && a->protect_until != b->protect_until) /* all protected: first to expire */

@@ -485,6 +485,40 @@ Test(policy, room_short_of_a_span_goes_to_the_hot_region_first)
 	cr_expect_eq(count_state(a, 0, 40, EMBER_REGION_RESIDENT), 1, "and only it");
 }
 
+/*
+ * Star's per-group sums on the H200: the first allocation its queries
+ * reference, so the oldest resident, and written by every query's atomic
+ * adds. A reclamation that took it first made the first run 11 s.
+ */
+Test(policy, reclamation_takes_a_small_table_read_densely_last)
+{
+	struct ember_alloc *sums = alloc_regions(2ull << 40, 1), *columns = alloc_regions(1ull << 40, 40);
+	ember_policy_demand(&ctx, sums, 0, 1, EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND, now);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, &sums, 1, &m);
+	complete(&m);
+	now += 1 * MS;
+	demand(columns, 0, 10);
+	ember_policy_promote(&ctx, 0, now, &columns, 1, &m);
+	complete(&m);
+	now += 200 * MS; /* the sums and the first ten column regions past their grace */
+	demand(columns, 10, 40);
+	ember_policy_promote(&ctx, 0, now, &columns, 1, &m);
+	complete(&m);
+	cr_assert_eq(count_state(columns, 0, 40, EMBER_REGION_RESIDENT), 27, "the columns filled the budget");
+	struct ember_device_account *acc = ember_table_account(&table, 0);
+	acc->high = 20 * REGION; /* residency past the high watermark (as after a table took the margin) */
+	acc->low = 18 * REGION;
+	ember_policy_reclaim(&ctx, 0, now, &m);
+	bool sums_moved = false;
+	for (size_t i = 0; i < m.n; i++)
+		sums_moved |= m.v[i].alloc == sums;
+	complete(&m);
+	cr_expect(!sums_moved, "the sums stay, though the oldest resident and out of their grace");
+	cr_expect_eq(sums->regions[0].state, EMBER_REGION_RESIDENT);
+	cr_expect_eq(count_state(columns, 0, 10, EMBER_REGION_RESIDENT), 0, "the columns out of their grace went");
+}
+
 /* A launch over the columns that fill the budget and a lookup table read AMOUNT per region. */
 static struct ember_moves launch_with_table(struct ember_alloc *columns, struct ember_alloc *table_, uint32_t amount)
 {
