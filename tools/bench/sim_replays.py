@@ -33,7 +33,7 @@ DIAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "suit
 SUITE = os.path.dirname(DIAG)
 # star's first runs on the H200 at 97/93 and 90/85, each traced (the later ones with EMBER_LOG=debug)
 FIRST_RUNS = ("ab-26/call1/wm97-0", "ab-26/call1/wm90-0", "ab-27/call7/wm97-0", "ab-27/call7/wm90-17",
-              "ab-28/call8/star-debug", "ab-29/call1/suite")
+              "ab-28/call8/star-debug", "ab-29/call1/suite", "ab-30/call4/star-base-0", "ab-30/call4/star-head-0")
 SPAN = 64 << 20  # EMBER_SPAN's default: an allocation no larger is a table that may be wanted
 WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
 
@@ -79,15 +79,20 @@ def h200(trace):
 
 
 def arrivals(sizes, moves):
-    """From M lines (time id first count P|D ...): when the last small table arrived (tables_in_seconds) and when
-    the fill completed (columns_in_seconds: the last promotion of a large allocation before the first demotion)."""
-    moved = [(int(f[1]), sizes.get(int(f[2]), 0), f[5]) for f in moves if f[0] == "M"]
-    tables = [t for t, size, kind in moved if kind == "P" and 0 < size <= SPAN]
-    if not tables:
+    """From M lines (time id first count P|D ...): when the last small table first arrived (tables_in_seconds:
+    a table demoted and promoted again in a later run counts at its first arrival) and when the fill completed
+    (columns_in_seconds: the last promotion of a large allocation before the first demotion)."""
+    moved = [(int(f[1]), int(f[2]), sizes.get(int(f[2]), 0), f[5]) for f in moves if f[0] == "M"]
+    first_in = {}
+    for t, ident, size, kind in moved:
+        if kind == "P" and 0 < size <= SPAN:
+            first_in[ident] = min(t, first_in.get(ident, t))
+    if not first_in:
         return {}
-    first_out = min([t for t, _, kind in moved if kind == "D"], default=None)
-    columns = [t for t, size, kind in moved if kind == "P" and size > SPAN and (first_out is None or t < first_out)]
-    return {"tables_in_seconds": max(tables) / 1e9, "columns_in_seconds": max(columns) / 1e9 if columns else None}
+    first_out = min([t for t, _, _, kind in moved if kind == "D"], default=None)
+    columns = [t for t, _, size, kind in moved if kind == "P" and size > SPAN and (first_out is None or t < first_out)]
+    return {"tables_in_seconds": max(first_in.values()) / 1e9,
+            "columns_in_seconds": max(columns) / 1e9 if columns else None}
 
 
 def replay(sim, trace, variant, launches="sync", model=None, marks=None, moves=None):
