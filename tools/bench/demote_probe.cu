@@ -20,6 +20,12 @@
 //                               (nothing mapped read)
 //   promote_under_mapped_resident_blocks  the victim brought back to the GPU
 //                               under the first kernel: the other direction
+//   demote_under_mapped_random_lookups    as star's queries: each row looks a
+//                               word up at random in 16 MiB of mapped memory
+//                               and adds one with an atomic to one of 1,223
+//                               sums in device memory
+//   demote_under_legacy_stream_mapped_resident_blocks  the first kernel on the
+//                               legacy default stream, where star launches
 // Each case reports, in seconds from the kernel's start by the events, when
 // the move began and ended and when the kernel ended, the copy's own time,
 // and waited_for_kernel: the move began within 10 ms of the kernel's end or
@@ -65,6 +71,18 @@ __global__ void read_short_blocks(const uint4 *p, size_t n, unsigned *sink)
 		atomicAdd(sink, 1u);
 }
 
+// Each row looks a word up at random in the table and counts it in one of the sums, pass after pass.
+__global__ void lookup_and_add(const unsigned *table, size_t words, unsigned *sums, unsigned nsums, size_t rows,
+			       int passes)
+{
+	for (int k = 0; k < passes; k++)
+		for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows; i += (size_t)gridDim.x * blockDim.x) {
+			unsigned long long h = (i + (unsigned long long)k * rows + 1) * 0x9e3779b97f4a7c15ull;
+			unsigned v = table[(h >> 20) % words];
+			atomicAdd(&sums[(v ^ (unsigned)h) % nsums], 1u);
+		}
+}
+
 __global__ void write_words(unsigned *p, size_t n)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
@@ -77,13 +95,20 @@ struct source {
 	int resident_grid;
 };
 
-enum kernel_kind { NONE, RESIDENT_BLOCKS, SHORT_BLOCKS };
+enum kernel_kind { NONE, RESIDENT_BLOCKS, SHORT_BLOCKS, LOOKUPS };
+
+static const size_t lookup_table_bytes = 16ull << 20, lookup_rows = 1ull << 24;
+static const unsigned nsums = 1223;
 
 // Launch one kernel of the kind over src on s, reading it `passes` times.
 static void launch(kernel_kind kind, const source &src, int passes, unsigned *sink, cudaStream_t s)
 {
 	if (kind == RESIDENT_BLOCKS) {
 		read_resident_blocks<<<src.resident_grid, threads, 0, s>>>(src.p, src.n, passes, sink);
+	} else if (kind == LOOKUPS) {
+		size_t table_bytes = src.n * 16 < lookup_table_bytes ? src.n * 16 : lookup_table_bytes;
+		lookup_and_add<<<src.resident_grid, threads, 0, s>>>((const unsigned *)src.p, table_bytes / 4, sink, nsums,
+								      lookup_rows, passes);
 	} else if (kind == SHORT_BLOCKS) {
 		size_t per_block = (size_t)threads * 16, pieces = (src.n + per_block - 1) / per_block;
 		read_short_blocks<<<(unsigned)(pieces * (size_t)passes), threads, 0, s>>>(src.p, src.n, sink);
@@ -180,8 +205,8 @@ int main(int argc, char **argv)
 	cudaStream_t app, priv;
 	CHECK(cudaStreamCreateWithFlags(&app, cudaStreamNonBlocking));
 	CHECK(cudaStreamCreateWithFlags(&priv, cudaStreamNonBlocking));
-	unsigned *sink;
-	CHECK(cudaMalloc(&sink, sizeof *sink));
+	unsigned *sink; /* the lookups' sums; the other kernels add to its first word */
+	CHECK(cudaMalloc(&sink, nsums * sizeof *sink));
 
 	// the mapped source, as Ember leaves a mapped allocation: written on the host, preferring it, mapped for the GPU
 	char *mapped;
@@ -203,6 +228,7 @@ int main(int argc, char **argv)
 	int p_resident = passes_for(RESIDENT_BLOCKS, on_host, sink, app, 1.0);
 	int p_short = passes_for(SHORT_BLOCKS, on_host, sink, app, 1.0);
 	int p_device = passes_for(RESIDENT_BLOCKS, on_gpu, sink, app, 1.0);
+	int p_lookups = passes_for(LOOKUPS, on_host, sink, app, 1.0);
 
 	printf("{\"bench\": \"demote-probe\", \"mapped_bytes\": %zu, \"victim_bytes\": %zu, \"sms\": %d, "
 	       "\"resident_grid\": %d, \"cases\": [",
@@ -217,6 +243,10 @@ int main(int argc, char **argv)
 		 &first);
 	run_case("promote_under_mapped_resident_blocks", RESIDENT_BLOCKS, on_host, p_resident, victim, true, sink, app,
 		 priv, &first);
+	run_case("demote_under_mapped_random_lookups", LOOKUPS, on_host, p_lookups, victim, false, sink, app, priv,
+		 &first);
+	run_case("demote_under_legacy_stream_mapped_resident_blocks", RESIDENT_BLOCKS, on_host, p_resident, victim, false,
+		 sink, cudaStreamLegacy, priv, &first);
 	printf("\n]}\n");
 	CHECK(cudaFree(victim));
 	CHECK(cudaFree(device));
