@@ -9,11 +9,13 @@
 #   run.sh adaptive      phase-shift, moving-window (drift 0-100%) and
 #                        torch-decode for the adaptive variant against static,
 #                        mapped and a per-phase oracle; records in adaptive.jsonl
-# Environment: EMBER_BENCH_BUDGET (default 16G), EMBER_BENCH_QUICK=1 (fewer
-# passes and runs, for a smoke test).
+# Its settings are environment variables, each once in settings.sh with its
+# default (EMBER_BENCH_BUDGET, EMBER_BENCH_QUICK, EMBER_BENCH_UVM_EVENTS, ...).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../setup.sh"
+source "$here/settings.sh"
+bench_settings_apply
 results=${EMBER_RESULTS:-$here/results}
 mkdir -p "$results"
 
@@ -55,14 +57,14 @@ PY
 # fields every record carries, to $results/uvm.jsonl.
 uvm_record() {
   local bench=$1 variant=$2 ws=$3; shift 3
-  local jsonl=${EMBER_JSONL:-$results/uvm.jsonl}
+  local jsonl=${EMBER_JSONL:-$results/uvm.jsonl} # empty in the table: the results folder is this script's
   local stats; stats=$(mktemp /tmp/ember-bench-stats.XXXXXX.json)
   local env=(env)
   case $variant in
     off) ;;
     mapped|static|adaptive)
       env=("$EMBER_BUILD/bin/ember-run" --driver real --mode "$variant" --budget "$budget"
-           --stats "$stats" --log info --uvm-events "${EMBER_BENCH_UVM_EVENTS:-1}")
+           --stats "$stats" --log info --uvm-events "$EMBER_BENCH_UVM_EVENTS")
       [ "$bench" = torch-decode ] && env+=(--manage-all 1)
       env+=(--) ;;
   esac
@@ -149,7 +151,7 @@ gpu_and_budget() {
   command -v nvidia-smi >/dev/null && [ -n "$(gpu_name)" ] || {
     echo "$1: no GPU here; these benchmarks need one" >&2; return 1; }
   [ -x "$EMBER_BUILD/bin/ember-uvm-bench" ] || { echo "$1: ember-uvm-bench was not built (no nvcc?)" >&2; return 1; }
-  budget=${EMBER_BENCH_BUDGET:-16G}
+  budget=$EMBER_BENCH_BUDGET
   budget_bytes=$(python3 -c "import sys; u={'K':10,'M':20,'G':30,'T':40}; s=sys.argv[1]; print(int(float(s[:-1])*(1<<u[s[-1].upper()])) if s[-1].isalpha() else int(s))" "$budget")
   gpu=$(gpu_name)
 }
@@ -157,7 +159,7 @@ gpu_and_budget() {
 uvm() {
   gpu_and_budget uvm || return 1
   local bench=$EMBER_BUILD/bin/ember-uvm-bench passes=20 runs=3 reads=$((1 << 28)) tokens=8
-  [ "${EMBER_BENCH_QUICK:-0}" = 1 ] && { passes=4; runs=1; reads=$((1 << 24)); tokens=2; }
+  [ "$EMBER_BENCH_QUICK" = 1 ] && { passes=4; runs=1; reads=$((1 << 24)); tokens=2; }
   : >"$results/uvm.jsonl"
   "$bench" probe $((4 << 30)) >"$results/probe.json"
   cat "$results/probe.json"

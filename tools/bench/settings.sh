@@ -1,12 +1,16 @@
-# The evaluation harness's settings (suite.sh, and ember-suite under it):
-# each variable once, with its default and what it does. Sourced by
-# suite.sh, which sets every default not already set and exports it;
-# `suite.sh --help` prints the table. Ember's own EMBER_* variables are
+# The benchmark harness's settings (suite.sh and ember-suite under it,
+# run.sh, validate.sh): each variable once, with its default and what it
+# does. Sourced by each of those scripts, which sets every default not
+# already set and exports it; `suite.sh --help` prints the table. Ember's own EMBER_* variables are
 # another table's (shim/config/config.def: `ember-run --help`, ember(7)).
 # NAME|DEFAULT|WHAT ($here: tools/bench)
 bench_settings=(
-  "EMBER_RESULTS|$here/results/suite|where the records (suite.jsonl), logs and diagnostics go"
+  "EMBER_RESULTS||where the records, logs and diagnostics go (empty: results/suite for suite.sh, results for run.sh, results/validation for validate.sh, under tools/bench)"
   "EMBER_BENCH_BUDGET|16G|the budget Ember is given, a size with its unit"
+  "EMBER_BENCH_UVM_EVENTS|1|run.sh uvm: Ember's UVM event queue in its runs (ember-run --uvm-events)"
+  "EMBER_JSONL||run.sh uvm: the file its records go to (empty: uvm.jsonl in the results)"
+  "EMBER_VALIDATE_VARIANTS|mapped static adaptive|validate.sh: the variants each program runs under"
+  "EMBER_GGUF||validate.sh: the model llama-bench reads (with EMBER_LLAMA_BENCH)"
   "EMBER_BENCH_RUNS|3|runs per record, of which the median is kept"
   "EMBER_BENCH_QUICK|0|1: a smoke test (a 1G budget, one run, tiny models)"
   "EMBER_SUITE_ONLY||a space-separated subset of the kernels' workloads (empty: every one, ember-suite list)"

@@ -18,7 +18,7 @@ case ${1:-} in
 esac
 bench_settings_apply
 source "$here/../setup.sh"
-results=$EMBER_RESULTS
+results=${EMBER_RESULTS:=$here/results/suite}
 mkdir -p "$results/logs"
 jsonl=$results/suite.jsonl
 budget=$EMBER_BENCH_BUDGET

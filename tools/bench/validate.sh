@@ -4,16 +4,19 @@
 # tools/bench/sim_validate.py). One JSON record per workload and variant in
 # $EMBER_RESULTS/measured.jsonl; the traces beside it, gzipped.
 #   validate.sh [hf-generate] [torch-decode] [reread] [llama-cpp]
-# Environment: EMBER_BENCH_BUDGET (16G), EMBER_LLAMA_BENCH (a llama-bench
-# binary) and EMBER_GGUF (a model file) for llama-cpp.
+# Its settings are environment variables, each once in settings.sh with its
+# default (EMBER_BENCH_BUDGET, EMBER_VALIDATE_VARIANTS, and EMBER_LLAMA_BENCH
+# with EMBER_GGUF for llama-cpp).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../setup.sh"
+source "$here/settings.sh"
+bench_settings_apply
 results=${EMBER_RESULTS:-$here/results/validation}
 mkdir -p "$results/traces"
-budget=${EMBER_BENCH_BUDGET:-16G}
+budget=$EMBER_BENCH_BUDGET
 G=$((1 << 30))
-variants=${EMBER_VALIDATE_VARIANTS:-"mapped static adaptive"}
+variants=$EMBER_VALIDATE_VARIANTS
 
 # One run of a program under a variant: its own JSON on stdout becomes the record's "program" field.
 measure() {
@@ -73,7 +76,7 @@ for workload in "$@"; do
       torch-decode) measure torch-decode "$v" --manage-all 1 -- python3 "$here/torch_decode.py" $((24 * G)) 8 1 ;;
       reread) measure reread "$v" -- "$EMBER_BUILD/bin/ember-uvm-bench" reread $((24 * G)) 20 1 ;;
       llama-cpp)
-        [ -x "${EMBER_LLAMA_BENCH:-}" ] && [ -s "${EMBER_GGUF:-}" ] || { echo "llama-cpp: no llama-bench or model: not run" >&2; continue; }
+        [ -x "$EMBER_LLAMA_BENCH" ] && [ -s "$EMBER_GGUF" ] || { echo "llama-cpp: no llama-bench or model: not run" >&2; continue; }
         # no warm-up, one repetition: the timed run is the trace's only generation, from its first launch
         GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 measure llama-cpp "$v" -- "$EMBER_LLAMA_BENCH" -m "$EMBER_GGUF" -p 0 -n 8 -r 1 \
           --no-warmup -ngl 99 ;;
