@@ -23,6 +23,7 @@ struct ember_device_account {
 	uint64_t refreshes, bytes_refreshed; /* resident ranges prefetched again after host phases */
 	uint64_t bytes_populated;            /* mapped bytes the host touched into being (host_touch.h) */
 	uint64_t bytes_wanted;               /* promoted by the worker for tables that found no room at their launch */
+	uint64_t bytes_margin;               /* of small tables read densely, placed past the high watermark (policy.c) */
 };
 
 struct ember_accounts {

@@ -779,6 +779,14 @@ static uint64_t dense_room(const struct ember_device_account *acc)
 	return ember_budget_room(acc, acc->budget);
 }
 
+/* Reserve a small table's bytes, counting what of them went past the high watermark. */
+static void reserve_dense(struct ember_device_account *acc, uint64_t bytes)
+{
+	uint64_t below = ember_budget_room(acc, acc->high);
+	acc->bytes_margin += bytes > below ? bytes - below : 0;
+	ember_budget_reserve(acc, bytes);
+}
+
 /* Promote the launch's small tables read densely first, into the margin if need be; returns the bytes moved. */
 static uint64_t promote_dense(const struct ember_policy_params *p, struct ember_device_account *acc,
 			      const struct slots *hot, struct ember_moves *out)
@@ -790,7 +798,7 @@ static uint64_t promote_dense(const struct ember_policy_params *p, struct ember_
 		if (a->regions[r].state != EMBER_REGION_MAPPED || !small_and_dense(p, a, &a->regions[r]))
 			continue;
 		uint64_t bytes = promote_range(a, r, r + 1, dense_room(acc), out);
-		ember_budget_reserve(acc, bytes);
+		reserve_dense(acc, bytes);
 		moved += bytes;
 	}
 	return moved;
@@ -916,7 +924,7 @@ size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct 
 				continue;
 			}
 			room -= bytes;
-			ember_budget_reserve(acc, bytes);
+			reserve_dense(acc, bytes);
 			acc->bytes_wanted += bytes;
 		}
 	}

@@ -75,10 +75,11 @@ void ember_stats_write(FILE *f)
 			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
 			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
 			", \"refreshes\": %" PRIu64 ", \"bytes_refreshed\": %" PRIu64 ", \"bytes_populated\": %" PRIu64
-			", \"bytes_wanted\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+			", \"bytes_wanted\": %" PRIu64 ", \"bytes_margin\": %" PRIu64 ", \"migrate_seconds\": %.6f",
 			sep, d, bus, uuid, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
 			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted, acc->refreshes,
-			acc->bytes_refreshed, acc->bytes_populated, acc->bytes_wanted, acc->migrate_ns / 1e9);
+			acc->bytes_refreshed, acc->bytes_populated, acc->bytes_wanted, acc->bytes_margin,
+			acc->migrate_ns / 1e9);
 		struct ember_peer_stats ps;
 		if (ember_gpus_peer_stats(d, &ps)) /* the peer tier (gpus.h): only where it did something */
 			fprintf(f,
@@ -172,6 +173,10 @@ void ember_stats_at_exit(void)
 			ember_info("GPU %d at exit: %.1f MiB of small tables read densely were promoted by the worker, "
 				   "no room having been found at their launch",
 				   d, acc->bytes_wanted / 1048576.0);
+		if (acc->bytes_margin)
+			ember_info("GPU %d at exit: %.1f MiB of small tables read densely went past the high watermark, "
+				   "up to the budget, no resident being able to give way at their launch",
+				   d, acc->bytes_margin / 1048576.0);
 		struct ember_peer_stats ps;
 		if (ember_gpus_peer_stats(d, &ps))
 			ember_info("GPU %d at exit, the peer tier: %.2f GiB of its allocations placed on peers; it held "

@@ -611,6 +611,7 @@ Test(policy, a_table_read_densely_in_a_burst_takes_the_margin_at_its_launch)
 	const struct ember_device_account *acc = ember_table_account(&table, 0);
 	cr_expect_gt(acc->resident, acc->high, "past the high watermark");
 	cr_expect_leq(acc->resident, acc->budget, "never past the budget");
+	cr_expect_gt(acc->bytes_margin, 0, "counted for the exit summary");
 	cr_expect_eq(ctx.wanted, 0, "nothing left wanted");
 	now += 150 * MS; /* past the columns' grace: reclamation brings residency under the high watermark */
 	worker_pass();
