@@ -1,189 +1,9 @@
 /* The adaptive placement policy. See policy.h; every function runs with the table locked. */
-#include <math.h>
 #include <stdlib.h>
 
+#include "demand.h"
 #include "grow.h"
 #include "policy.h"
-
-/*
- * Demand halves once per interval. Each region keeps the interval its
- * demand was last brought up to date in and catches up when it is next
- * read or added to, so decay costs nothing for regions nobody looks at.
- */
-static uint32_t epoch_of(const struct ember_policy_params *p, uint64_t now)
-{
-	return p->interval_ns ? (uint32_t)(now / p->interval_ns) : 0;
-}
-
-static void catch_up(struct ember_region *reg, uint32_t epoch)
-{
-	if (epoch <= reg->demand_epoch)
-		return;
-	uint32_t halvings = epoch - reg->demand_epoch;
-	reg->demand = halvings >= 32 ? 0 : reg->demand >> halvings;
-	reg->demand_epoch = epoch;
-}
-
-/* a + b, held at UINT32_MAX */
-static uint32_t add_saturating(uint32_t a, uint32_t b)
-{
-	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
-}
-
-static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
-		   uint64_t now)
-{
-	const struct ember_policy_params *p = &pc->params;
-	uint32_t epoch = epoch_of(p, now);
-	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
-		struct ember_region *reg = &a->regions[r];
-		catch_up(reg, epoch);
-		reg->demand = add_saturating(reg->demand, amount);
-		reg->active_epoch = epoch;
-		/*
-		 * The reuse gap is the time between touches. References less
-		 * than an interval apart are one touch (a burst of launches over
-		 * one layer) and keep the gap the cycle showed, until the touch
-		 * has lasted an interval: then the region is in steady use, and
-		 * its gap is the time between references. A touch's demand is
-		 * what it reads a cycle (read_more_per_cycle).
-		 */
-		if (!reg->last_ref || now >= reg->last_ref + p->interval_ns) {
-			reg->gap = reg->last_ref ? now - reg->touch_start : UINT64_MAX;
-			reg->touch_start = now;
-			reg->touch_demand = amount;
-			reg->touch_partial = 0;
-		} else {
-			if (now - reg->touch_start >= p->interval_ns)
-				reg->gap = now - reg->last_ref;
-			reg->touch_demand = add_saturating(reg->touch_demand, amount);
-		}
-		reg->last_ref = now;
-		reg->ref_demand = reg->demand;
-		reg->departed = 0;
-	}
-}
-
-/*
- * The regions credited since the launch promotion last looked, as one
- * range: a launch's promotion surveys what the launch referenced, not
- * every region of its allocations (llama.cpp keeps all weights in one
- * 24 GiB buffer: 12,000 regions walked per launch, each launch reading
- * one tensor of 30 to 70).
- */
-static void note_fresh(struct ember_alloc *a, uint32_t r0, uint32_t r1)
-{
-	if (r0 >= r1)
-		return;
-	if (a->fresh_r0 >= a->fresh_r1) {
-		a->fresh_r0 = r0;
-		a->fresh_r1 = r1;
-		return;
-	}
-	a->fresh_r0 = r0 < a->fresh_r0 ? r0 : a->fresh_r0;
-	a->fresh_r1 = r1 > a->fresh_r1 ? r1 : a->fresh_r1;
-}
-
-/*
- * A launch loop over big arrays references the same regions launch after
- * launch; crediting each region at each launch made the launch path cost
- * one step per region (on the H200, NW's 2,043 launches over two 4 GiB
- * arrays took 37 ms longer in adaptive than in static). A repeat of the
- * range credited last, within a quarter interval (one touch), is counted
- * instead, and the count is credited as one reference at the latest
- * repeat when the range changes, the quarter ends, or the regions are read.
- */
-bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
-			 uint64_t now)
-{
-	struct ember_repeat *rep = &a->repeat;
-	if (rep->count && rep->r0 == r0 && rep->r1 == r1 && rep->amount == amount && now >= rep->first &&
-	    now - rep->first < pc->params.interval_ns / 4) {
-		rep->count++;
-		rep->last = now;
-		return false;
-	}
-	ember_policy_settle(pc, a);
-	credit(pc, a, r0, r1, amount, now);
-	*rep = (struct ember_repeat){ r0, r1, amount, 1, now, now };
-	note_fresh(a, r0, r1 < a->nregions ? r1 : a->nregions);
-	return true;
-}
-
-uint32_t ember_policy_launch_amount(uint64_t regions, uint64_t largest)
-{
-	uint64_t times = regions && largest > regions ? largest / regions : 1;
-	return EMBER_LAUNCH_DEMAND * (uint32_t)(times < EMBER_DENSITY_MAX ? times : EMBER_DENSITY_MAX);
-}
-
-void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
-{
-	struct ember_repeat *rep = &a->repeat;
-	if (rep->count > 1) {
-		uint64_t total = (uint64_t)rep->amount * (rep->count - 1);
-		credit(pc, a, rep->r0, rep->r1, total > UINT32_MAX ? UINT32_MAX : (uint32_t)total, rep->last);
-		rep->count = 1; /* all credited; later repeats of the range are counted again */
-	}
-}
-
-void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t bytes)
-{
-	if (!a->nregions || offset >= a->size)
-		return;
-	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
-	if (offset & (EMBER_REGION_BYTES - 1))
-		a->regions[offset >> EMBER_REGION_SHIFT].touch_partial = 1;
-	if ((end & (EMBER_REGION_BYTES - 1)) && end != a->size)
-		a->regions[(end - 1) >> EMBER_REGION_SHIFT].touch_partial = 1;
-}
-
-void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)
-{
-	if (r0 < r1 && r0 < a->repeat.r1 && a->repeat.r0 < r1)
-		a->repeat.count = 0; /* what the repeats referenced was left behind: their demand is void */
-	if (r0 < r1)
-		a->any_departed = true;
-	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
-		struct ember_region *reg = &a->regions[r];
-		reg->departed = 1;
-		reg->demand = reg->ref_demand = 0;
-	}
-}
-
-/*
- * A mapped region earns promotion while the demand it had when last
- * referenced is past the threshold and it is still within its own reuse
- * cycle: referenced once per launch, a region stays hot for as long as its
- * launches keep coming, however long each one runs.
- */
-static bool hot_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
-{
-	if (r->wanted)
-		return true;
-	if (r->ref_demand < p->threshold || !r->last_ref || now < r->last_ref)
-		return r->ref_demand >= p->threshold && r->last_ref;
-	uint64_t silent = now - r->last_ref;
-	uint64_t cycle = r->gap != UINT64_MAX && r->gap > p->interval_ns ? r->gap : p->interval_ns;
-	return (double)silent <= p->heat_ratio * (double)cycle;
-}
-
-/* Demand as reclamation sees it: a region silent for stale_intervals is cold. */
-static uint32_t effective_demand(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
-{
-	return epoch - r->active_epoch >= p->stale_intervals ? 0 : r->demand;
-}
-
-static float score_now(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
-{
-	if (r->score <= 0 || now <= r->score_at || !p->score_decay_ns)
-		return r->score;
-	return r->score * (float)exp2(-(double)(now - r->score_at) / (double)p->score_decay_ns);
-}
-
-uint64_t ember_policy_grace_left(const struct ember_region *r, uint64_t now)
-{
-	return r->protect_until > now ? r->protect_until - now : 0;
-}
 
 /*
  * A small allocation that a launch reads as densely as density credit
@@ -299,7 +119,7 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 {
 	const struct ember_policy_params *p = &pc->params;
 	uint64_t leaving = 0;
-	uint32_t epoch = epoch_of(p, now);
+	uint32_t epoch = ember_demand_epoch(p, now);
 	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
 		struct ember_alloc *a = ember_table_at(pc->table, i);
 		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
@@ -309,7 +129,7 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 			struct ember_region *reg = &a->regions[r];
 			if (reg->hinted)
 				continue;
-			catch_up(reg, epoch);
+			ember_demand_catch_up(reg, epoch);
 			if (reg->state == EMBER_REGION_DEMOTING && !reg->released) /* released: out of the account already */
 				leaving += ember_region_bytes(a, r);
 			else if (reg->state == EMBER_REGION_RESIDENT)
@@ -318,9 +138,9 @@ static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struc
 							  .protected_ = p->protection && ember_policy_grace_left(reg, now) > 0,
 							  .departed = reg->departed, .dense = small_and_dense(p, a, reg),
 							  .protect_until = reg->protect_until,
-							  .score = score_now(p, reg, now), .arrived = reg->arrived_at,
-							  .demand = effective_demand(p, reg, epoch), .last_ref = reg->last_ref });
-			else if (hot && reg->state == EMBER_REGION_MAPPED && hot_now(p, reg, now))
+							  .score = ember_demand_score(p, reg, now), .arrived = reg->arrived_at,
+							  .demand = ember_demand_effective(p, reg, epoch), .last_ref = reg->last_ref });
+			else if (hot && reg->state == EMBER_REGION_MAPPED && ember_demand_hot(p, reg, now))
 				slots_push(hot, hot_slot(a, r));
 		}
 	}
@@ -341,7 +161,7 @@ static bool nothing_mapped(struct ember_policy_ctx *pc, int dev)
 /* What survey does to the table, without collecting slots: repeats credited, demand decayed. */
 static void upkeep(struct ember_policy_ctx *pc, int dev, uint64_t now)
 {
-	uint32_t epoch = epoch_of(&pc->params, now);
+	uint32_t epoch = ember_demand_epoch(&pc->params, now);
 	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
 		struct ember_alloc *a = ember_table_at(pc->table, i);
 		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
@@ -349,7 +169,7 @@ static void upkeep(struct ember_policy_ctx *pc, int dev, uint64_t now)
 		ember_policy_settle(pc, a);
 		for (uint32_t r = 0; r < a->nregions; r++)
 			if (!a->regions[r].hinted)
-				catch_up(&a->regions[r], epoch);
+				ember_demand_catch_up(&a->regions[r], epoch);
 	}
 }
 
@@ -826,7 +646,7 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 	if (!acc || !acc->budget)
 		return 0;
 	struct slots hot = { 0 };
-	uint32_t epoch = epoch_of(p, now);
+	uint32_t epoch = ember_demand_epoch(p, now);
 	/* a launch's own allocations only, when given: the cost follows the launch, not the table */
 	unsigned n = nonly ? (unsigned)nonly : ember_table_count(pc->table);
 	for (unsigned i = 0; i < n; i++) {
@@ -842,8 +662,8 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 			struct ember_region *reg = &a->regions[r];
 			if (reg->state != EMBER_REGION_MAPPED || reg->hinted)
 				continue;
-			catch_up(reg, epoch);
-			if (hot_now(p, reg, now))
+			ember_demand_catch_up(reg, epoch);
+			if (ember_demand_hot(p, reg, now))
 				slots_push(&hot, hot_slot(a, r));
 		}
 	}
@@ -933,14 +753,6 @@ size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct 
 	return left;
 }
 
-/* Demand as effective_demand sees it at epoch, without catching the region up. */
-static uint32_t demand_at(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
-{
-	uint32_t halvings = epoch > r->demand_epoch ? epoch - r->demand_epoch : 0;
-	uint32_t decayed = halvings >= 32 ? 0 : r->demand >> halvings;
-	return epoch - r->active_epoch >= p->stale_intervals ? 0 : decayed;
-}
-
 void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_wanted_wait *w)
 {
 	const struct ember_policy_params *p = &pc->params;
@@ -948,7 +760,7 @@ void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now
 	*w = (struct ember_wanted_wait){ 0 };
 	if (!acc || !acc->budget)
 		return;
-	uint32_t epoch = epoch_of(p, now);
+	uint32_t epoch = ember_demand_epoch(p, now);
 	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
 		const struct ember_alloc *a = ember_table_at(pc->table, i);
 		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
@@ -979,7 +791,7 @@ void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now
 				w->grace_left_ns = grace > w->grace_left_ns ? grace : w->grace_left_ns;
 			} else if (reg->departed) {
 				continue;
-			} else if ((double)w->wanted_demand < p->heat_ratio * (double)demand_at(p, reg, epoch)) {
+			} else if ((double)w->wanted_demand < p->heat_ratio * (double)ember_demand_at(p, reg, epoch)) {
 				w->warm++;
 			} else if (small_and_dense(p, a, reg)) {
 				w->dense++;
@@ -1017,7 +829,7 @@ void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint
 		if (!p->protection)
 			continue;
 		/* a quick return means the eviction was a mistake: score it, and protect longer */
-		reg->score = score_now(p, reg, now);
+		reg->score = ember_demand_score(p, reg, now);
 		reg->score_at = now;
 		if (reg->evicted_at && now - reg->evicted_at <= p->return_window_ns)
 			reg->score += 1.0f;

@@ -1,0 +1,197 @@
+/*
+ * Demand: what launches and hints credit each region (ember_policy_demand
+ * and its kin in policy.h), how it decays, and when a region counts as hot.
+ * Every function runs with the table locked.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "demand.h"
+
+/*
+ * Demand halves once per interval. Each region keeps the interval its
+ * demand was last brought up to date in and catches up when it is next
+ * read or added to, so decay costs nothing for regions nobody looks at.
+ */
+uint32_t ember_demand_epoch(const struct ember_policy_params *p, uint64_t now)
+{
+	return p->interval_ns ? (uint32_t)(now / p->interval_ns) : 0;
+}
+
+void ember_demand_catch_up(struct ember_region *reg, uint32_t epoch)
+{
+	if (epoch <= reg->demand_epoch)
+		return;
+	uint32_t halvings = epoch - reg->demand_epoch;
+	reg->demand = halvings >= 32 ? 0 : reg->demand >> halvings;
+	reg->demand_epoch = epoch;
+}
+
+/* a + b, held at UINT32_MAX */
+static uint32_t add_saturating(uint32_t a, uint32_t b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
+		   uint64_t now)
+{
+	const struct ember_policy_params *p = &pc->params;
+	uint32_t epoch = ember_demand_epoch(p, now);
+	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		ember_demand_catch_up(reg, epoch);
+		reg->demand = add_saturating(reg->demand, amount);
+		reg->active_epoch = epoch;
+		/*
+		 * The reuse gap is the time between touches. References less
+		 * than an interval apart are one touch (a burst of launches over
+		 * one layer) and keep the gap the cycle showed, until the touch
+		 * has lasted an interval: then the region is in steady use, and
+		 * its gap is the time between references. A touch's demand is
+		 * what it reads a cycle (policy.c's read_more_per_cycle).
+		 */
+		if (!reg->last_ref || now >= reg->last_ref + p->interval_ns) {
+			reg->gap = reg->last_ref ? now - reg->touch_start : UINT64_MAX;
+			reg->touch_start = now;
+			reg->touch_demand = amount;
+			reg->touch_partial = 0;
+		} else {
+			if (now - reg->touch_start >= p->interval_ns)
+				reg->gap = now - reg->last_ref;
+			reg->touch_demand = add_saturating(reg->touch_demand, amount);
+		}
+		reg->last_ref = now;
+		reg->ref_demand = reg->demand;
+		reg->departed = 0;
+	}
+}
+
+/*
+ * The regions credited since the launch promotion last looked, as one
+ * range: a launch's promotion surveys what the launch referenced, not
+ * every region of its allocations (llama.cpp keeps all weights in one
+ * 24 GiB buffer: 12,000 regions walked per launch, each launch reading
+ * one tensor of 30 to 70).
+ */
+static void note_fresh(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	if (r0 >= r1)
+		return;
+	if (a->fresh_r0 >= a->fresh_r1) {
+		a->fresh_r0 = r0;
+		a->fresh_r1 = r1;
+		return;
+	}
+	a->fresh_r0 = r0 < a->fresh_r0 ? r0 : a->fresh_r0;
+	a->fresh_r1 = r1 > a->fresh_r1 ? r1 : a->fresh_r1;
+}
+
+/*
+ * A launch loop over big arrays references the same regions launch after
+ * launch; crediting each region at each launch made the launch path cost
+ * one step per region (on the H200, NW's 2,043 launches over two 4 GiB
+ * arrays took 37 ms longer in adaptive than in static). A repeat of the
+ * range credited last, within a quarter interval (one touch), is counted
+ * instead, and the count is credited as one reference at the latest
+ * repeat when the range changes, the quarter ends, or the regions are read.
+ */
+bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
+			 uint64_t now)
+{
+	struct ember_repeat *rep = &a->repeat;
+	if (rep->count && rep->r0 == r0 && rep->r1 == r1 && rep->amount == amount && now >= rep->first &&
+	    now - rep->first < pc->params.interval_ns / 4) {
+		rep->count++;
+		rep->last = now;
+		return false;
+	}
+	ember_policy_settle(pc, a);
+	credit(pc, a, r0, r1, amount, now);
+	*rep = (struct ember_repeat){ r0, r1, amount, 1, now, now };
+	note_fresh(a, r0, r1 < a->nregions ? r1 : a->nregions);
+	return true;
+}
+
+uint32_t ember_policy_launch_amount(uint64_t regions, uint64_t largest)
+{
+	uint64_t times = regions && largest > regions ? largest / regions : 1;
+	return EMBER_LAUNCH_DEMAND * (uint32_t)(times < EMBER_DENSITY_MAX ? times : EMBER_DENSITY_MAX);
+}
+
+void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
+{
+	struct ember_repeat *rep = &a->repeat;
+	if (rep->count > 1) {
+		uint64_t total = (uint64_t)rep->amount * (rep->count - 1);
+		credit(pc, a, rep->r0, rep->r1, total > UINT32_MAX ? UINT32_MAX : (uint32_t)total, rep->last);
+		rep->count = 1; /* all credited; later repeats of the range are counted again */
+	}
+}
+
+void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t bytes)
+{
+	if (!a->nregions || offset >= a->size)
+		return;
+	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
+	if (offset & (EMBER_REGION_BYTES - 1))
+		a->regions[offset >> EMBER_REGION_SHIFT].touch_partial = 1;
+	if ((end & (EMBER_REGION_BYTES - 1)) && end != a->size)
+		a->regions[(end - 1) >> EMBER_REGION_SHIFT].touch_partial = 1;
+}
+
+void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	if (r0 < r1 && r0 < a->repeat.r1 && a->repeat.r0 < r1)
+		a->repeat.count = 0; /* what the repeats referenced was left behind: their demand is void */
+	if (r0 < r1)
+		a->any_departed = true;
+	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
+		struct ember_region *reg = &a->regions[r];
+		reg->departed = 1;
+		reg->demand = reg->ref_demand = 0;
+	}
+}
+
+/*
+ * A mapped region earns promotion while the demand it had when last
+ * referenced is past the threshold and it is still within its own reuse
+ * cycle: referenced once per launch, a region stays hot for as long as its
+ * launches keep coming, however long each one runs.
+ */
+bool ember_demand_hot(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
+{
+	if (r->wanted)
+		return true;
+	if (r->ref_demand < p->threshold || !r->last_ref || now < r->last_ref)
+		return r->ref_demand >= p->threshold && r->last_ref;
+	uint64_t silent = now - r->last_ref;
+	uint64_t cycle = r->gap != UINT64_MAX && r->gap > p->interval_ns ? r->gap : p->interval_ns;
+	return (double)silent <= p->heat_ratio * (double)cycle;
+}
+
+/* Demand as reclamation sees it: a region silent for stale_intervals is cold. */
+uint32_t ember_demand_effective(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
+{
+	return epoch - r->active_epoch >= p->stale_intervals ? 0 : r->demand;
+}
+
+float ember_demand_score(const struct ember_policy_params *p, const struct ember_region *r, uint64_t now)
+{
+	if (r->score <= 0 || now <= r->score_at || !p->score_decay_ns)
+		return r->score;
+	return r->score * (float)exp2(-(double)(now - r->score_at) / (double)p->score_decay_ns);
+}
+
+uint64_t ember_policy_grace_left(const struct ember_region *r, uint64_t now)
+{
+	return r->protect_until > now ? r->protect_until - now : 0;
+}
+
+/* Demand as ember_demand_effective sees it at epoch, without catching the region up. */
+uint32_t ember_demand_at(const struct ember_policy_params *p, const struct ember_region *r, uint32_t epoch)
+{
+	uint32_t halvings = epoch > r->demand_epoch ? epoch - r->demand_epoch : 0;
+	uint32_t decayed = halvings >= 32 ? 0 : r->demand >> halvings;
+	return epoch - r->active_epoch >= p->stale_intervals ? 0 : decayed;
+}
