@@ -1,248 +1,10 @@
 /* The adaptive placement policy. See policy.h; every function runs with the table locked. */
 #include <stdlib.h>
 
+#include "candidates.h"
 #include "demand.h"
 #include "grow.h"
 #include "policy.h"
-
-/*
- * A small allocation that a launch reads as densely as density credit
- * counts (EMBER_DENSITY_MAX times the launch's largest extent per region:
- * a lookup table beside the columns it is joined with) takes its room at
- * that launch from the coldest residents, on the launch's stream. Launch
- * times cannot rank it: on the H200, star's queries are issued within
- * 11 ms and run for 5 s, so its dimension tables, first read after the
- * fact columns filled the budget, were never promoted, and each of 714
- * million lookups per query crossed the link. When no resident can give
- * way yet (all in flight or in their grace), it is wanted: the worker's
- * replacement makes its room as soon as one can. What it costs is bounded
- * by the span: an allocation larger than that is never taken so.
- */
-static bool small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
-			    const struct ember_region *reg)
-{
-	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
-}
-
-/* A region of the table, for sorting candidates. */
-struct slot {
-	struct ember_alloc *a;
-	uint32_t r;
-	bool protected_;
-	bool departed; /* left behind by a sliding range */
-	bool dense;    /* resident: a small table read densely (small_and_dense) */
-	uint64_t protect_until;
-	float score;
-	uint64_t arrived;
-	uint32_t demand;
-	uint64_t last_ref; /* when it was last referenced */
-	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
-	bool exchange;     /* a victim given up for a region read more a cycle (read_more_per_cycle) */
-};
-
-/*
- * The paper's victim order: unprotected first, then lowest score, oldest
- * residency, lowest demand; Ember puts small tables read densely after
- * all of them, and regions a sliding range left behind right after
- * protection. Oldest first, star's 9.6 KB of per-group sums, the first
- * allocation every query references and so the oldest resident, went in
- * the first reclamation of its first run on the H200, beside the only
- * column regions out of their grace (ab-30's calls 2 and 3): each query's
- * atomic adds then crossed the link, 11 s against 0.9.
- */
-static int victim_order(const void *x, const void *y)
-{
-	const struct slot *a = x, *b = y;
-	if (a->dense != b->dense)
-		return a->dense ? 1 : -1;
-	if (a->protected_ != b->protected_)
-		return a->protected_ ? 1 : -1;
-	if (a->departed != b->departed)
-		return a->departed ? -1 : 1;
-	if (a->protected_ && a->protect_until != b->protect_until) /* all protected: first to expire */
-		return a->protect_until < b->protect_until ? -1 : 1;
-	if (a->score != b->score)
-		return a->score < b->score ? -1 : 1;
-	if (a->arrived != b->arrived)
-		return a->arrived < b->arrived ? -1 : 1;
-	return (a->demand > b->demand) - (a->demand < b->demand);
-}
-
-/*
- * Hottest first. Among equals, the smaller allocation first: launches that
- * reference several arrays whole credit each alike, yet read a few
- * elements per work item from each, so the small array is used more
- * densely, and often at random. On the H200 at 1.5x of the budget, BFS
- * left its 2.3 GB vertex offsets mapped for the 18 GB edge list (1.52 s
- * against static's 1.08 s), and the star queries their dimension tables.
- * Then in address order, so that spans come out adjacent and merge.
- */
-static int hottest_first(const void *x, const void *y)
-{
-	const struct slot *a = x, *b = y;
-	if (a->demand != b->demand)
-		return (a->demand < b->demand) - (a->demand > b->demand);
-	if (a->a != b->a && a->a->size != b->a->size)
-		return a->a->size < b->a->size ? -1 : 1;
-	if (a->a != b->a)
-		return a->a->base < b->a->base ? -1 : 1;
-	return (a->r > b->r) - (a->r < b->r);
-}
-
-struct slots {
-	struct slot *v;
-	size_t n, cap;
-};
-
-static void slots_push(struct slots *s, struct slot x)
-{
-	if (ember_grow(&s->v, s->n, &s->cap, sizeof *s->v, 256))
-		s->v[s->n++] = x;
-}
-
-/* qsort, which may not be given a null array even to sort nothing. */
-static void sort_slots(struct slot *v, size_t n, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(v, n, sizeof *v, cmp);
-}
-
-/* A hot mapped region r of a, as a candidate. */
-static struct slot hot_slot(struct ember_alloc *a, uint32_t r)
-{
-	const struct ember_region *reg = &a->regions[r];
-	return (struct slot){ .a = a, .r = r, .demand = reg->ref_demand, .last_ref = reg->last_ref, .gap = reg->gap };
-}
-
-/* Resident victims and (unless hot is NULL) hot mapped candidates of dev, and the bytes already on their way out. */
-static uint64_t survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct slots *resident, struct slots *hot)
-{
-	const struct ember_policy_params *p = &pc->params;
-	uint64_t leaving = 0;
-	uint32_t epoch = ember_demand_epoch(p, now);
-	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
-		struct ember_alloc *a = ember_table_at(pc->table, i);
-		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
-			continue;
-		ember_policy_settle(pc, a);
-		for (uint32_t r = 0; r < a->nregions; r++) {
-			struct ember_region *reg = &a->regions[r];
-			if (reg->hinted)
-				continue;
-			ember_demand_catch_up(reg, epoch);
-			if (reg->state == EMBER_REGION_DEMOTING && !reg->released) /* released: out of the account already */
-				leaving += ember_region_bytes(a, r);
-			else if (reg->state == EMBER_REGION_RESIDENT)
-				slots_push(resident,
-					   (struct slot){ .a = a, .r = r,
-							  .protected_ = p->protection && ember_policy_grace_left(reg, now) > 0,
-							  .departed = reg->departed, .dense = small_and_dense(p, a, reg),
-							  .protect_until = reg->protect_until,
-							  .score = ember_demand_score(p, reg, now), .arrived = reg->arrived_at,
-							  .demand = ember_demand_effective(p, reg, epoch), .last_ref = reg->last_ref });
-			else if (hot && reg->state == EMBER_REGION_MAPPED && ember_demand_hot(p, reg, now))
-				slots_push(hot, hot_slot(a, r));
-		}
-	}
-	return leaving;
-}
-
-/* Whether every region of dev's placed allocations is resident or on its way (none mapped). */
-static bool nothing_mapped(struct ember_policy_ctx *pc, int dev)
-{
-	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
-		const struct ember_alloc *a = ember_table_at(pc->table, i);
-		if (a->device == dev && a->kind != EMBER_ALLOC_PLAIN && !ember_alloc_none_mapped(a))
-			return false;
-	}
-	return true;
-}
-
-/* What survey does to the table, without collecting slots: repeats credited, demand decayed. */
-static void upkeep(struct ember_policy_ctx *pc, int dev, uint64_t now)
-{
-	uint32_t epoch = ember_demand_epoch(&pc->params, now);
-	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
-		struct ember_alloc *a = ember_table_at(pc->table, i);
-		if (a->device != dev || a->kind == EMBER_ALLOC_PLAIN)
-			continue;
-		ember_policy_settle(pc, a);
-		for (uint32_t r = 0; r < a->nregions; r++)
-			if (!a->regions[r].hinted)
-				ember_demand_catch_up(&a->regions[r], epoch);
-	}
-}
-
-/* Mark the chosen victims demoting, grouping neighbours of one allocation into one move. */
-static void demote(struct slot *v, size_t n, struct ember_moves *out)
-{
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n && v[j].a == v[i].a && v[j].r == v[j - 1].r + 1)
-			j++;
-		if (!ember_moves_push(out, v[i].a, v[i].r, (uint32_t)(j - i), false))
-			return;
-		i = j;
-	}
-}
-
-static int by_address(const void *x, const void *y)
-{
-	const struct slot *a = x, *b = y;
-	if (a->a != b->a)
-		return a->a->base < b->a->base ? -1 : 1;
-	return (a->r > b->r) - (a->r < b->r);
-}
-
-/* Promote the mapped regions of [from, to) of a that are not the application's, in runs, until the room runs out. */
-static uint64_t promote_range(struct ember_alloc *a, uint32_t from, uint32_t to, uint64_t room, struct ember_moves *out)
-{
-	uint64_t used = 0;
-	for (uint32_t r = from; r < to;) {
-		if (a->regions[r].state != EMBER_REGION_MAPPED || a->regions[r].hinted) {
-			r++;
-			continue;
-		}
-		uint32_t run = r;
-		uint64_t bytes = 0;
-		while (run < to && a->regions[run].state == EMBER_REGION_MAPPED && !a->regions[run].hinted &&
-		       used + bytes + ember_region_bytes(a, run) <= room) {
-			bytes += ember_region_bytes(a, run);
-			run++;
-		}
-		if (run == r || !ember_moves_push(out, a, r, run - r, true))
-			break;
-		used += bytes;
-		r = run;
-	}
-	return used;
-}
-
-/*
- * Promote the span around region c of a: centred on it, shifted to fit
- * inside the allocation. When the room is short of it, from c itself
- * onwards and then the part before it, until the room runs out: the room may
- * be just what a replacement freed for c, which filled from the span's
- * start went to c's colder neighbours (replaying the H200's llama.cpp trace
- * at 1.5x: 28.2 s, 6.1 GiB demoted; from c, 27.9 s and 4.2 GiB).
- */
-static uint64_t promote_span(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t c, uint64_t room,
-			     struct ember_moves *out)
-{
-	uint32_t span = ember_span_regions(p);
-	uint32_t first = c >= span / 2 ? c - span / 2 : 0;
-	if (first + span > a->nregions)
-		first = a->nregions > span ? a->nregions - span : 0;
-	uint32_t end = first + span < a->nregions ? first + span : a->nregions;
-	uint64_t want = 0;
-	for (uint32_t r = first; r < end; r++)
-		if (a->regions[r].state == EMBER_REGION_MAPPED && !a->regions[r].hinted)
-			want += ember_region_bytes(a, r);
-	if (want <= room)
-		return promote_range(a, first, end, room, out); /* all of it: in address order, as few moves */
-	uint64_t used = promote_range(a, c, end, room, out);
-	return used + promote_range(a, first, c, room - used, out);
-}
 
 /* Mark a region wanted, or no longer, keeping pc->wanted the count of the marks. */
 static void set_wanted(struct ember_policy_ctx *pc, struct ember_region *reg, bool wanted)
@@ -313,53 +75,13 @@ static enum replacement replaceable(const struct ember_policy_params *p, const s
 		return REPLACE;
 	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
 		return KEEP;
-	/* a wanted table: no reuse gap to rank it by, its density instead (small_and_dense) */
+	/* a wanted table: no reuse gap to rank it by, its density instead (ember_small_and_dense) */
 	if (hot->a->regions[hot->r].wanted)
-		return small_and_dense(p, cold->a, &cold->a->regions[cold->r]) ? KEEP : REPLACE;
+		return ember_small_and_dense(p, cold->a, &cold->a->regions[cold->r]) ? KEEP : REPLACE;
 	if (hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
 	    (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap)
 		return REPLACE;
 	return read_more_per_cycle(p, &cold->a->regions[cold->r], &hot->a->regions[hot->r], now) ? EXCHANGE : KEEP;
-}
-
-/*
- * Promotions of neighbouring spans as one move, up to 2 GiB: the driver
- * moves a few large prefetches faster than many span-sized ones (H200:
- * 49 GB/s against 43 GB/s, tools/bench/results/probe.json).
- */
-enum { MERGED_REGIONS_MAX = 1024 };
-
-static void merge_promotions(struct ember_moves *m, size_t from)
-{
-	size_t w = from;
-	for (size_t i = from; i < m->n; i++) {
-		struct ember_move *last = w > from ? &m->v[w - 1] : NULL;
-		struct ember_move *mv = &m->v[i];
-		if (last && last->promote && mv->promote && last->alloc == mv->alloc &&
-		    last->first + last->count == mv->first && last->count + mv->count <= MERGED_REGIONS_MAX) {
-			last->count += mv->count;
-			mv->alloc->refs--; /* one move, one reference */
-			continue;
-		}
-		m->v[w++] = *mv;
-	}
-	m->n = w;
-}
-
-/*
- * Demote v now: its bytes leave the account at once (released), so that
- * promotions queued behind the demotions on the same stream can use the
- * room; the GPU never holds both.
- */
-static void demote_released(struct ember_device_account *acc, struct slot *v, size_t n, struct ember_moves *out)
-{
-	size_t first_move = out->n;
-	demote(v, n, out);
-	for (size_t m = first_move; m < out->n; m++)
-		for (uint32_t r = out->v[m].first; r < out->v[m].first + out->v[m].count; r++) {
-			out->v[m].alloc->regions[r].released = 1;
-			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
-		}
 }
 
 /*
@@ -372,9 +94,9 @@ static void demote_released(struct ember_device_account *acc, struct slot *v, si
 static void exchange(struct ember_device_account *acc, struct slot *v, size_t n, struct slots *bring,
 		     struct ember_moves *out)
 {
-	sort_slots(v, n, by_address);
-	demote_released(acc, v, n, out);
-	sort_slots(bring->v, bring->n, by_address);
+	ember_slots_sort(v, n, ember_by_address);
+	ember_slots_demote_released(acc, v, n, out);
+	ember_slots_sort(bring->v, bring->n, ember_by_address);
 	size_t first_promotion = out->n;
 	for (size_t i = 0; i < bring->n; i++) {
 		struct ember_alloc *a = bring->v[i].a;
@@ -383,7 +105,7 @@ static void exchange(struct ember_device_account *acc, struct slot *v, size_t n,
 			continue;
 		ember_budget_reserve(acc, ember_region_bytes(a, r));
 	}
-	merge_promotions(out, first_promotion);
+	ember_merge_promotions(out, first_promotion);
 }
 
 /*
@@ -406,7 +128,7 @@ static bool replacement_finds_nothing(const struct ember_policy_params *p, const
 			return true; /* every hot region fits */
 		size_t best = k;
 		for (size_t i = k + 1; i < hot->n; i++)
-			if (hottest_first(&hot->v[i], &hot->v[best]) < 0)
+			if (ember_hottest_first(&hot->v[i], &hot->v[best]) < 0)
 				best = i;
 		struct slot h = hot->v[best];
 		hot->v[best] = hot->v[k];
@@ -430,7 +152,7 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 	struct ember_device_account *acc = ember_table_account(pc->table, dev);
 	if (!acc || !acc->budget)
 		return;
-	if (acc->resident + acc->other <= acc->high && nothing_mapped(pc, dev)) {
+	if (acc->resident + acc->other <= acc->high && ember_nothing_mapped(pc, dev)) {
 		/*
 		 * Nothing past the high watermark to reclaim, and no mapped region
 		 * to make room for: no victim can be chosen. The check after the
@@ -441,11 +163,11 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		 * CPU with the survey and 0.08 without (static 0.07), under the
 		 * table lock that launches take.
 		 */
-		upkeep(pc, dev, now);
+		ember_upkeep(pc, dev, now);
 		return;
 	}
 	struct slots resident = { 0 }, hot = { 0 };
-	uint64_t leaving = survey(pc, dev, now, &resident, &hot);
+	uint64_t leaving = ember_survey(pc, dev, now, &resident, &hot);
 	uint64_t used = acc->resident + acc->other;
 	uint64_t staying = used > leaving ? used - leaving : 0;
 	if (staying <= acc->high && replacement_finds_nothing(p, &resident, &hot, acc->high - staying, now)) {
@@ -453,8 +175,8 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		free(hot.v);
 		return;
 	}
-	sort_slots(resident.v, resident.n, victim_order);
-	sort_slots(hot.v, hot.n, hottest_first);
+	ember_slots_sort(resident.v, resident.n, ember_victim_order);
+	ember_slots_sort(hot.v, hot.n, ember_hottest_first);
 
 	/* Reclamation: above the high watermark, evict down to the low one, a batch at a time. */
 	size_t nvictims = 0;
@@ -503,7 +225,7 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 			break;
 		room_later -= need;
 		if (exchanged)
-			slots_push(&bring, hot.v[h]);
+			ember_slots_push(&bring, hot.v[h]);
 	}
 	size_t replaced = 0; /* victims [0, replaced) are replaced, the rest exchanged */
 	for (size_t i = 0; i < nvictims; i++)
@@ -512,8 +234,8 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 			resident.v[i] = resident.v[replaced];
 			resident.v[replaced++] = v;
 		}
-	sort_slots(resident.v, replaced, by_address);
-	demote(resident.v, replaced, out);
+	ember_slots_sort(resident.v, replaced, ember_by_address);
+	ember_slots_demote(resident.v, replaced, out);
 	exchange(acc, resident.v + replaced, nvictims - replaced, &bring, out);
 	free(bring.v);
 	free(resident.v);
@@ -546,13 +268,13 @@ static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now
 			if (reg->state != EMBER_REGION_RESIDENT || !reg->departed || reg->hinted ||
 			    (p->protection && ember_policy_grace_left(reg, now) > 0))
 				continue;
-			slots_push(&gone, (struct slot){ .a = a, .r = r });
+			ember_slots_push(&gone, (struct slot){ .a = a, .r = r });
 			freed += ember_region_bytes(a, r);
 		}
 		if (r == a->nregions && !seen)
 			a->any_departed = false; /* walked it all and found none: later launches skip it */
 	}
-	demote_released(acc, gone.v, gone.n, out);
+	ember_slots_demote_released(acc, gone.v, gone.n, out);
 	free(gone.v);
 }
 
@@ -562,25 +284,25 @@ static void make_room_for_dense(struct ember_policy_ctx *pc, int dev, uint64_t n
 	const struct ember_policy_params *p = &pc->params;
 	uint64_t need = 0;
 	for (size_t h = 0; h < hot->n; h++)
-		if (small_and_dense(p, hot->v[h].a, &hot->v[h].a->regions[hot->v[h].r]))
+		if (ember_small_and_dense(p, hot->v[h].a, &hot->v[h].a->regions[hot->v[h].r]))
 			need += ember_region_bytes(hot->v[h].a, hot->v[h].r);
 	if (need <= room)
 		return;
 	struct ember_device_account *acc = ember_table_account(pc->table, dev);
 	struct slots resident = { 0 };
-	survey(pc, dev, now, &resident, NULL);
-	sort_slots(resident.v, resident.n, victim_order);
+	ember_survey(pc, dev, now, &resident, NULL);
+	ember_slots_sort(resident.v, resident.n, ember_victim_order);
 	size_t n = 0;
 	uint64_t freed = 0;
 	for (size_t i = 0; i < resident.n && room + freed < need; i++) {
 		struct slot *v = &resident.v[i];
-		if (v->protected_ || small_and_dense(p, v->a, &v->a->regions[v->r]))
+		if (v->protected_ || ember_small_and_dense(p, v->a, &v->a->regions[v->r]))
 			continue;
 		freed += ember_region_bytes(v->a, v->r);
 		resident.v[n++] = *v;
 	}
-	sort_slots(resident.v, n, by_address);
-	demote_released(acc, resident.v, n, out);
+	ember_slots_sort(resident.v, n, ember_by_address);
+	ember_slots_demote_released(acc, resident.v, n, out);
 	free(resident.v);
 }
 
@@ -615,9 +337,9 @@ static uint64_t promote_dense(const struct ember_policy_params *p, struct ember_
 	for (size_t h = 0; h < hot->n; h++) {
 		struct ember_alloc *a = hot->v[h].a;
 		uint32_t r = hot->v[h].r;
-		if (a->regions[r].state != EMBER_REGION_MAPPED || !small_and_dense(p, a, &a->regions[r]))
+		if (a->regions[r].state != EMBER_REGION_MAPPED || !ember_small_and_dense(p, a, &a->regions[r]))
 			continue;
-		uint64_t bytes = promote_range(a, r, r + 1, dense_room(acc), out);
+		uint64_t bytes = ember_promote_range(a, r, r + 1, dense_room(acc), out);
 		reserve_dense(acc, bytes);
 		moved += bytes;
 	}
@@ -664,10 +386,10 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 				continue;
 			ember_demand_catch_up(reg, epoch);
 			if (ember_demand_hot(p, reg, now))
-				slots_push(&hot, hot_slot(a, r));
+				ember_slots_push(&hot, ember_slot_hot(a, r));
 		}
 	}
-	sort_slots(hot.v, hot.n, hottest_first);
+	ember_slots_sort(hot.v, hot.n, ember_hottest_first);
 	uint64_t room = ember_budget_room(acc, acc->high);
 	size_t first_promotion = out->n;
 	if (nonly) {
@@ -686,11 +408,11 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 		struct ember_alloc *a = hot.v[h].a;
 		if (a->regions[hot.v[h].r].state != EMBER_REGION_MAPPED)
 			continue; /* taken by an earlier span */
-		uint64_t moved = promote_span(p, a, hot.v[h].r, room, out);
+		uint64_t moved = ember_promote_span(p, a, hot.v[h].r, room, out);
 		room -= moved;
 		ember_budget_reserve(acc, moved);
 	}
-	merge_promotions(out, first_promotion);
+	ember_merge_promotions(out, first_promotion);
 	/*
 	 * A small table read densely that found no room (every resident in
 	 * flight or in its grace: star's queries are issued in one burst, 11 ms
@@ -701,7 +423,7 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 	 */
 	for (size_t h = 0; h < hot.n; h++) {
 		struct ember_region *reg = &hot.v[h].a->regions[hot.v[h].r];
-		if (reg->state == EMBER_REGION_MAPPED && small_and_dense(p, hot.v[h].a, reg))
+		if (reg->state == EMBER_REGION_MAPPED && ember_small_and_dense(p, hot.v[h].a, reg))
 			set_wanted(pc, reg, true);
 	}
 	/*
@@ -749,7 +471,7 @@ size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct 
 		}
 	}
 	pc->wanted = seen; /* a freed allocation's marks leave the count with it */
-	merge_promotions(out, first_promotion);
+	ember_merge_promotions(out, first_promotion);
 	return left;
 }
 
@@ -793,7 +515,7 @@ void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now
 				continue;
 			} else if ((double)w->wanted_demand < p->heat_ratio * (double)ember_demand_at(p, reg, epoch)) {
 				w->warm++;
-			} else if (small_and_dense(p, a, reg)) {
+			} else if (ember_small_and_dense(p, a, reg)) {
 				w->dense++;
 			}
 		}
