@@ -25,7 +25,8 @@
 bool ember_small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
 			   const struct ember_region *reg)
 {
-	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES && reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
+	return a->size <= (uint64_t)ember_span_regions(p) * EMBER_REGION_BYTES &&
+	       reg->ref_demand >= (uint32_t)EMBER_DENSITY_MAX * EMBER_LAUNCH_DEMAND;
 }
 
 /*
@@ -97,6 +98,24 @@ struct slot ember_slot_hot(struct ember_alloc *a, uint32_t r)
 	return (struct slot){ .a = a, .r = r, .demand = reg->ref_demand, .last_ref = reg->last_ref, .gap = reg->gap };
 }
 
+/* A resident region r of a, as a candidate victim. */
+static struct slot resident_slot(const struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r, uint64_t now,
+				 uint32_t epoch)
+{
+	const struct ember_policy_params *p = &pc->params;
+	const struct ember_region *reg = &a->regions[r];
+	return (struct slot){ .a = a,
+			      .r = r,
+			      .protected_ = p->protection && ember_policy_grace_left(reg, now) > 0,
+			      .departed = reg->departed,
+			      .dense = ember_small_and_dense(p, a, reg),
+			      .protect_until = reg->protect_until,
+			      .score = ember_demand_score(p, reg, now),
+			      .arrived = reg->arrived_at,
+			      .demand = ember_demand_effective(p, reg, epoch),
+			      .last_ref = reg->last_ref };
+}
+
 /* Resident victims and (unless hot is NULL) hot mapped candidates of dev, and the bytes already on their way out. */
 uint64_t ember_survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct slots *resident, struct slots *hot)
 {
@@ -116,13 +135,7 @@ uint64_t ember_survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct
 			if (reg->state == EMBER_REGION_DEMOTING && !reg->released) /* released: out of the account already */
 				leaving += ember_region_bytes(a, r);
 			else if (reg->state == EMBER_REGION_RESIDENT)
-				ember_slots_push(resident,
-					   (struct slot){ .a = a, .r = r,
-							  .protected_ = p->protection && ember_policy_grace_left(reg, now) > 0,
-							  .departed = reg->departed, .dense = ember_small_and_dense(p, a, reg),
-							  .protect_until = reg->protect_until,
-							  .score = ember_demand_score(p, reg, now), .arrived = reg->arrived_at,
-							  .demand = ember_demand_effective(p, reg, epoch), .last_ref = reg->last_ref });
+				ember_slots_push(resident, resident_slot(pc, a, r, now, epoch));
 			else if (hot && reg->state == EMBER_REGION_MAPPED && ember_demand_hot(p, reg, now))
 				ember_slots_push(hot, ember_slot_hot(a, r));
 		}
