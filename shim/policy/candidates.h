@@ -33,6 +33,13 @@ struct slots {
 	size_t n, cap;
 };
 
+/* dev's account, or NULL while its budget is not known (nothing to place against yet). */
+static inline struct ember_device_account *ember_budgeted_account(struct ember_policy_ctx *pc, int dev)
+{
+	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	return acc && acc->budget ? acc : NULL;
+}
+
 /* A small allocation read as densely as density credit counts: a lookup table beside larger arrays. */
 bool ember_small_and_dense(const struct ember_policy_params *p, const struct ember_alloc *a,
 			   const struct ember_region *reg);

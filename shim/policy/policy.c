@@ -138,8 +138,8 @@ static bool replacement_finds_nothing(const struct ember_policy_params *p, const
 void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
 {
 	const struct ember_policy_params *p = &pc->params;
-	struct ember_device_account *acc = ember_table_account(pc->table, dev);
-	if (!acc || !acc->budget)
+	struct ember_device_account *acc = ember_budgeted_account(pc, dev);
+	if (!acc)
 		return;
 	if (acc->resident + acc->other <= acc->high && ember_nothing_mapped(pc, dev)) {
 		/*
@@ -270,8 +270,8 @@ static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now
 bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct ember_alloc *const *allocs,
 				    size_t n)
 {
-	const struct ember_device_account *acc = ember_table_account(pc->table, dev);
-	if (!acc || !acc->budget || !ember_budget_room(acc, acc->low))
+	const struct ember_device_account *acc = ember_budgeted_account(pc, dev);
+	if (!acc || !ember_budget_room(acc, acc->low))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct ember_alloc *a = allocs[i];
@@ -285,8 +285,8 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 			    size_t nonly, struct ember_moves *out)
 {
 	const struct ember_policy_params *p = &pc->params;
-	struct ember_device_account *acc = ember_table_account(pc->table, dev);
-	if (!acc || !acc->budget)
+	struct ember_device_account *acc = ember_budgeted_account(pc, dev);
+	if (!acc)
 		return 0;
 	struct slots hot = { 0 };
 	uint32_t epoch = ember_demand_epoch(p, now);

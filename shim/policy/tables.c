@@ -92,8 +92,8 @@ uint64_t ember_tables_promote(const struct ember_policy_params *p, struct ember_
 
 size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct ember_moves *out)
 {
-	struct ember_device_account *acc = ember_table_account(pc->table, dev);
-	if (!pc->wanted || !acc || !acc->budget)
+	struct ember_device_account *acc = ember_budgeted_account(pc, dev);
+	if (!pc->wanted || !acc)
 		return 0;
 	uint64_t room = dense_room(acc);
 	size_t first_promotion = out->n, left = 0;
@@ -127,9 +127,9 @@ size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct 
 void ember_policy_wanted_wait(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_wanted_wait *w)
 {
 	const struct ember_policy_params *p = &pc->params;
-	struct ember_device_account *acc = ember_table_account(pc->table, dev);
+	struct ember_device_account *acc = ember_budgeted_account(pc, dev);
 	*w = (struct ember_wanted_wait){ 0 };
-	if (!acc || !acc->budget)
+	if (!acc)
 		return;
 	uint32_t epoch = ember_demand_epoch(p, now);
 	for (unsigned i = 0; i < ember_table_count(pc->table); i++) {
