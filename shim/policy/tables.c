@@ -40,7 +40,7 @@ void ember_tables_make_room(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 	uint64_t freed = 0;
 	for (size_t i = 0; i < resident.n && room + freed < need; i++) {
 		struct slot *v = &resident.v[i];
-		if (v->protected_ || ember_small_and_dense(p, v->a, &v->a->regions[v->r]))
+		if (v->protected_ || v->dense) /* ember_survey found them so */
 			continue;
 		freed += ember_region_bytes(v->a, v->r);
 		resident.v[n++] = *v;
@@ -73,21 +73,17 @@ static void reserve_dense(struct ember_device_account *acc, uint64_t bytes)
 	ember_budget_reserve(acc, bytes);
 }
 
-/* Promote the launch's small tables read densely first, into the margin if need be; returns the bytes moved. */
-uint64_t ember_tables_promote(const struct ember_policy_params *p, struct ember_device_account *acc, const struct slots *hot,
-			      struct ember_moves *out)
+/* Promote the launch's small tables read densely first, into the margin if need be. */
+void ember_tables_promote(const struct ember_policy_params *p, struct ember_device_account *acc, const struct slots *hot,
+			  struct ember_moves *out)
 {
-	uint64_t moved = 0;
 	for (size_t h = 0; h < hot->n; h++) {
 		struct ember_alloc *a = hot->v[h].a;
 		uint32_t r = hot->v[h].r;
 		if (a->regions[r].state != EMBER_REGION_MAPPED || !ember_small_and_dense(p, a, &a->regions[r]))
 			continue;
-		uint64_t bytes = ember_promote_range(a, r, r + 1, dense_room(acc), out);
-		reserve_dense(acc, bytes);
-		moved += bytes;
+		reserve_dense(acc, ember_promote_range(a, r, r + 1, dense_room(acc), out));
 	}
-	return moved;
 }
 
 size_t ember_policy_promote_wanted(struct ember_policy_ctx *pc, int dev, struct ember_moves *out)

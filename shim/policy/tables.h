@@ -20,8 +20,8 @@ void ember_tables_set_wanted(struct ember_policy_ctx *pc, struct ember_region *r
 void ember_tables_make_room(struct ember_policy_ctx *pc, int dev, uint64_t now, const struct slots *hot, uint64_t room,
 			    struct ember_moves *out);
 
-/* At a launch: promote hot's tables first, into the margin above the high watermark if need be; returns the bytes. */
-uint64_t ember_tables_promote(const struct ember_policy_params *p, struct ember_device_account *acc, const struct slots *hot,
-			      struct ember_moves *out);
+/* At a launch: promote hot's tables first, into the margin above the high watermark if need be. */
+void ember_tables_promote(const struct ember_policy_params *p, struct ember_device_account *acc, const struct slots *hot,
+			  struct ember_moves *out);
 
 #endif
