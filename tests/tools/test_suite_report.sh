@@ -9,7 +9,7 @@ bench=$(cd "$(dirname "$0")/../../tools/bench" && pwd)
 scratch dir
 cd "$dir"
 echo '{"device_read_Bps": 4e12, "mapped_read_Bps": 5e10, "prefetch_Bps": 4e10, "prefetch_bulk_Bps": 5e10}' >probe.json
-echo '{"rates_Bps": {"mapped-read/128": 2.5e10}}' >sparse-probe.json
+echo '{"rates_Bps": {"mapped-read/128": 2.5e10, "mapped-populated-write/65536": 4e10, "mapped-read-write/65536": 5e10}}' >sparse-probe.json
 printf '%s\n' '{"bench": "gather-probe", "where": "device", "tensor": "down", "case": "index", "gb_per_s": 1472.1}' \
   '{"bench": "gather-probe", "where": "mapped", "tensor": "down", "case": "index", "gb_per_s": 40.23}' >gather-probe.jsonl
 G=$((1 << 30)) budget=$((16 << 30))
@@ -26,6 +26,13 @@ star_out() { echo "{\"bench\": \"star\", \"working_set_bytes\": $((24 * G)), \"s
 rec --bench star --scale 1.5 --variant resident --out "$(suite star $((24 * G)) 0.1 0.05 $((132 * G)) false)"
 rec --bench star --scale 1.5 --variant adaptive --out "$(star_out)"
 rec --bench nw --scale 1.5 --variant mapped --rc 124 --timeout 150 --out ""
+# traffic array by array: pathfinder's two 4 MiB rows, read and written at every step, are kept resident before
+# its 24 GiB wall, read once; bitonic's one array read and written ten times over crosses the link both ways at
+# once, at the rate the probe measured for the two together (5e10), not each direction's own in parallel
+M=$((1 << 20))
+traffic() { echo "{\"bench\": \"$1\", \"working_set_bytes\": $2, \"seconds\": 9, \"first_seconds\": 9, \"runs_seconds\": [9], \"compute_seconds\": 9, \"traffic_by_array\": $3, \"read_bytes\": $4, \"written_bytes\": $5, \"sparse\": false, \"verified\": true}"; }
+rec --bench pathfinder --scale 1.5 --variant static --out "$(traffic pathfinder $((24 * G + 8 * M)) "[[$((24 * G)), $((24 * G)), 0], [$((4 * M)), $((12 * G)), $((12 * G))], [$((4 * M)), $((12 * G)), $((12 * G))]]" $((48 * G)) $((24 * G)))"
+rec --bench bitonic --scale 1.5 --variant static --out "$(traffic bitonic $((24 * G)) "[[$((24 * G)), $((240 * G)), $((240 * G))]]" $((240 * G)) $((240 * G)))"
 rec --bench star --scale 0.5 --variant static --rc 139 --out "ember-suite: a crash"
 rec --bench hf-llama --scale 1.5 --variant resident --out '{"new_tokens": 8, "run_seconds": [0.2], "working_set_bytes": 26000000000, "load_seconds": 0.5, "seconds": 0.2, "tokens_per_second": 40, "expert_bytes": 0}'
 rec --bench hf-llama --scale 1.5 --variant adaptive --out '{"new_tokens": 8, "run_seconds": [2.0], "working_set_bytes": 26000000000, "load_seconds": 0.7, "seconds": 2.0, "tokens_per_second": 4, "expert_bytes": 0}'
@@ -72,7 +79,14 @@ assert "error" in rows["star", "static"]
 st = rows["star", "adaptive"]  # 14.4 GiB resident: all of the much-read column and 2.4 GiB of the other
 want = (12 << 30) * (12 * 2**30 - (high - (12 << 30))) / (12 << 30) / 5e10
 assert abs(st["bound_warm_seconds"] - want) < 1e-3 * want, (st["bound_warm_seconds"], want)
-assert "most-read" in st["bound_note"], st["bound_note"]
+assert "busiest" in st["bound_note"], st["bound_note"]
+p = rows["pathfinder", "static"]  # the rows resident, the wall's rest read at 5e10: no writes cross the link
+want = (24 * 2**30 - (high - 8 * 2**20)) / 5e10
+assert abs(p["bound_warm_seconds"] - want) < 1e-3 * want, (p["bound_warm_seconds"], want)
+b = rows["bitonic", "static"]  # both ways at once: (reads + writes) past the high watermark at 5e10
+want = 2 * (240 << 30) * (ws - high) / ws / 5e10
+assert abs(b["bound_warm_seconds"] - want) < 1e-3 * want, (b["bound_warm_seconds"], want)
+assert "both at once" in b["bound_note"], b["bound_note"]
 h = rows["hf-llama", "adaptive"]
 assert abs(h["link_bound_tokens_per_second"] - 5e10 / (26e9 - high)) < 1e-6
 assert abs(h["bound_seconds"] - max(0.2, 8 * (26e9 - high) / 5e10)) < 1e-9

@@ -12,6 +12,11 @@
 //                    call before the launch: pages exist and are mapped (also
 //                    in 128-byte pieces: the wavefront's rows of tile cells)
 //   managed-first-write  no advice at all, never touched (stock UVM)
+//   mapped-read-write  each warp reads a piece of a filled mapped allocation
+//                    and writes it to another place of a populated one: both
+//                    of the link's directions at once (a wavefront or a sort
+//                    reads and writes its mapped share in the same kernels);
+//                    the rate counts the bytes read and written together
 // and what one prefetch to the host of the whole allocation costs when it
 // was never touched (populate_seconds) and after the host filled it
 // (repopulate_seconds).
@@ -55,6 +60,18 @@ __global__ void touch(unsigned *base, size_t words, size_t piece_words, size_t p
 		*out = acc;
 }
 
+// One warp per piece: its lanes copy the piece from src to another hashed place in dst.
+__global__ void copy(const unsigned *src, unsigned *dst, size_t words, size_t piece_words, size_t pieces)
+{
+	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32, slots = words / piece_words;
+	for (size_t p = warp; p < pieces; p += warps) {
+		size_t from = mix(p) % slots * piece_words, to = mix(p ^ 0x5bd1e995ull) % slots * piece_words;
+		for (size_t w = lane; w < piece_words; w += 32)
+			dst[to + w] = src[from + w];
+	}
+}
+
 static double now_s()
 {
 	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -72,6 +89,17 @@ static double rate(unsigned *p, size_t bytes, size_t piece, size_t pieces, int w
 	CHECK(cudaGetLastError());
 	CHECK(cudaDeviceSynchronize());
 	return piece * (double)pieces / (now_s() - t0);
+}
+
+// Bytes read and written together per second in one copying launch.
+static double copy_rate(const unsigned *src, unsigned *dst, size_t bytes, size_t piece, size_t pieces)
+{
+	CHECK(cudaDeviceSynchronize());
+	double t0 = now_s();
+	copy<<<nb, 256>>>(src, dst, bytes / 4, piece / 4, pieces);
+	CHECK(cudaGetLastError());
+	CHECK(cudaDeviceSynchronize());
+	return 2.0 * piece * (double)pieces / (now_s() - t0);
 }
 
 static void host_fill(unsigned *p, size_t bytes)
@@ -162,6 +190,15 @@ int main(int argc, char **argv)
 			add(f.name, piece, rate(p, bytes, piece, pieces, 1));
 			CHECK(cudaFree(p));
 		}
+	{ // both directions at once: half the size each, so that the two fit where one did
+		unsigned *src = managed(bytes / 2, filled), *dst = managed(bytes / 2, populated);
+		for (size_t piece : { (size_t)128, (size_t)65536 }) {
+			copy_rate(src, dst, bytes / 2, piece, pieces / 16);
+			add("mapped-read-write", piece, copy_rate(src, dst, bytes / 2, piece, pieces));
+		}
+		CHECK(cudaFree(src));
+		CHECK(cudaFree(dst));
+	}
 	json += "}, \"populate_seconds\": " + std::to_string(populate_s) +
 		", \"repopulate_seconds\": " + std::to_string(repopulate_s);
 	json += "}";

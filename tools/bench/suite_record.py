@@ -27,7 +27,11 @@ the run with everything resident:
   longer of its resident compute time, reading its traffic's non-resident
   share at the mapped tier's rate (the sparse rate for sparse workloads),
   and writing its writes' non-resident share at the mapped tier's write
-  rate (reads and writes cross the link in opposite directions). Minimised
+  rate (reads and writes cross the link in opposite directions), or moving
+  both at the rate the link gives the two directions at once, where the
+  sparse probe measured it. Where the workload counts its traffic array by
+  array (traffic_by_array), the non-resident share is what keeping the
+  busiest bytes resident first leaves over, not an even share. Minimised
   over r.
 - token generation: the resident per-token time, or reading each token's
   weights beyond the high watermark over the link, whichever is longer
@@ -197,33 +201,49 @@ def bound(rec, resident, probe, sparse, budget):
         rate, label = rates["mapped-read/128"], "mapped sparse (128-byte pieces)"
         piece = "128" if "mapped-populated-write/128" in rates else "1024"
         wrate, wlabel = rates.get(f"mapped-populated-write/{piece}"), f"mapped sparse write ({piece}-byte pieces)"
+    # what the link carries with both directions busy at once (the sparse probe's copying case), where measured
+    both = rates.get("mapped-read-write/" + ("128" if rec.get("sparse") else "65536"))
     if not wrate:
         written = 0
+    if not written:
+        both = None
     top = min(ws, high)
-    by_array = sorted(rec.get("reads_by_array") or [], key=lambda a: -a[1] / a[0] if a[0] else 0)
+    # each array's (bytes, read, written) where the workload counts them (traffic_by_array; older records
+    # count reads alone, reads_by_array), busiest bytes first: the oracle keeps those resident
+    arrays = rec.get("traffic_by_array") or [a + [0] for a in rec.get("reads_by_array") or []]
+    arrays = sorted(arrays, key=lambda a: -(a[1] + a[2]) / a[0] if a[0] else 0)
 
-    def unread(r):
-        """The reads that miss a residency of r bytes: an even share, or, where the workload says how much of
-        each array it reads, what the most-read bytes resident leave over (the oracle's split)."""
-        if not by_array:
-            return traffic * (ws - r) / ws
-        left, room = 0.0, r
-        for size, read in by_array:
+    def missed(r):
+        """The reads and writes that miss a residency of r bytes: an even share, or, where the workload says
+        what it reads and writes of each array, what the busiest bytes resident leave over (the oracle's split)."""
+        if not arrays:
+            return traffic * (ws - r) / ws, written * (ws - r) / ws
+        reads = writes = 0.0
+        room = r
+        for size, read, wrote in arrays:
             kept = min(size, room)
             room -= kept
-            left += read * (size - kept) / size if size else 0.0
-        return left + max(0.0, traffic - sum(read for _, read in by_array))
+            reads += read * (size - kept) / size if size else 0.0
+            writes += wrote * (size - kept) / size if size else 0.0
+        counted_writes = sum(a[2] for a in arrays) if rec.get("traffic_by_array") else 0.0
+        # what the arrays do not account for (reads_by_array's writes) is an even share
+        return (reads + max(0.0, traffic - sum(a[1] for a in arrays)),
+                writes + max(0.0, written - counted_writes) * (ws - r) / ws)
 
     cold = warm = None
     for i in range(65):
         r = top * i / 64
-        # reads and writes cross the link in opposite directions: each alone is a floor
-        run = max(compute, unread(r) / rate, written * (ws - r) / ws / wrate if written else 0.0)
+        # reads and writes cross the link in opposite directions: each alone is a floor, and so are both
+        # together at the rate the link gives them at once
+        reads, writes_left = missed(r)
+        run = max(compute, reads / rate, writes_left / wrate if written else 0.0,
+                  (reads + writes_left) / both if both else 0.0)
         cold = r / up + run if cold is None else min(cold, r / up + run)
         warm = run if warm is None else min(warm, run)
-    writes = (f", or of {written / 1e9:.1f} GB of writes at the {wlabel} rate {wrate / 1e9:.2f} GB/s, whichever "
-              "is longer" if written else "")
-    share = ("what the most-read arrays resident first leave unread" if by_array else "the non-resident share")
+    writes = (f", or of {written / 1e9:.1f} GB of writes at the {wlabel} rate {wrate / 1e9:.2f} GB/s" +
+              (f", or of both at once at the rate the link gives them together ({both / 1e9:.2f} GB/s)" if both else "") +
+              ", whichever is longer" if written else "")
+    share = ("what the busiest arrays resident first leave over" if arrays else "the non-resident share")
     note = (f"cold: the best residency r <= min(working set, {HIGH_WATERMARK}% of the budget) moved once at {up / 1e9:.1f} GB/s, "
             f"then the longer of the resident compute time and {share} of {traffic / 1e9:.1f} GB "
             f"of reads at the {label} rate {rate / 1e9:.2f} GB/s{writes}; warm: the same, already moved")
