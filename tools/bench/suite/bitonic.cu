@@ -299,8 +299,8 @@ void run(void *p, suite_result *r)
 		steps<<<grid, threads, shared_bytes>>>(s->keys, s->n, s->log_n, x.s_first, x.s_last, x.top, x.bottom);
 	CHECK(cudaGetLastError());
 	// each launch reads and writes every key once
-	r->read_bytes = (double)l.size() * s->n * sizeof(uint32_t);
-	r->written_bytes = r->read_bytes;
+	const double keys = (double)s->n * sizeof(uint32_t);
+	suite_traffic(r, keys, l.size() * keys, l.size() * keys);
 }
 
 // Every neighbouring pair in order, and the sum and xor of the keys those

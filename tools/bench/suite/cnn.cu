@@ -223,7 +223,24 @@ void run(void *p, suite_result *r)
 	state *s = (state *)p;
 	int nb = suite_blocks();
 	const float *x = s->input;
-	double read = 0, written = 0;
+	// each array's traffic, in the order first touched: the activations are written once and read once
+	struct array {
+		const float *at;
+		double bytes, read, written;
+	};
+	std::vector<array> arrays;
+	auto count = [&](const float *at, double bytes, double read, double written) {
+		for (array &a : arrays)
+			if (a.at == at) {
+				a.read += read;
+				a.written += written;
+				return;
+			}
+		arrays.push_back({ at, bytes, read, written });
+	};
+	const double image = (double)s->batch * sizeof(float);
+	count(s->params, nparams * sizeof(float), 0, 0);
+	count(s->input, image * 3 * 32 * 32, 0, 0);
 	for (int l = 0; l < nconv; l++) {
 		const conv_shape &c = convs[l];
 		size_t plane = (size_t)c.hw * c.hw;
@@ -232,23 +249,26 @@ void run(void *p, suite_result *r)
 		int grid = (int)std::min<size_t>(items, INT_MAX);
 		conv3x3_relu<<<grid, dim3(tile, tile)>>>(x, s->params + conv_offset(l), s->params + conv_offset(l) + conv_weights(l),
 		                                         s->conv_out[l], s->batch, c.cin, c.cout, c.hw);
-		read += (double)s->batch * c.cin * plane * sizeof(float) + conv_weights(l) * sizeof(float);
-		written += (double)s->batch * c.cout * plane * sizeof(float);
+		const double out = image * c.cout * plane;
+		count(x, 0, image * c.cin * plane, 0);
+		count(s->params, 0, conv_weights(l) * sizeof(float), 0);
+		count(s->conv_out[l], out, 0, out);
 		x = s->conv_out[l];
 		if (c.pool) {
 			maxpool2<<<nb, 256>>>(x, s->pool_out[l], s->batch * c.cout, c.hw);
-			read += (double)s->batch * c.cout * plane * sizeof(float);
-			written += (double)s->batch * c.cout * plane / 4 * sizeof(float);
+			count(x, 0, out, 0);
+			count(s->pool_out[l], out / 4, 0, out / 4);
 			x = s->pool_out[l];
 		}
 	}
 	fully_connected<<<nb, 256>>>(x, s->params + fc_offset, s->params + fc_offset + (size_t)fc_out * fc_in, s->logits,
 	                             s->batch);
 	CHECK(cudaGetLastError());
-	read += (double)s->batch * fc_in * sizeof(float) + (double)fc_out * fc_in * sizeof(float);
-	written += (double)s->batch * fc_out * sizeof(float);
-	r->read_bytes = read;
-	r->written_bytes = written;
+	count(x, 0, image * fc_in, 0);
+	count(s->params, 0, (double)fc_out * fc_in * sizeof(float), 0);
+	count(s->logits, image * fc_out, 0, image * fc_out);
+	for (const array &a : arrays)
+		suite_traffic(r, a.bytes, a.read, a.written);
 }
 
 // The whole network for one image on the host, in double; features gets

@@ -178,8 +178,9 @@ void run(void *p, suite_result *r)
 	CHECK(cudaGetLastError());
 	// per iteration the points once and the labels written once; the
 	// centroids and totals are a few KiB
-	r->read_bytes = (double)iterations * s->n * dims * sizeof(float);
-	r->written_bytes = (double)iterations * s->n * sizeof(uint32_t);
+	const double points = (double)s->n * dims * sizeof(float), labels = (double)s->n * sizeof(uint32_t);
+	suite_traffic(r, points, iterations * points, 0);
+	suite_traffic(r, labels, 0, iterations * labels);
 }
 
 // The last iteration checked both ways: its labels, for a few thousand

@@ -201,10 +201,11 @@ int main(int argc, char **argv)
 	       "\"first_compute_seconds\": %.6f, \"runs_asked\": %d, \"fresh_data_each_run\": %s, ",
 	       w->name, ws, bytes, resident ? "true" : "false", median(seconds), seconds[0], list(seconds).c_str(),
 	       median(compute), compute[0], runs, fresh ? "true" : "false");
-	if (!last.reads_by_array.empty()) {
-		printf("\"reads_by_array\": [");
-		for (size_t i = 0; i < last.reads_by_array.size(); i++)
-			printf("%s[%.0f, %.0f]", i ? ", " : "", last.reads_by_array[i].first, last.reads_by_array[i].second);
+	if (!last.arrays.empty()) {
+		printf("\"traffic_by_array\": [");
+		for (size_t i = 0; i < last.arrays.size(); i++)
+			printf("%s[%.0f, %.0f, %.0f]", i ? ", " : "", last.arrays[i].bytes, last.arrays[i].read,
+			       last.arrays[i].written);
 		printf("], ");
 	}
 	printf("\"read_bytes\": %.0f, \"written_bytes\": %.0f, \"sparse\": %s, \"verified\": %s, \"check\": \"%s\"}\n",

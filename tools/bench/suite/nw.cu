@@ -112,11 +112,11 @@ void run(void *p, suite_result *r)
 	}
 	CHECK(cudaGetLastError());
 	r->sparse = true;
-	const double cells = (double)s->n * s->n, tiles2 = (double)tiles * tiles;
-	// the substitution scores once; per tile, the row above and column left
-	r->read_bytes = cells * 4 + tiles2 * (2 * tile + 1) * 4;
-	// every score cell once
-	r->written_bytes = cells * 4 + 2.0 * s->dim * 4;
+	const double cells = (double)s->n * s->n, tiles2 = (double)tiles * tiles, matrix = (double)s->dim * s->dim * 4;
+	// the score matrix: per tile the row above and the column left read, every cell written once
+	suite_traffic(r, matrix, tiles2 * (2 * tile + 1) * 4, cells * 4 + 2.0 * s->dim * 4);
+	// the substitution scores, read once
+	suite_traffic(r, matrix, cells * 4, 0);
 }
 
 // Recompute an h x h region with top-left cell (i0, j0) from its top row

@@ -58,9 +58,12 @@ void run(void *p, suite_result *r)
 	}
 	CHECK(cudaGetLastError());
 	s->result = src;
-	// the wall once, and each DP row once (its neighbours come from cache)
-	r->read_bytes = 2.0 * s->rows * cols * sizeof(int);
-	r->written_bytes = (double)s->rows * cols * sizeof(int);
+	// the wall once; each DP row read once (its neighbours come from cache) and written once, the two
+	// rows in turn
+	const double wall = (double)s->rows * cols * sizeof(int), row = cols * sizeof(int);
+	suite_traffic(r, wall, wall, 0);
+	for (int k = 0; k < 2; k++)
+		suite_traffic(r, row, wall / 2, wall / 2);
 }
 
 // A band of columns recomputed on the host: a cell's cost depends only on

@@ -100,11 +100,15 @@ void run(void *p, suite_result *r)
 	s->sorted_keys = k.Current();
 	s->sorted_vals = v.Current();
 	// the copy reads the input and writes keys and values; the sort reads
-	// the keys for its histograms, then four times reads and writes keys
-	// and values
+	// the keys for its histograms, then four times reads keys and values
+	// from one buffer of each pair and writes them to the other, ending
+	// where it began
 	double n = (double)s->n * sizeof(uint32_t);
-	r->read_bytes = n + n + 4 * 2 * n;
-	r->written_bytes = 2 * n + 4 * 2 * n;
+	suite_traffic(r, n, n, 0);             // the input
+	suite_traffic(r, n, n + 2 * n, 3 * n); // keys[0]: histograms, passes 1 and 3; the copy, passes 2 and 4
+	suite_traffic(r, n, 2 * n, 3 * n);     // vals[0]
+	suite_traffic(r, n, 2 * n, 2 * n);     // keys[1]: read by passes 2 and 4, written by 1 and 3
+	suite_traffic(r, n, 2 * n, 2 * n);     // vals[1]
 }
 
 // A kernel over the whole answer: keys in order, each key the input's key

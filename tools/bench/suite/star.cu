@@ -298,13 +298,9 @@ void run(void *p, suite_result *r)
 	CHECK(cudaGetLastError());
 	r->sparse = false;
 	const double column = (double)n * sizeof(int);
-	r->read_bytes = 0;
-	r->reads_by_array.clear();
-	for (const auto &c : times_read) {
-		r->reads_by_array.push_back({ column, c.second * column });
-		r->read_bytes += c.second * column;
-	}
-	r->written_bytes = q.total * 8.0;
+	for (const auto &c : times_read)
+		suite_traffic(r, column, c.second * column, 0);
+	suite_traffic(r, q.total * 8.0, 0, q.total * 8.0); // every query's groups
 }
 
 // Every query again on the host, over every row, a different way: each

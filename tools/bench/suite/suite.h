@@ -24,12 +24,24 @@ struct suite_result {
 	double read_bytes = 0;      // bytes its kernels read from managed memory
 	double written_bytes = 0;   // bytes they wrote to it
 	bool sparse = false;        // reads land in small pieces scattered over the data
-	// Where the workload knows them: each array's bytes and the bytes its kernels read of it,
-	// so that the bound's oracle keeps the most-read bytes resident, not an even share of all.
-	std::vector<std::pair<double, double>> reads_by_array;
+	// Each array's bytes and the bytes its kernels read and wrote of it (suite_traffic), so that
+	// the bound's oracle keeps the busiest bytes resident, not an even share of all: a small
+	// array read at every step (pathfinder's rows) is not spread over the data it sits beside.
+	struct array_traffic {
+		double bytes, read, written;
+	};
+	std::vector<array_traffic> arrays;
 	bool verified = false;      // the answer was checked against an independent one
 	std::string note;           // what was checked, or why it failed
 };
+
+// Count a run's traffic to one array: its size and the bytes read and written of it.
+inline void suite_traffic(suite_result *r, double bytes, double read, double written)
+{
+	r->arrays.push_back({ bytes, read, written });
+	r->read_bytes += read;
+	r->written_bytes += written;
+}
 
 // A workload. make() allocates and fills about `bytes` of data (untimed);
 // run() is the timed algorithm and ends synchronised; check() verifies the
