@@ -25,11 +25,13 @@ run=$here/build/bin/ember-run
 pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
 stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
 time_left() { [ "$SECONDS" -lt $((540 - ${1:-60})) ]; }
-# The seeds are the H200's (ab-23). On another card (the lent kind may be an
-# H100) the probes run here instead, so that a record's bound is its card's.
+# The seeds are the H200's: ab-23's bandwidth probe and ab-31's sparse probe
+# (the first with reads and writes at once). On another card (the lent kind
+# may be an H100) the probes run here instead, so that a record's bound is
+# its card's.
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader >"$R/gpu.txt" 2>&1
 if grep -q H200 "$R/gpu.txt"; then
-  cp tools/bench/results/suite/ab-23/seed/probe.json tools/bench/results/suite/ab-23/seed/sparse-probe.json "$R/suite/"
+  cp tools/bench/results/suite/ab-31/seed/probe.json tools/bench/results/suite/ab-31/seed/sparse-probe.json "$R/suite/"
 else
   EMBER_RESULTS=$R/suite bash tools/bench/suite.sh rates >"$R/probe.log" 2>&1
   stage "probed on $(cat "$R/gpu.txt")"
