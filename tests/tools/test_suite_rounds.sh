@@ -35,6 +35,10 @@ export EMBER_SUITE_SCALES=0.5 EMBER_LLAMA_BENCH=$dir/path/llama-bench EMBER_GGUF
 echo x >"$dir/ember-suite-tiny.gguf"
 EMBER_RESULTS=$dir/llama EMBER_LLAMA_ROUNDS=2 bash "$bench/suite.sh" llama >/dev/null 2>&1 ||
   { echo "suite.sh llama failed"; cat "$dir/llama/logs/"* 2>/dev/null | tail; exit 1; }
+# at 1.5x: EMBER_LLAMA_ROUNDS_BIG rounds of the variants asked for, then llama.cpp's own partial offload once
+echo x >"$dir/ember-suite-tiny.gguf"
+EMBER_RESULTS=$dir/llama-big EMBER_SUITE_SCALES=1.5 EMBER_LLAMA_ROUNDS_BIG=2 EMBER_SUITE_VARIANTS="static adaptive llama-ngl" \
+  bash "$bench/suite.sh" llama >/dev/null 2>&1 || { echo "suite.sh llama at 1.5x failed"; exit 1; }
 EMBER_RESULTS=$dir/kernels EMBER_SUITE_PROCESSES=3 EMBER_SUITE_VARIANTS="resident static adaptive" \
   bash "$bench/suite.sh" kernels >/dev/null 2>&1 || { echo "suite.sh kernels failed"; exit 1; }
 # token generation at 0.5x: a copy of the harness beside a stand-in for hf_generate.measure
@@ -64,6 +68,9 @@ assert all(r["processes"] == 2 and "error" not in r for r in llama.values()), ll
 assert seen == [0.04 + i * 0.001 for i in range(10)] or len(set(seen)) == 10, seen  # each process once
 order = [l.split()[3] for l in open(d + "/llama/progress.log") if "round" in l]
 assert order[:5] == ["resident", "off", "static", "adaptive", "mapped"] and order[5:] == ["off", "static", "adaptive", "mapped", "resident"], order
+big = {r["variant"]: r for r in map(json.loads, open(d + "/llama-big/suite.jsonl"))}
+assert set(big) == {"static", "adaptive"} | {v for v in big if v.startswith("ngl-")} and len(big) == 3, big.keys()
+assert big["static"]["processes"] == 2 and big["adaptive"]["processes"] == 2 and big["static"]["scale"] == 1.5, big
 k = {r["variant"]: r for r in map(json.loads, open(d + "/kernels/suite.jsonl")) if r["scale"] == 0.5}
 assert k["resident"]["placement"] == "resident" and k["static"]["placement"] == "ember", k
 assert k["resident"]["processes"] == 3 and len(k["adaptive"]["runs_seconds"]) == 3, k

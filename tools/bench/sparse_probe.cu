@@ -12,11 +12,14 @@
 //                    call before the launch: pages exist and are mapped (also
 //                    in 128-byte pieces: the wavefront's rows of tile cells)
 //   managed-first-write  no advice at all, never touched (stock UVM)
-//   mapped-read-write  each warp reads a piece of a filled mapped allocation
-//                    and writes it to another place of a populated one: both
-//                    of the link's directions at once (a wavefront or a sort
+//   mapped-read-write  half the warps read pieces of a filled mapped
+//                    allocation while the other half write pieces of a
+//                    populated one: both of the link's directions at once,
+//                    each stream free of the other (a wavefront or a sort
 //                    reads and writes its mapped share in the same kernels);
 //                    the rate counts the bytes read and written together
+//   mapped-copy      the same bytes, each warp writing what it read: a
+//                    write waits for its read, as in a copy
 // and what one prefetch to the host of the whole allocation costs when it
 // was never touched (populate_seconds) and after the host filled it
 // (repopulate_seconds).
@@ -60,16 +63,35 @@ __global__ void touch(unsigned *base, size_t words, size_t piece_words, size_t p
 		*out = acc;
 }
 
-// One warp per piece: its lanes copy the piece from src to another hashed place in dst.
-__global__ void copy(const unsigned *src, unsigned *dst, size_t words, size_t piece_words, size_t pieces)
+// One warp per piece. Copying (dependent): its lanes copy the piece from src
+// to another hashed place in dst. Otherwise the even warps read pieces of src
+// and the odd ones write pieces of dst, `pieces` of each.
+__global__ void read_write(const unsigned *src, unsigned *dst, size_t words, size_t piece_words, size_t pieces,
+			   int copying, unsigned *out)
 {
 	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
 	size_t warps = (size_t)gridDim.x * blockDim.x / 32, slots = words / piece_words;
-	for (size_t p = warp; p < pieces; p += warps) {
-		size_t from = mix(p) % slots * piece_words, to = mix(p ^ 0x5bd1e995ull) % slots * piece_words;
-		for (size_t w = lane; w < piece_words; w += 32)
-			dst[to + w] = src[from + w];
+	unsigned acc = 0;
+	if (copying) {
+		for (size_t p = warp; p < pieces; p += warps) {
+			size_t from = mix(p) % slots * piece_words, to = mix(p ^ 0x5bd1e995ull) % slots * piece_words;
+			for (size_t w = lane; w < piece_words; w += 32)
+				dst[to + w] = src[from + w];
+		}
+		return;
 	}
+	bool reader = warp % 2 == 0;
+	for (size_t p = warp / 2; p < pieces; p += warps / 2) {
+		size_t at = mix(reader ? p : p ^ 0x5bd1e995ull) % slots * piece_words;
+		for (size_t w = lane; w < piece_words; w += 32) {
+			if (reader)
+				acc += src[at + w];
+			else
+				dst[at + w] = (unsigned)(at + w);
+		}
+	}
+	if (acc == 0xdeadbeef)
+		*out = acc;
 }
 
 static double now_s()
@@ -91,12 +113,13 @@ static double rate(unsigned *p, size_t bytes, size_t piece, size_t pieces, int w
 	return piece * (double)pieces / (now_s() - t0);
 }
 
-// Bytes read and written together per second in one copying launch.
-static double copy_rate(const unsigned *src, unsigned *dst, size_t bytes, size_t piece, size_t pieces)
+// Bytes read and written together per second in one launch that reads and writes `pieces` each.
+static double read_write_rate(const unsigned *src, unsigned *dst, size_t bytes, size_t piece, size_t pieces,
+			      int copying)
 {
 	CHECK(cudaDeviceSynchronize());
 	double t0 = now_s();
-	copy<<<nb, 256>>>(src, dst, bytes / 4, piece / 4, pieces);
+	read_write<<<nb, 256>>>(src, dst, bytes / 4, piece / 4, pieces, copying, out);
 	CHECK(cudaGetLastError());
 	CHECK(cudaDeviceSynchronize());
 	return 2.0 * piece * (double)pieces / (now_s() - t0);
@@ -192,10 +215,12 @@ int main(int argc, char **argv)
 		}
 	{ // both directions at once: half the size each, so that the two fit where one did
 		unsigned *src = managed(bytes / 2, filled), *dst = managed(bytes / 2, populated);
-		for (size_t piece : { (size_t)128, (size_t)65536 }) {
-			copy_rate(src, dst, bytes / 2, piece, pieces / 16);
-			add("mapped-read-write", piece, copy_rate(src, dst, bytes / 2, piece, pieces));
-		}
+		for (size_t piece : { (size_t)128, (size_t)65536 })
+			for (int copying = 0; copying < 2; copying++) {
+				read_write_rate(src, dst, bytes / 2, piece, pieces / 16, copying);
+				add(copying ? "mapped-copy" : "mapped-read-write", piece,
+				    read_write_rate(src, dst, bytes / 2, piece, pieces, copying));
+			}
 		CHECK(cudaFree(src));
 		CHECK(cudaFree(dst));
 	}

@@ -109,7 +109,7 @@ record() {
 # from all its processes (suite_record.py: the median of each process's median). For what one process per
 # variant cannot tell apart: launch-bound token generation at 0.5x, whose processes of one variant spread by
 # a third (EMBER_HF_ROUNDS, hf_rounds.py processes forking EMBER_HF_PROCESSES children each; off is Ember
-# passing through), llama.cpp at 0.5x (EMBER_LLAMA_ROUNDS) and the kernels (EMBER_SUITE_PROCESSES).
+# passing through), llama.cpp (EMBER_LLAMA_ROUNDS at 0.5x, EMBER_LLAMA_ROUNDS_BIG at 1.5x) and the kernels (EMBER_SUITE_PROCESSES).
 rounds_records() {
   # name, not bench: llama_command reads llama()'s bench
   local name=$1 scale=$2 nr=$3 command_fn=$4 vs=() v r i cmd
@@ -233,15 +233,10 @@ llama() {
       rm -f "$model"
       continue
     fi
-    record llama-cpp "$scale" resident "" -- "${bench[@]}" -ngl 99
-    local variants="static adaptive mapped"
-    [ "$scale" = 0.5 ] && variants="$variants off"
-    for v in $variants; do record llama-cpp "$scale" "$v" "" -- "${bench[@]}" -ngl 99; done
-    if [ "$scale" = 1.5 ]; then
-      # llama.cpp's own partial offload: as many layers on the GPU as the budget holds, the rest on all CPU cores
-      local ngl; ngl=$(python3 "$here/suite_record.py" --llama-layers "$shape" --budget "$budget_bytes")
-      record llama-cpp "$scale" "ngl-$ngl" llama-ngl -- "${bench[@]}" -ngl "$ngl" -t "$(nproc)"
-    fi
+    rounds_records llama-cpp "$scale" "$EMBER_LLAMA_ROUNDS_BIG" llama_command
+    # llama.cpp's own partial offload: as many layers on the GPU as the budget holds, the rest on all CPU cores
+    local ngl; ngl=$(python3 "$here/suite_record.py" --llama-layers "$shape" --budget "$budget_bytes")
+    record llama-cpp "$scale" "ngl-$ngl" llama-ngl -- "${bench[@]}" -ngl "$ngl" -t "$(nproc)"
     rm -f "$model"
   done
 }
