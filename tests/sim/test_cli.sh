@@ -53,13 +53,13 @@ printf 'promote_gbps = fast\n' >"$tmp/p"; BADPAT="promote_gbps: bad value 'fast'
 printf 'launch_us = -1\n' >"$tmp/p"; BADPAT="launch_us" bad --profile "$tmp/p"
 
 # --help and the profile round trip
-"$SIM" --help | grep -q -- "--working-set" || fail "--help lacks --working-set"
+"$SIM" --help | grep -- "--working-set" >/dev/null || fail "--help lacks --working-set"
 "$SIM" --print-profile >"$tmp/p1" || fail "--print-profile"
 grep -q '^device_read_gbps *= 4300' "$tmp/p1" || fail "default profile lacks device_read_gbps = 4300"
 "$SIM" --profile "$tmp/p1" --print-profile >"$tmp/p2" || fail "printed profile does not load"
 cmp -s "$tmp/p1" "$tmp/p2" || fail "profile round trip differs"
 printf '# slower link\nmapped_read_gbps = 25.5 # half\n\n' >"$tmp/p"
-"$SIM" --profile "$tmp/p" --print-profile | grep -q '^mapped_read_gbps *= 25.5' || fail "profile value not applied"
+"$SIM" --profile "$tmp/p" --print-profile | grep '^mapped_read_gbps *= 25.5' >/dev/null || fail "profile value not applied"
 echo "ok: help, profile round trip"
 
 # JSON: one object per variant with the documented fields
@@ -70,9 +70,9 @@ for f in workload working_set budget variant sim_seconds bytes_promoted bytes_de
 	grep -q "\"$f\":" <<<"$first" || fail "JSON lacks $f"
 done
 for v in uvm prefetch mapped static adaptive; do
-	printf '%s\n' "$out" | grep -q "\"variant\":\"$v\"" || fail "all lacks $v"
+	grep -q "\"variant\":\"$v\"" <<<"$out" || fail "all lacks $v"
 done
-"$SIM" --workload scan --working-set 8G --variant uvm | grep -q '^workload' || fail "table header"
+"$SIM" --workload scan --working-set 8G --variant uvm | grep '^workload' >/dev/null || fail "table header"
 echo "ok: json and table"
 
 # Every workload runs
@@ -110,7 +110,7 @@ F 400 0
 E 500
 TR
 out=$("$SIM" --trace "$tmp/tr" --variant uvm,mapped) || fail "trace replay"
-printf '%s\n' "$out" | grep -q "1 malformed lines skipped (first at line 5)" || fail "trace: malformed count: $out"
+grep -q "1 malformed lines skipped (first at line 5)" <<<"$out" || fail "trace: malformed count: $out"
 out=$("$SIM" --trace "$tmp/tr" --variant uvm --json 2>/dev/null) || fail "trace json"
 [ "$(field "$out" budget)" = 4294967296 ] || fail "trace budget from D line: $out"
 [ "$(field "$out" trace_skipped)" = 1 ] || fail "trace_skipped: $out"

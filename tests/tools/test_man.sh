@@ -34,7 +34,7 @@ for p in ember-run.1 ember.conf.5; do
 done
 grep -q '^\\fBEMBER_LIVE\\fR' "$build/man/ember-top.1" || fail "ember-top.1 lacks EMBER_LIVE"
 if command -v man >/dev/null; then
-  MANWIDTH=80 man -l "$build/man/ember.conf.5" 2>/dev/null | grep -q 'EMBER_MODE (ember-run --mode)' ||
+  MANWIDTH=80 man -l "$build/man/ember.conf.5" 2>/dev/null | grep 'EMBER_MODE (ember-run --mode)' >/dev/null ||
     fail "man -l ember.conf.5 does not read as text"
 fi
 

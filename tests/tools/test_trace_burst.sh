@@ -24,8 +24,8 @@ W 122100000 160000000
 F 170000000 0
 E 171000000
 T
-python3 "$burst" "$dir/t" "$dir/b" --apart-us 500 | grep -q 'run 1: 3 launches within 1.0 ms' || fail "the summary line"
-grep '^L' "$dir/b" | awk '{print $2}' | tr '\n' ' ' | grep -qx '3000000 3500000 4000000 122000000 ' ||
+python3 "$burst" "$dir/t" "$dir/b" --apart-us 500 | grep 'run 1: 3 launches within 1.0 ms' >/dev/null || fail "the summary line"
+grep '^L' "$dir/b" | awk '{print $2}' | tr '\n' ' ' | grep -x '3000000 3500000 4000000 122000000 ' >/dev/null ||
   fail "launch times: $(grep '^L' "$dir/b")"
 [ "$(grep -c '^W' "$dir/b")" = 2 ] || fail "waits: $(grep '^W' "$dir/b")"
 grep -q '^W 81100000 120000000$' "$dir/b" || fail "the run's last wait, after its last launch, stays"
