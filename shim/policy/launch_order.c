@@ -4,7 +4,8 @@
 
 void ember_launch_order_slide(struct ember_alloc *a, const struct ember_range *was, const struct ember_range *now_r)
 {
-	if (was->alloc_id != a->id || now_r->alloc_id != a->id || was->end <= was->start || now_r->end <= now_r->start)
+	if (was->alloc_id != a->id || now_r->alloc_id != a->id || was->end <= was->start || now_r->end <= now_r->start ||
+	    was->cycles)
 		return;
 	uint64_t lo = was->start > now_r->start ? was->start : now_r->start;
 	uint64_t hi = was->end < now_r->end ? was->end : now_r->end;
@@ -42,7 +43,12 @@ void ember_launch_history_keep(struct ember_launch_history *h, uint64_t key, con
 		if (h->on[i].used < h->on[pick].used)
 			pick = i; /* the stalest, or an empty one */
 	}
+	struct ember_range kept = *range;
+	const struct ember_range *last = &h->on[pick].range;
+	bool same_stream = h->on[pick].used && h->on[pick].key == key;
+	kept.cycles = same_stream && last->alloc_id == range->alloc_id &&
+		      (last->cycles || (range->start < last->start && range->end <= last->start));
 	h->on[pick].key = key;
 	h->on[pick].used = clock;
-	h->on[pick].range = *range;
+	h->on[pick].range = kept;
 }

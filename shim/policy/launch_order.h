@@ -15,6 +15,12 @@
 /* Bytes [start, end) of allocation alloc_id, as one argument of a launch covered them. */
 struct ember_range {
 	uint64_t alloc_id, start, end;
+	/*
+	 * Kept by the history: the argument has jumped back to where its
+	 * slides began, so it sweeps in cycles (a per-layer view through a
+	 * KV cache, once a token) and what a slide leaves behind comes back.
+	 */
+	bool cycles;
 };
 
 /*
@@ -33,7 +39,12 @@ struct ember_launch_history {
 /* The range the argument covered last on the stream with this key: whether it is known. */
 bool ember_launch_history_find(const struct ember_launch_history *h, uint64_t key, struct ember_range *out);
 
-/* Keep range as the argument's latest on the stream, replacing that stream's or the stalest; clock > 0, rising. */
+/*
+ * Keep range as the argument's latest on the stream, replacing that
+ * stream's or the stalest; clock > 0, rising. A range that starts before
+ * the stream's last one, in the same allocation and apart from it, marks
+ * the argument as cycling there from then on (range->cycles is ignored).
+ */
 void ember_launch_history_keep(struct ember_launch_history *h, uint64_t key, const struct ember_range *range,
 			       uint64_t clock);
 
@@ -43,7 +54,8 @@ void ember_launch_history_keep(struct ember_launch_history *h, uint64_t key, con
  * least half of was, but the range moved), the whole regions of was outside
  * now_r are departed (ember_policy_depart). A sweep in chunks overlaps its
  * previous chunk by a halo at most, and a kernel run once per layer jumps
- * between buffers: neither departs anything.
+ * between buffers: neither departs anything. Nor does an argument that
+ * cycles (was->cycles).
  */
 void ember_launch_order_slide(struct ember_alloc *a, const struct ember_range *was, const struct ember_range *now_r);
 

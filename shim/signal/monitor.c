@@ -122,7 +122,7 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 		return;
 	struct ember_alloc *a = s->ptrs[i].alloc;
 	unsigned param = s->ptrs[i].param;
-	struct ember_range now_r = { a->id, s->ptrs[i].addr - a->base, s->ptrs[i].addr - a->base + extent };
+	struct ember_range now_r = { .alloc_id = a->id, .start = s->ptrs[i].addr - a->base, .end = s->ptrs[i].addr - a->base + extent };
 	s->range[param] = now_r;
 	s->newly_ranged |= 1u << param;
 	if (s->prev_known & (1u << param))

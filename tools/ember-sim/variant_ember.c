@@ -435,7 +435,7 @@ static void slide(struct ember_variant *ev, const struct sim_launch *l)
 		struct followed *f = followed_of(ev, l->kernel, fo->arg);
 		if (!a || !f || !fo->bytes)
 			continue;
-		struct ember_range was, now_r = { a->id, fo->offset, fo->offset + fo->bytes };
+		struct ember_range was, now_r = { .alloc_id = a->id, .start = fo->offset, .end = fo->offset + fo->bytes };
 		if (ember_launch_history_find(&f->history, l->stream, &was))
 			ember_launch_order_slide(a, &was, &now_r);
 		ember_launch_history_keep(&f->history, l->stream, &now_r, ++ev->follow_clock);
