@@ -67,7 +67,7 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 		note_context(devs[k], at->ctx);
 		/* only repeats: the launch before it promoted what they reference, and the worker sees the rest */
 		if (scan->fresh_demand)
-			waiting += ember_engine_launch_promote(&ember_shim_engine, devs[k], scan->allocs, scan->n, at);
+			waiting += ember_engine_launch_promote(&ember_shim_engine, devs[k], now, scan->allocs, scan->n, at);
 	}
 	/*
 	 * Wake the worker only when hot regions found no room: it reclaims on

@@ -91,12 +91,12 @@ void ember_engine_defer(struct ember_engine *e, struct ember_moves *moves, const
 	ember_moves_free(moves);
 }
 
-size_t ember_engine_launch_promote(struct ember_engine *e, int dev, struct ember_alloc *const *allocs, size_t n,
-				   const struct ember_at *at)
+size_t ember_engine_launch_promote(struct ember_engine *e, int dev, uint64_t now, struct ember_alloc *const *allocs,
+				   size_t n, const struct ember_at *at)
 {
 	struct ember_moves moves = { 0 };
 	ember_table_lock(e->pc->table);
-	size_t waiting = ember_policy_promote(e->pc, dev, e->ops->now(e->ops_self), allocs, n, &moves);
+	size_t waiting = ember_policy_promote(e->pc, dev, now, allocs, n, &moves);
 	ember_table_unlock(e->pc->table);
 	ember_engine_start(e, &moves, at, EMBER_ORDER_STREAM);
 	return waiting;

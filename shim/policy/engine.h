@@ -49,11 +49,13 @@ void ember_engine_defer(struct ember_engine *e, struct ember_moves *moves, const
 
 /*
  * Adaptive, at a launch on dev that references allocs[n] (their demand
- * already recorded): promote their hot regions now, the launch waiting for
- * them on the GPU. Returns how many hot regions found no room.
+ * already recorded at now): promote their hot regions, the launch waiting
+ * for them on the GPU. Returns how many hot regions found no room. The
+ * launch's demand and its promotion share one instant: a thread preempted
+ * between them must not find its own demand gone cold.
  */
-size_t ember_engine_launch_promote(struct ember_engine *e, int dev, struct ember_alloc *const *allocs, size_t n,
-				   const struct ember_at *at);
+size_t ember_engine_launch_promote(struct ember_engine *e, int dev, uint64_t now, struct ember_alloc *const *allocs,
+				   size_t n, const struct ember_at *at);
 
 /* Adaptive, periodically: reclamation and replacement for dev, deferred. */
 void ember_engine_reclaim(struct ember_engine *e, int dev, const struct ember_at *at);

@@ -486,7 +486,7 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 	}
 	ember_table_unlock(&ev->table);
 	/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
-	size_t waiting = fresh ? ember_engine_launch_promote(&ev->eng, 0, refs, n, &(struct ember_at){ 0 }) : 0;
+	size_t waiting = fresh ? ember_engine_launch_promote(&ev->eng, 0, ev->vt.now, refs, n, &(struct ember_at){ 0 }) : 0;
 	if (waiting)
 		pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
 }
