@@ -121,6 +121,29 @@ static void log_wanted_wait(int dev, uint64_t now)
 		    (unsigned long long)(w.grace_left_ns / 1000000), w.warm, w.dense);
 }
 
+/*
+ * With EMBER_LOG=debug, why regions gave way since the last such line, at
+ * most every WANTED_LOG_NS: on the H200, bfs at 1.5x gave up vertex
+ * arrays for edge regions between its runs where a replay of its trace
+ * moves nothing.
+ */
+static void log_victims(uint64_t now)
+{
+	static uint64_t last;
+	if (!ember_log_enabled(EMBER_LOG_DEBUG) || (last && now - last < WANTED_LOG_NS))
+		return;
+	struct ember_pass_note note;
+	ember_table_lock(EMBER_TABLE);
+	note = ember_shim_ctx.note;
+	ember_shim_ctx.note = (struct ember_pass_note){ 0 };
+	ember_table_unlock(EMBER_TABLE);
+	if (!ember_pass_note_any(&note))
+		return;
+	last = now;
+	char line[800]; /* the log's lines end at 1 KiB */
+	ember_debug("gave way: %s", ember_pass_note_format(&note, now, line, sizeof line));
+}
+
 /* Reclamation and replacement over every GPU a launch has used; demotions go to the worker. */
 static void adaptive_pass(void)
 {
@@ -131,6 +154,7 @@ static void adaptive_pass(void)
 		ember_engine_reclaim(&ember_shim_engine, dev, &(struct ember_at){ .ctx = ctx });
 		log_wanted_wait(dev, ember_shim_engine.ops->now(ember_shim_engine.ops_self));
 	}
+	log_victims(ember_shim_engine.ops->now(ember_shim_engine.ops_self));
 }
 
 static uint64_t adaptive_period(void)

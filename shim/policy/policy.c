@@ -135,6 +135,22 @@ static bool replacement_finds_nothing(const struct ember_policy_params *p, const
 	return false;
 }
 
+/* Why each victim [0, n) gave way, for the debug log (pass_note.h): the first `watermark` to reclamation. */
+static void note_victims(struct ember_policy_ctx *pc, const struct slot *v, size_t n, size_t watermark)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum ember_victim_reason why = EMBER_VICTIM_WATERMARK;
+		if (i >= watermark) {
+			const struct ember_region *hot = &v[i].for_a->regions[v[i].for_r];
+			why = v[i].exchange ? EMBER_VICTIM_EXCHANGE :
+			      v[i].departed ? EMBER_VICTIM_DEPARTED :
+			      hot->wanted   ? EMBER_VICTIM_WANTED :
+					      EMBER_VICTIM_OLDER;
+		}
+		ember_pass_note_victim(&pc->note, why, v[i].a, v[i].r, i >= watermark ? v[i].for_a : NULL, v[i].for_r);
+	}
+}
+
 void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
 {
 	const struct ember_policy_params *p = &pc->params;
@@ -177,6 +193,7 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		}
 		staying -= freed;
 	}
+	size_t watermark_victims = nvictims;
 
 	/*
 	 * Replacement: when the hottest mapped regions will not fit even after
@@ -205,6 +222,8 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 			*(how == EXCHANGE ? &nexchanged : &nreplaced) += 1;
 			struct slot chosen = resident.v[next];
 			chosen.exchange = how == EXCHANGE;
+			chosen.for_a = hot.v[h].a;
+			chosen.for_r = hot.v[h].r;
 			exchanged |= chosen.exchange;
 			resident.v[next] = resident.v[nvictims];
 			resident.v[nvictims++] = chosen;
@@ -216,6 +235,7 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		if (exchanged)
 			ember_slots_push(&bring, hot.v[h]);
 	}
+	note_victims(pc, resident.v, nvictims, watermark_victims);
 	size_t replaced = 0; /* victims [0, replaced) are replaced, the rest exchanged */
 	for (size_t i = 0; i < nvictims; i++)
 		if (!resident.v[i].exchange) {
@@ -263,6 +283,8 @@ static void swap_out_departed(struct ember_policy_ctx *pc, int dev, uint64_t now
 		if (r == a->nregions && !seen)
 			a->any_departed = false; /* walked it all and found none: later launches skip it */
 	}
+	for (size_t i = 0; i < gone.n; i++)
+		ember_pass_note_victim(&pc->note, EMBER_VICTIM_LAUNCH, gone.v[i].a, gone.v[i].r, NULL, 0);
 	ember_slots_demote_released(acc, gone.v, gone.n, out);
 	free(gone.v);
 }

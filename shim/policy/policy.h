@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "moves.h"
+#include "pass_note.h"
 #include "regions.h"
 
 /*
@@ -83,6 +84,7 @@ struct ember_policy_ctx {
 	struct ember_accounts *accounts; /* the table's */
 	bool adaptive;                   /* completed moves feed protection (adaptive mode) */
 	uint32_t wanted;                 /* regions marked wanted (policy.c), 0 when the last pass found none */
+	struct ember_pass_note note;     /* why victims gave way, until the caller takes it (the debug log) */
 };
 
 /*

@@ -45,6 +45,8 @@ void ember_tables_make_room(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 		freed += ember_region_bytes(v->a, v->r);
 		resident.v[n++] = *v;
 	}
+	for (size_t i = 0; i < n; i++)
+		ember_pass_note_victim(&pc->note, EMBER_VICTIM_WANTED, resident.v[i].a, resident.v[i].r, NULL, 0);
 	ember_slots_sort(resident.v, n, ember_by_address);
 	ember_slots_demote_released(acc, resident.v, n, out);
 	free(resident.v);

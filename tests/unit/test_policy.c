@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "launch_order.h"
@@ -325,6 +326,7 @@ Test(policy, at_a_launch_departed_regions_make_room_for_its_hot_ones_on_the_same
 	ember_policy_promote(&ctx, 0, now, &a, 1, &m);
 	cr_assert_geq(m.n, 2);
 	cr_expect(!m.v[0].promote && m.v[0].first == 0 && m.v[0].count == 4, "the departed go first");
+	cr_expect_eq(ctx.note.count[EMBER_VICTIM_LAUNCH], 4, "the note names them departed at a launch");
 	for (uint32_t r = 0; r < 4; r++)
 		cr_expect(a->regions[r].released, "their bytes left the account at once");
 	cr_expect_eq(count_state(a, 28, 32, EMBER_REGION_PROMOTING), 4, "the new regions follow them");
@@ -725,11 +727,21 @@ Test(policy, what_a_cycle_reads_more_of_is_exchanged_for_what_it_reads_less)
 		worker_pass();
 	}
 	cr_expect_eq(moves_demoted, 0, "nothing was exchanged before the reuse gaps were known");
+	cr_expect_not(ember_pass_note_any(&ctx.note), "nothing gave way: the note is empty");
 	flight(seldom, often, 20);
 	now += params.interval_ns; /* the flight's touches have ended */
 	struct ember_moves m = { 0 };
 	ember_policy_reclaim(&ctx, 0, now, &m);
 	cr_assert_gt(m.n, 1);
+	/* the debug log's note: why they went, and for what */
+	cr_expect_eq(ctx.note.count[EMBER_VICTIM_EXCHANGE], 12, "the note counts the twelve exchanged");
+	cr_expect_eq(ctx.note.victim[EMBER_VICTIM_EXCHANGE].alloc_id, seldom->id);
+	cr_expect(ctx.note.has_hot[EMBER_VICTIM_EXCHANGE]);
+	cr_expect_eq(ctx.note.hot[EMBER_VICTIM_EXCHANGE].alloc_id, often->id, "for a region of what is read more");
+	cr_expect_eq(ctx.note.count[EMBER_VICTIM_WATERMARK] + ctx.note.count[EMBER_VICTIM_OLDER], 0);
+	char line[800];
+	cr_expect(strstr(ember_pass_note_format(&ctx.note, now, line, sizeof line), "12 exchanged, the first allocation"),
+		  "%s", line);
 	size_t k = 0;
 	for (; k < m.n && !m.v[k].promote; k++) {
 		cr_expect_eq(m.v[k].alloc, seldom, "the region read less a cycle goes");
