@@ -14,6 +14,25 @@ static bool touched_in_bursts(const struct ember_policy_params *p, const struct 
 }
 
 /*
+ * The two last touches are of one cycle: they began less than the shorter
+ * reuse gap apart, so the region read more often has not begun another
+ * cycle since the other's touch, and their demands count the same
+ * launches. Touches of different cycles do not: on the H200, bfs at 1.5x
+ * took a burst of three short levels' launches that read an edge region
+ * (768, begun some 320 ms before the pass, a 600 ms gap) for more a cycle
+ * than one long level's launch that read a vertex-array region (256, 41 ms
+ * before, a 245 ms gap), and exchanged 128 MiB of each array back and
+ * forth between its runs (ab-33's call 1: 1.0-2.0 GiB demoted a process,
+ * the returns by the same rule).
+ */
+static bool touches_of_one_cycle(const struct ember_region *cold, const struct ember_region *hot)
+{
+	uint64_t apart = hot->touch_start > cold->touch_start ? hot->touch_start - cold->touch_start :
+								 cold->touch_start - hot->touch_start;
+	return apart < (hot->gap < cold->gap ? hot->gap : cold->gap);
+}
+
+/*
  * Both read in cycles, the hot region is read heat_ratio times as much a
  * cycle as the cold one (the demand of its touch over its reuse gap): a
  * query flight issued in one burst references the column every query reads
@@ -35,6 +54,8 @@ static bool read_more_per_cycle(const struct ember_policy_params *p, const struc
 	if (now < cold->last_ref + p->interval_ns)
 		return false; /* the cold region's touch may not have ended: what it reads a cycle is not known yet */
 	if (hot->gap == UINT64_MAX || cold->gap == UINT64_MAX)
+		return false;
+	if (!touches_of_one_cycle(cold, hot))
 		return false;
 	double cold_a_cycle = (double)cold->touch_demand, hot_a_cycle = (double)hot->touch_demand;
 	return hot_a_cycle * (double)cold->gap >= p->heat_ratio * cold_a_cycle * (double)hot->gap;

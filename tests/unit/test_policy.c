@@ -764,6 +764,53 @@ Test(policy, what_a_cycle_reads_more_of_is_exchanged_for_what_it_reads_less)
 	cr_expect_eq(moves_demoted, 12, "and nothing went back: the split settled");
 }
 
+/* One BFS level's launch: edges [0, e1) at ea a region, the vertex array whole at va; what it can, promoted. */
+static void level(struct ember_alloc *edges, uint32_t e1, uint32_t ea, struct ember_alloc *vertices, uint32_t va)
+{
+	struct ember_alloc *both[2] = { edges, vertices };
+	ember_policy_demand(&ctx, edges, 0, e1, ea, now);
+	ember_policy_demand(&ctx, vertices, 0, vertices->nregions, va, now);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, both, 2, &m);
+	complete(&m);
+}
+
+/*
+ * BFS at 1.5x of the budget, as ab-33's call 1 logged it on the H200: a run
+ * of level launches, each referencing the edge list and a vertex array
+ * whole, bar the long middle levels, whose scan bounded the edges by the
+ * frontier's count (their first regions, credited more). The short levels
+ * come in bursts, one touch of six launches; a long level is a touch of one.
+ * The last touches of a mapped edge region (six launches, some 320 ms
+ * before the pass, a 600 ms gap) and a resident vertex region (one launch,
+ * 40 ms before, a 245 ms gap) are of different cycles: the vertex array
+ * was read again since. Ranked per cycle anyway, the edge region won and
+ * 128 MiB of each went back and forth between runs.
+ */
+Test(policy, touches_of_different_cycles_are_not_ranked_per_cycle)
+{
+	struct ember_alloc *vertices = alloc_regions(1ull << 40, 8), *edges = alloc_regions(2ull << 40, 40);
+	uint64_t t0 = now;
+	for (int run = 0; run < 2; run++, t0 += 600 * MS) {
+		for (int k = 0; k < 6; k++) { /* the short first levels: a burst */
+			now = t0 + (uint64_t)k * 2 * MS;
+			level(edges, 40, 256, vertices, 5 * 256);
+		}
+		now = t0 + 40 * MS; /* the long middle levels: the edges bounded by the frontier's count */
+		level(edges, 2, 4 * 256, vertices, 256);
+		now = t0 + 285 * MS;
+		level(edges, 2, 4 * 256, vertices, 256);
+	}
+	cr_assert_eq(count_state(vertices, 0, 8, EMBER_REGION_RESIDENT), 8, "the vertex array, hotter, filled first");
+	cr_assert_gt(count_state(edges, 0, 40, EMBER_REGION_MAPPED), 0, "the edge list's tail stays mapped");
+	now = t0 - 600 * MS + 326 * MS; /* the host's check after the second run: 41 ms after its last level */
+	for (int pass = 0; pass < 8; pass++, now += params.interval_ns)
+		worker_pass();
+	cr_expect_eq(count_state(vertices, 0, 8, EMBER_REGION_RESIDENT), 8, "no vertex region was exchanged");
+	cr_expect_eq(moves_demoted, 0);
+	cr_expect_eq(ctx.note.count[EMBER_VICTIM_EXCHANGE], 0);
+}
+
 Test(policy, regions_a_launch_covers_in_part_are_not_ranked_per_cycle)
 {
 	/* llama.cpp's weights in one buffer: a tensor's last region holds the next one's start, read twice a token */
