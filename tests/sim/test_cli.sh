@@ -38,8 +38,10 @@ BADPAT="the model has .* launches, the trace 1" bad --trace "$tmp/t" --kernel-re
 BADPAT="--kernel-reads star: no launch reads a table beside columns 64 times its size$" bad --trace "$tmp/t" --kernel-reads star
 BADPAT="--kernel-reads moe: no launch gathers experts" bad --trace "$tmp/t" --kernel-reads moe
 BADPAT="--kernel-reads pathfinder: no launch reads a grid beside two rows" bad --trace "$tmp/t" --kernel-reads pathfinder
-BADPAT="--launches: bad value 'later' (expected sync or async)" bad --trace "$tmp/t" --launches later
+BADPAT="--launches: bad value 'later' (expected sync, async or recorded)" bad --trace "$tmp/t" --launches later
 BADPAT="--launches async needs --trace" bad --launches async
+BADPAT="--launches recorded needs --trace" bad --launches recorded
+BADPAT="--launches recorded: variant 'uvm' decides nothing at a launch" bad --trace "$tmp/t" --launches recorded --variant static,uvm
 BADPAT="--moves: cannot write $tmp/missing/m" bad --moves "$tmp/missing/m"
 # --moves: each Ember variant's moves as a trace's M lines, after a line naming it; others write none
 "$SIM" --trace "$tmp/t" --variant uvm,static,adaptive --moves "$tmp/m" >/dev/null || fail "--moves run"

@@ -48,4 +48,16 @@ flushed=$(field "$("$SIM" --trace "$tmp/phases-flushed.trace" --variant static -
 whole=$(field "$("$SIM" --trace "$tmp/phases.trace" --variant static --json 2>/dev/null)" sim_seconds)
 check "$flushed == $plain" "a flush on the way out leaves the timed window the last phase's (${flushed}s)"
 check "$plain < 0.75 * $whole" "the window is the last phase, not the run (${plain}s of ${whole}s)"
+# --launches recorded: every event on the trace's own clock, the kernels costing nothing of their own, so
+# the run takes the recorded run's length whatever the model would make of its launches
+rec=$("$SIM" --trace "$tmp/phases.trace" --variant static --launches recorded --json 2>/dev/null)
+check "$(field "$rec" sim_seconds) == 0.004003" "a recorded replay ends when the recording did ($(field "$rec" sim_seconds)s)"
+check "$(field "$rec" launches) == 40" "and issues every launch"
+# bfs at 1.5x on the H200 under 5e07a3b (ab-33's call 1): its exchanges of vertex regions for edge regions,
+# decided on the recorded clock (a burst of short levels against one long level), which sync and async
+# replays never made. Replayed on that clock, the head's policy (touches of one cycle) moves nothing back,
+# as on the H200 at 5183824 (call 2: nothing demoted in four processes).
+bfs="$(dirname "$0")/../../tools/bench/results/suite/ab-33/call1/bfs-adaptive-1/diag/bfs-1.5-adaptive.trace.gz"
+b=$("$SIM" --trace "$bfs" --variant adaptive --launches recorded --json 2>/dev/null)
+check "$(field "$b" bytes_demoted) == 0" "bfs's recorded run replayed on its clock demotes nothing ($(field "$b" bytes_demoted) bytes)"
 echo PASS

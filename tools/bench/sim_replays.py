@@ -14,6 +14,9 @@ H200 profile. Groups (the "group" field):
   burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
   watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
   models       pathfinder and hf-mixtral with and without their --kernel-reads, sync
+  recorded     each adaptive 1.5x trace, and bfs's three from ab-33's call 1 (5e07a3b, before the
+               per-cycle rule's touches of one cycle), --launches recorded: the policy's moves on the
+               H200's own clock against the H200's
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -144,6 +147,12 @@ def main():
         for model in (None, kernel_reads(os.path.basename(trace))):
             for variant in ("resident", "static", "adaptive", "mapped"):
                 add("models", trace, variant, "sync", model)
+    for trace in adaptive + sorted(glob.glob(os.path.join(SUITE, "ab-33", "call1", "bfs-adaptive-*", "diag",
+                                                          "bfs-1.5-adaptive.trace.gz"))):
+        label = None
+        if not trace.startswith(DIAG):
+            label = os.path.relpath(os.path.dirname(os.path.dirname(trace)), SUITE) + "/bfs-1.5-adaptive"
+        add("recorded", trace, "adaptive", "recorded", label=label)
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt")]

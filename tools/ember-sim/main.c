@@ -48,10 +48,15 @@ static void usage(FILE *out)
 		"                       columns read once a row, at random), moe (a Mixtral\n"
 		"                       layer's expert gathers read 2 of 8 experts, at random),\n"
 		"                       or pathfinder (the suite's: a launch reads one row)\n"
-		"  --launches sync|async with --trace: sync (default) issues each launch once the\n"
+		"  --launches sync|async|recorded\n"
+		"                       with --trace: sync (default) issues each launch once the\n"
 		"                       one before has ended; async issues them at the host's\n"
 		"                       recorded pace, ahead of the GPU, which runs them in turn\n"
-		"                       (a trace that records its waits; others replay sync)\n"
+		"                       (a trace that records its waits; others replay sync);\n"
+		"                       recorded replays every event at its recorded time, the\n"
+		"                       kernels taking the recorded run's time: what Ember's\n"
+		"                       policy decides on the GPU's own timeline (with --moves),\n"
+		"                       not how long a run takes (static and adaptive only)\n"
 		"  --moves FILE         Ember's variants write each move they make to FILE, as a\n"
 		"                       trace's M lines (time id first count P|D), after a\n"
 		"                       '# variant' line: to set beside what a trace recorded\n"
@@ -114,6 +119,7 @@ struct opts {
 	char params[1024];
 	unsigned recorded_high_pct, recorded_low_pct; /* a trace's watermarks (sim_env's) */
 	bool async_launches;                          /* --launches async */
+	bool recorded_launches;                       /* --launches recorded */
 	FILE *moves_file;                             /* --moves, open */
 	struct sim_wl_opts wl;
 };
@@ -165,9 +171,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		case O_KREADS: o->kernel_reads = optarg; break;
 		case O_MOVES: o->moves = optarg; break;
 		case O_LAUNCHES:
-			if (strcmp(optarg, "sync") && strcmp(optarg, "async"))
-				bad("--launches: bad value '%s' (expected sync or async)", optarg);
+			if (strcmp(optarg, "sync") && strcmp(optarg, "async") && strcmp(optarg, "recorded"))
+				bad("--launches: bad value '%s' (expected sync, async or recorded)", optarg);
 			o->async_launches = !strcmp(optarg, "async");
+			o->recorded_launches = !strcmp(optarg, "recorded");
 			break;
 		case O_PASSES: o->wl.passes = (unsigned)uint_arg("--passes", optarg, 1, 1000000); break;
 		case O_DRIFT: o->wl.drift_pct = (double)uint_arg("--drift", optarg, 0, 100); break;
@@ -191,8 +198,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		bad("--sweep and --plot need a built-in workload, not --trace");
 	if (o->kernel_reads && !o->trace)
 		bad("--kernel-reads needs --trace");
-	if (o->async_launches && !o->trace)
-		bad("--launches async needs --trace (a built-in workload has no host of its own)");
+	if ((o->async_launches || o->recorded_launches) && !o->trace)
+		bad("--launches %s needs --trace (a built-in workload has no host of its own)",
+		    o->async_launches ? "async" : "recorded");
 	if (o->moves && !(o->moves_file = fopen(o->moves, "w")))
 		bad("--moves: cannot write %s: %s", o->moves, strerror(errno)); /* the stream is flushed at exit */
 }
@@ -228,7 +236,8 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 {
 	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params,
 			       .high_pct = o->recorded_high_pct, .low_pct = o->recorded_low_pct,
-			       .async_launches = o->async_launches, .moves = o->moves_file };
+			       .async_launches = o->async_launches, .recorded_launches = o->recorded_launches,
+			       .moves = o->moves_file };
 	for (unsigned i = 0; vs[i]; i++) {
 		struct sim_result r;
 		if (sim_run(vs[i], &env, ev, &r)) {
@@ -417,6 +426,10 @@ int main(int argc, char **argv)
 	}
 	const struct sim_variant *vs[16];
 	variants(o.variant, vs, 16);
+	for (unsigned i = 0; o.recorded_launches && vs[i]; i++)
+		if (!vs[i]->issue)
+			bad("--launches recorded: variant '%s' decides nothing at a launch (expected static, adaptive, "
+			    "static-peer or adaptive-peer)", vs[i]->name);
 	if (o.trace)
 		return do_trace(&o, &p, vs);
 	uint64_t budget = o.budget ? o.budget : 16ull << 30;

@@ -186,15 +186,16 @@ uint64_t sim_kernel_ns(const struct sim_variant *v, void *st, const struct sim_e
 
 int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out)
 {
+	if (env->recorded_launches)
+		return sim_run_recorded(v, env, e, out);
 	if (env->async_launches && e->waits_recorded)
 		return sim_run_async(v, env, e, out);
 	memset(out, 0, sizeof *out);
 	void *st = v->start(env);
 	if (!st)
 		return -1;
-	/* the timed window starts at the last mark a launch followed: a program may flush once more on its way out */
-	uint64_t now = 0, host = 0, last_t = 0, mark = 0, pending_mark = 0, first_launch = UINT64_MAX;
-	bool marked = false, pending = false;
+	uint64_t now = 0, host = 0, last_t = 0;
+	struct sim_window w = sim_window_start();
 	uint64_t cap_ns = (uint64_t)(sim_param_double(env->params, "host_gap_cap_us", 200) * 1e3);
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sim_event *ev = &e->ev[i];
@@ -219,8 +220,7 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			last_t = ev->until > last_t ? ev->until : last_t;
 			break;
 		case SIM_EV_MARK:
-			pending_mark = now;
-			pending = true;
+			sim_window_mark(&w, now);
 			break;
 		case SIM_EV_ALLOC:
 			host = (host > now ? host : now) + v->alloc(st, ev->id, ev->size, ev->flags, host > now ? host : now);
@@ -237,13 +237,7 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			uint64_t start = v->before_launch(st, l, now);
 			if (start < now)
 				start = now;
-			if (first_launch == UINT64_MAX)
-				first_launch = now;
-			if (pending) {
-				mark = pending_mark;
-				marked = true;
-				pending = false;
-			}
+			sim_window_launch(&w, now);
 			now = start + sim_kernel_ns(v, st, env, l, start);
 			v->after_launch(st, l, now);
 			out->launches++;
@@ -255,7 +249,6 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 	v->counts(st, &out->c);
 	v->finish(st);
 	out->seconds = (double)now * 1e-9;
-	uint64_t from = marked ? mark : first_launch == UINT64_MAX ? 0 : first_launch;
-	out->window_seconds = (double)(now - from) * 1e-9;
+	out->window_seconds = sim_window_seconds(&w, now);
 	return 0;
 }

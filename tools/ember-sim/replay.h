@@ -2,7 +2,9 @@
 #ifndef EMBER_SIM_REPLAY_H
 #define EMBER_SIM_REPLAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "variant.h"
 
@@ -48,6 +50,45 @@ int sim_launch_reads_instead(struct sim_launch *l, unsigned guess, const uint64_
 int sim_events_follow(struct sim_events *e, uint64_t kernel, unsigned n, const struct sim_follow *f);
 void sim_events_clear(struct sim_events *e);
 
+/*
+ * The timed window every replay reports: from the last mark (ember_flush)
+ * that a launch follows, else from the first launch, to the end. A
+ * program may flush once more on its way out; that mark starts nothing.
+ */
+struct sim_window {
+	uint64_t first_launch, mark, pending_mark;
+	bool marked, pending;
+};
+
+static inline struct sim_window sim_window_start(void)
+{
+	return (struct sim_window){ .first_launch = UINT64_MAX };
+}
+
+static inline void sim_window_mark(struct sim_window *w, uint64_t now)
+{
+	w->pending_mark = now;
+	w->pending = true;
+}
+
+static inline void sim_window_launch(struct sim_window *w, uint64_t now)
+{
+	if (w->first_launch == UINT64_MAX)
+		w->first_launch = now;
+	if (w->pending) {
+		w->mark = w->pending_mark;
+		w->marked = true;
+		w->pending = false;
+	}
+}
+
+/* The window's length in seconds, for a replay that ended at end. */
+static inline double sim_window_seconds(const struct sim_window *w, uint64_t end)
+{
+	uint64_t from = w->marked ? w->mark : w->first_launch == UINT64_MAX ? 0 : w->first_launch;
+	return (double)(end > from ? end - from : 0) * 1e-9;
+}
+
 struct sim_result {
 	double seconds;
 	double window_seconds;  /* the phase the program timed: from the last mark a launch follows to the end, else from the first launch */
@@ -77,6 +118,15 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
  */
 int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e,
 		  struct sim_result *out);
+
+/*
+ * sim_run with env->recorded_launches (replay_recorded.c): every event at
+ * the time the recorded run issued it, waits ending when they ended, the
+ * kernels costing nothing of their own. -1 for a variant without a host
+ * part (issue): only Ember's decide at the launch.
+ */
+int sim_run_recorded(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e,
+		     struct sim_result *out);
 
 /* What launch l costs on the GPU from start (ns): the launch floor, its compute, and every range's reads. */
 uint64_t sim_kernel_ns(const struct sim_variant *v, void *st, const struct sim_env *env, const struct sim_launch *l,

@@ -87,9 +87,8 @@ int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const 
 	if (!st)
 		return -1;
 	struct gpu g = { 0 };
-	uint64_t host = 0, last_t = 0, mark = 0, first_launch = UINT64_MAX;
-	bool marked = false, pending = false;
-	uint64_t pending_mark = 0;
+	uint64_t host = 0, last_t = 0;
+	struct sim_window w = sim_window_start();
 	int rc = 0;
 	for (size_t i = 0; i < e->n && !rc; i++) {
 		const struct sim_event *ev = &e->ev[i];
@@ -109,8 +108,7 @@ int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const 
 			break;
 		case SIM_EV_MARK: /* ember_flush(): the GPU and Ember's moves done */
 			host = wait_for_gpu(v, st, env, &g, host);
-			pending_mark = host;
-			pending = true;
+			sim_window_mark(&w, host);
 			break;
 		case SIM_EV_ALLOC:
 			host += v->alloc(st, ev->id, ev->size, ev->flags, seen(&g, host));
@@ -126,13 +124,7 @@ int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const 
 		case SIM_EV_LAUNCH: {
 			uint64_t ready = v->issue ? later(v->issue(st, &ev->launch, host), host) : host;
 			rc = enqueue(&g, &ev->launch, ready);
-			if (first_launch == UINT64_MAX)
-				first_launch = host;
-			if (pending) {
-				mark = pending_mark;
-				marked = true;
-				pending = false;
-			}
+			sim_window_launch(&w, host);
 			out->launches++;
 			break;
 		}
@@ -146,7 +138,6 @@ int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const 
 	if (rc)
 		return -1;
 	out->seconds = (double)end * 1e-9;
-	uint64_t from = marked ? mark : first_launch == UINT64_MAX ? 0 : first_launch;
-	out->window_seconds = (double)(end > from ? end - from : 0) * 1e-9;
+	out->window_seconds = sim_window_seconds(&w, end);
 	return 0;
 }

@@ -72,6 +72,7 @@ struct sim_env {
 	const char *params; /* "key=value,key=value" overrides, may be NULL */
 	unsigned high_pct, low_pct; /* a trace's recorded watermarks (0: the shim's defaults); params override */
 	bool async_launches;        /* --launches async: a trace's host issues ahead of its GPU (replay_async.c) */
+	bool recorded_launches;     /* --launches recorded: a trace's events on its own clock (replay_recorded.c) */
 	FILE *moves;                /* --moves: Ember's variants write each move there, as a trace's M line; may be NULL */
 };
 
