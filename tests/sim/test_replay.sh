@@ -34,6 +34,11 @@ check "$(field "$followed" bytes_demoted) > 0" "a followed slide departs what it
 # regions, which the window covers 1 to 12 times a cycle, for regions it covers 24 times, under the budget
 check "$(field "$plain" bytes_demoted) < 64 * 1048576" "without the argument nothing departs ($(field "$plain" bytes_demoted) bytes exchanged)"
 check "$(field "$followed" bytes_promoted) > 2 * $(field "$plain" bytes_promoted)" "the followed window is promoted as it moves"
+# --moves: R lines say why they gave way, as the shim's EMBER_LOG=debug does
+"$SIM" --trace "$tmp/followed.trace" --variant adaptive --moves "$tmp/moves" >/dev/null 2>&1
+grep -qE '^R [0-9]+ [0-9]+ departed at a launch, the first allocation 0 region [0-9]+ \(demand' "$tmp/moves" ||
+	fail "no R line names the departed: $(grep -m3 '^R' "$tmp/moves")"
+echo "ok: --moves names why regions gave way ($(grep -c '^R' "$tmp/moves") R lines)"
 # The timed window starts at the last flush a launch follows: a program that flushes once more on its
 # way out (the suite's kernels do, for their statistics) is still timed from its last phase's flush.
 phases_trace() { # phases_trace TAIL: two phases of 20 launches over 256 MiB, each after a flush, then TAIL

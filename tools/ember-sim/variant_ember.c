@@ -99,6 +99,20 @@ static void write_move(struct ember_variant *ev, const struct ember_op *op)
 			op->move.first, op->move.count, op->move.promote ? 'P' : 'D');
 }
 
+/*
+ * --moves: why victims gave way since the last such line, as the shim's
+ * worker logs it under EMBER_LOG=debug (pass_note.h): an R line, after the
+ * moves it explains.
+ */
+static void write_reasons(struct ember_variant *ev, uint64_t now)
+{
+	if (!ev->moves || !ember_pass_note_any(&ev->pc.note))
+		return;
+	char line[800];
+	fprintf(ev->moves, "R %" PRIu64 " %s\n", now, ember_pass_note_format(&ev->pc.note, now, line, sizeof line));
+	ev->pc.note = (struct ember_pass_note){ 0 };
+}
+
 /* The engine's sinks: the simulator is its own worker. */
 static void track(void *sink, struct ember_op *op)
 {
@@ -369,6 +383,7 @@ static void pass_at(struct ember_variant *ev, uint64_t t)
 	poll(ev, t);
 	ev->last_pass = t;
 	ember_engine_reclaim(&ev->eng, 0, &(struct ember_at){ 0 });
+	write_reasons(ev, t);
 	if (!ev->drain_on_grid)
 		take_notifications(ev, t); /* the worker drains the event queue after its pass */
 }
@@ -487,6 +502,7 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 	ember_table_unlock(&ev->table);
 	/* as the shim (adaptive.c): a launch of repeats only promotes nothing */
 	size_t waiting = fresh ? ember_engine_launch_promote(&ev->eng, 0, ev->vt.now, refs, n, &(struct ember_at){ 0 }) : 0;
+	write_reasons(ev, ev->vt.now); /* departed regions given up at the launch */
 	if (waiting)
 		pass_at(ev, ev->vt.now); /* hot regions found no room: the worker is woken */
 }
