@@ -1,0 +1,252 @@
+// ember-readmostly-probe [BYTES]: whether read duplication could bring data
+// that a cycle reads once to the GPU faster than kernels read it mapped, and
+// give its room back for nothing. One JSON record, without Ember.
+//
+// llama.cpp's kernels read the layers left past the budget mapped at 42-43
+// GB/s on the H200 (ab-22; ab-32's rows probe: a plain matrix-vector product
+// draws 51.4), where a prefetch brings 49-51 GB/s. A weight read once a token
+// could instead be copied in ahead of its launch and dropped after, if the
+// drop costs no copy back: under read-mostly advice a prefetch to the GPU
+// makes a read-only duplicate and the host keeps its copy. Each case runs
+// over BYTES (default 1 GiB, a layer's weights several times over) of
+// managed memory written on the host, timed by events:
+//   mapped_read            a kernel reads it mapped (preferred location the
+//                          host, accessed by the GPU): what kernels draw
+//   prefetch_to_gpu        a plain prefetch to the GPU, then
+//   device_read            a kernel reads it there, then
+//   demote_to_host         a prefetch back: what evicting a page costs
+//   readmostly_prefetch    under read-mostly advice, a prefetch to the GPU:
+//                          the duplicate, with the GPU's free memory before
+//                          and after (whether a duplicate takes device memory)
+//   readmostly_read        a kernel reads the duplicate
+//   readmostly_to_host     a prefetch to the host of the duplicated range:
+//                          its time (a copy, or none), and
+//   readmostly_read_after  a kernel reads it after: at the device's rate the
+//                          duplicate stayed, at the mapped rate it went
+//   unset_readmostly       the advice withdrawn: its time, and the read after
+//   beside_compute         a read-mostly prefetch of BYTES on one stream while
+//                          a kernel reads BYTES of device memory, pass after
+//                          pass, on another: each one's time against alone
+// Rates are GB/s of BYTES. Read nothing into a case's rate alone that the
+// next case's read does not confirm: where a page lives after each step is
+// what the reads after it show.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cuda_check.h"
+#include "host_fill.h"
+
+static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
+
+// Sums every 16-byte word of p once: as many blocks as stay resident, each striding the array.
+__global__ void sum_once(const uint4 *p, size_t n, unsigned long long *sink)
+{
+	unsigned long long acc = 0;
+	const size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+		const uint4 w = p[i];
+		acc += (unsigned long long)w.x + w.y + w.z + w.w;
+	}
+	if (acc == 42ull)
+		atomicAdd(sink, acc);
+}
+
+struct probe {
+	char *data;     // BYTES of managed memory, written on the host
+	char *busy;     // BYTES of device memory, for beside_compute's kernel
+	size_t bytes;
+	int grid, threads;
+	unsigned long long *sink;
+	cudaStream_t s, other;
+	bool first = true;
+};
+
+static double seconds(cudaEvent_t a, cudaEvent_t b)
+{
+	float ms = 0;
+	CHECK(cudaEventElapsedTime(&ms, a, b));
+	return ms / 1e3;
+}
+
+static size_t free_bytes()
+{
+	size_t free = 0, total = 0;
+	CHECK(cudaMemGetInfo(&free, &total));
+	return free;
+}
+
+// One record of the cases array: a name, seconds, the rate over BYTES, and an extra field when given.
+static void report(probe &pr, const char *name, double s, const char *extra = "")
+{
+	printf("%s\n    {\"case\": \"%s\", \"seconds\": %.6f, \"gb_per_s\": %.2f%s}", pr.first ? "" : ",", name, s,
+	       s > 0 ? (double)pr.bytes / s / 1e9 : 0.0, extra);
+	pr.first = false;
+	fflush(stdout);
+}
+
+// The time of what `step` issues on pr.s, by events around it.
+template <class F> static double timed(probe &pr, F step)
+{
+	cudaEvent_t a, b;
+	CHECK(cudaEventCreate(&a));
+	CHECK(cudaEventCreate(&b));
+	CHECK(cudaEventRecord(a, pr.s));
+	step();
+	CHECK(cudaEventRecord(b, pr.s));
+	CHECK(cudaEventSynchronize(b));
+	double t = seconds(a, b);
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return t;
+}
+
+static double read_data(probe &pr)
+{
+	return timed(pr, [&] {
+		sum_once<<<pr.grid, pr.threads, 0, pr.s>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
+		CHECK(cudaGetLastError());
+	});
+}
+
+static double prefetch(probe &pr, cudaMemLocation to)
+{
+	return timed(pr, [&] { CHECK(cudaMemPrefetchAsync(pr.data, pr.bytes, to, 0, pr.s)); });
+}
+
+// Host wall time of one advice call, which is not stream-ordered.
+template <class F> static double wall(F call)
+{
+	auto t0 = std::chrono::steady_clock::now();
+	call();
+	CHECK(cudaDeviceSynchronize());
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The data back in host memory with no advice left on it, as it was written.
+static void reset(probe &pr)
+{
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetReadMostly, gpu));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetPreferredLocation, gpu));
+	CHECK(cudaMemPrefetchAsync(pr.data, pr.bytes, cpu, 0, pr.s));
+	CHECK(cudaStreamSynchronize(pr.s));
+}
+
+static void plain_cases(probe &pr)
+{
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
+	read_data(pr); // the GPU's mappings made, as Ember's mapped tier has them
+	report(pr, "mapped_read", read_data(pr));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
+	report(pr, "prefetch_to_gpu", prefetch(pr, gpu));
+	report(pr, "device_read", read_data(pr));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
+	report(pr, "demote_to_host", prefetch(pr, cpu));
+	reset(pr);
+}
+
+static void readmostly_cases(probe &pr)
+{
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	CHECK(cudaDeviceSynchronize());
+	size_t before = free_bytes();
+	double s = prefetch(pr, gpu);
+	size_t after = free_bytes();
+	char extra[128];
+	snprintf(extra, sizeof extra, ", \"gpu_free_before\": %zu, \"gpu_free_after\": %zu", before, after);
+	report(pr, "readmostly_prefetch", s, extra);
+	report(pr, "readmostly_read", read_data(pr));
+	before = free_bytes();
+	s = prefetch(pr, cpu);
+	after = free_bytes();
+	snprintf(extra, sizeof extra, ", \"gpu_free_before\": %zu, \"gpu_free_after\": %zu", before, after);
+	report(pr, "readmostly_to_host", s, extra);
+	report(pr, "readmostly_read_after", read_data(pr));
+	prefetch(pr, gpu); // the duplicate again, for the advice's withdrawal
+	before = free_bytes();
+	s = wall([&] { CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetReadMostly, gpu)); });
+	after = free_bytes();
+	snprintf(extra, sizeof extra, ", \"gpu_free_before\": %zu, \"gpu_free_after\": %zu", before, after);
+	report(pr, "unset_readmostly", s, extra);
+	report(pr, "unset_readmostly_read_after", read_data(pr));
+	reset(pr);
+}
+
+// A kernel over device memory on pr.other for about `target` seconds, beside a read-mostly prefetch on pr.s.
+static void beside_compute(probe &pr, double target)
+{
+	cudaEvent_t k0, k1;
+	CHECK(cudaEventCreate(&k0));
+	CHECK(cudaEventCreate(&k1));
+	auto run_kernels = [&](int passes) {
+		CHECK(cudaEventRecord(k0, pr.other));
+		for (int i = 0; i < passes; i++)
+			sum_once<<<pr.grid, pr.threads, 0, pr.other>>>((const uint4 *)pr.busy, pr.bytes / 16, pr.sink);
+		CHECK(cudaGetLastError());
+		CHECK(cudaEventRecord(k1, pr.other));
+	};
+	run_kernels(1);
+	CHECK(cudaEventSynchronize(k1));
+	double one = seconds(k0, k1);
+	int passes = (int)(target / (one > 1e-5 ? one : 1e-5)) + 1;
+	run_kernels(passes);
+	CHECK(cudaEventSynchronize(k1));
+	double kernels_alone = seconds(k0, k1);
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	double copy_alone = prefetch(pr, gpu);
+	reset(pr);
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	run_kernels(passes);
+	double copy_beside = prefetch(pr, gpu);
+	CHECK(cudaEventSynchronize(k1));
+	double kernels_beside = seconds(k0, k1);
+	char extra[192];
+	snprintf(extra, sizeof extra,
+		 ", \"copy_alone_s\": %.6f, \"kernel_passes\": %d, \"kernels_alone_s\": %.6f, \"kernels_beside_s\": %.6f",
+		 copy_alone, passes, kernels_alone, kernels_beside);
+	report(pr, "beside_compute", copy_beside, extra);
+	reset(pr);
+	cudaEventDestroy(k0);
+	cudaEventDestroy(k1);
+}
+
+int main(int argc, char **argv)
+{
+	probe pr;
+	pr.bytes = (argc > 1 ? strtoull(argv[1], nullptr, 0) : 1ull << 30) & ~(size_t)((2 << 20) - 1);
+	if (pr.bytes == 0) {
+		fprintf(stderr, "ember-readmostly-probe: BYTES must be at least 2 MiB\n");
+		return 2;
+	}
+	int sms = 0, per_sm = 0;
+	pr.threads = 256;
+	CHECK(cudaSetDevice(0));
+	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_once, pr.threads, 0));
+	pr.grid = sms * (per_sm > 0 ? per_sm : 1);
+	if (free_bytes() < 3 * pr.bytes) { // the busy array, a duplicate and a migrated copy at most, never more
+		fprintf(stderr, "ember-readmostly-probe: %zu bytes need %zu free on the GPU, %zu are\n", pr.bytes,
+			3 * pr.bytes, free_bytes());
+		return 2;
+	}
+	CHECK(cudaStreamCreateWithFlags(&pr.s, cudaStreamNonBlocking));
+	CHECK(cudaStreamCreateWithFlags(&pr.other, cudaStreamNonBlocking));
+	CHECK(cudaMalloc(&pr.sink, sizeof *pr.sink));
+	CHECK(cudaMalloc(&pr.busy, pr.bytes));
+	CHECK(cudaMemset(pr.busy, 1, pr.bytes));
+	CHECK(cudaMallocManaged(&pr.data, pr.bytes));
+	host_fill(pr.data, pr.bytes);
+	printf("{\"bench\": \"readmostly-probe\", \"bytes\": %zu, \"sms\": %d, \"grid\": %d, \"cases\": [", pr.bytes, sms,
+	       pr.grid);
+	plain_cases(pr);
+	readmostly_cases(pr);
+	beside_compute(pr, 0.5);
+	printf("\n]}\n");
+	CHECK(cudaFree(pr.data));
+	CHECK(cudaFree(pr.busy));
+	CHECK(cudaFree(pr.sink));
+	return 0;
+}
