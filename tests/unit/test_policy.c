@@ -742,6 +742,9 @@ Test(policy, what_a_cycle_reads_more_of_is_exchanged_for_what_it_reads_less)
 	char line[800];
 	cr_expect(strstr(ember_pass_note_format(&ctx.note, now, line, sizeof line), "12 exchanged, the first allocation"),
 		  "%s", line);
+	char small[24]; /* a short buffer: cut and terminated (the sanitizer passes see any write past it) */
+	cr_expect_eq(strlen(ember_pass_note_format(&ctx.note, now, small, sizeof small)), sizeof small - 1);
+	cr_expect_eq(ember_pass_note_format(&ctx.note, now, small, 0), small, "no room at all: nothing written");
 	size_t k = 0;
 	for (; k < m.n && !m.v[k].promote; k++) {
 		cr_expect_eq(m.v[k].alloc, seldom, "the region read less a cycle goes");
