@@ -134,13 +134,12 @@ static void log_victims(uint64_t now)
 		return;
 	struct ember_pass_note note;
 	ember_table_lock(EMBER_TABLE);
-	note = ember_shim_ctx.note;
-	ember_shim_ctx.note = (struct ember_pass_note){ 0 };
+	bool any = ember_pass_note_take(&ember_shim_ctx.note, &note);
 	ember_table_unlock(EMBER_TABLE);
-	if (!ember_pass_note_any(&note))
+	if (!any)
 		return;
 	last = now;
-	char line[800]; /* the log's lines end at 1 KiB */
+	char line[EMBER_PASS_NOTE_LINE];
 	ember_debug("gave way: %s", ember_pass_note_format(&note, now, line, sizeof line));
 }
 

@@ -33,6 +33,13 @@ bool ember_pass_note_any(const struct ember_pass_note *n)
 	return false;
 }
 
+bool ember_pass_note_take(struct ember_pass_note *from, struct ember_pass_note *to)
+{
+	*to = *from;
+	*from = (struct ember_pass_note){ 0 };
+	return ember_pass_note_any(to);
+}
+
 static const char *const reason_names[EMBER_VICTIM_REASONS] = {
 	[EMBER_VICTIM_WATERMARK] = "over the watermark", [EMBER_VICTIM_DEPARTED] = "departed",
 	[EMBER_VICTIM_OLDER] = "older",			  [EMBER_VICTIM_WANTED] = "for a wanted table",

@@ -43,6 +43,12 @@ void ember_pass_note_victim(struct ember_pass_note *n, enum ember_victim_reason 
 /* Whether anything gave way since the note was cleared. */
 bool ember_pass_note_any(const struct ember_pass_note *n);
 
+/* Moves the note *from into *to, clearing *from: whether anything gave way. */
+bool ember_pass_note_take(struct ember_pass_note *from, struct ember_pass_note *to);
+
+/* Room for the note's line where the shim logs it (its log lines end at 1 KiB) and ember-sim writes it. */
+#define EMBER_PASS_NOTE_LINE 800
+
 /* One line (no newline) of what gave way, times relative to now, into buf; returns buf. */
 const char *ember_pass_note_format(const struct ember_pass_note *n, uint64_t now, char *buf, size_t len);
 

@@ -106,11 +106,11 @@ static void write_move(struct ember_variant *ev, const struct ember_op *op)
  */
 static void write_reasons(struct ember_variant *ev, uint64_t now)
 {
-	if (!ev->moves || !ember_pass_note_any(&ev->pc.note))
+	struct ember_pass_note note;
+	if (!ev->moves || !ember_pass_note_take(&ev->pc.note, &note))
 		return;
-	char line[800];
-	fprintf(ev->moves, "R %" PRIu64 " %s\n", now, ember_pass_note_format(&ev->pc.note, now, line, sizeof line));
-	ev->pc.note = (struct ember_pass_note){ 0 };
+	char line[EMBER_PASS_NOTE_LINE];
+	fprintf(ev->moves, "R %" PRIu64 " %s\n", now, ember_pass_note_format(&note, now, line, sizeof line));
 }
 
 /* The engine's sinks: the simulator is its own worker. */
