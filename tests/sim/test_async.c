@@ -107,7 +107,7 @@ static void burst(void)
 
 static struct sim_result run(const struct sim_variant *v, bool async)
 {
-	struct sim_env env = { .profile = &profile, .budget = 16 * SIM_GIB, .async_launches = async };
+	struct sim_env env = { .profile = &profile, .budget = 16 * SIM_GIB, .launches = async ? SIM_LAUNCHES_ASYNC : SIM_LAUNCHES_SYNC };
 	struct sim_result r;
 	cr_assert(!sim_run(v, &env, &ev, &r));
 	return r;

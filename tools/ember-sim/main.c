@@ -120,8 +120,8 @@ struct opts {
 	bool json, sweep, print_profile;
 	char params[1024];
 	unsigned recorded_high_pct, recorded_low_pct; /* a trace's watermarks (sim_env's) */
-	bool async_launches;                          /* --launches async */
-	bool recorded_launches;                       /* --launches recorded */
+	enum sim_launches launches;                   /* --launches */
+	const char *launches_name;                    /* as given, for messages */
 	FILE *moves_file;                             /* --moves, open */
 	struct sim_wl_opts wl;
 };
@@ -175,8 +175,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		case O_LAUNCHES:
 			if (strcmp(optarg, "sync") && strcmp(optarg, "async") && strcmp(optarg, "recorded"))
 				bad("--launches: bad value '%s' (expected sync, async or recorded)", optarg);
-			o->async_launches = !strcmp(optarg, "async");
-			o->recorded_launches = !strcmp(optarg, "recorded");
+			o->launches = !strcmp(optarg, "async")    ? SIM_LAUNCHES_ASYNC :
+				      !strcmp(optarg, "recorded") ? SIM_LAUNCHES_RECORDED :
+								    SIM_LAUNCHES_SYNC;
+			o->launches_name = optarg;
 			break;
 		case O_PASSES: o->wl.passes = (unsigned)uint_arg("--passes", optarg, 1, 1000000); break;
 		case O_DRIFT: o->wl.drift_pct = (double)uint_arg("--drift", optarg, 0, 100); break;
@@ -200,9 +202,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		bad("--sweep and --plot need a built-in workload, not --trace");
 	if (o->kernel_reads && !o->trace)
 		bad("--kernel-reads needs --trace");
-	if ((o->async_launches || o->recorded_launches) && !o->trace)
-		bad("--launches %s needs --trace (a built-in workload has no host of its own)",
-		    o->async_launches ? "async" : "recorded");
+	if (o->launches != SIM_LAUNCHES_SYNC && !o->trace)
+		bad("--launches %s needs --trace (a built-in workload has no host of its own)", o->launches_name);
 	if (o->moves && !(o->moves_file = fopen(o->moves, "w")))
 		bad("--moves: cannot write %s: %s", o->moves, strerror(errno)); /* the stream is flushed at exit */
 }
@@ -238,8 +239,7 @@ static int run_all(const struct opts *o, const struct sim_profile *p, const stru
 {
 	struct sim_env env = { .profile = p, .budget = budget, .seed = o->wl.seed, .params = o->params,
 			       .high_pct = o->recorded_high_pct, .low_pct = o->recorded_low_pct,
-			       .async_launches = o->async_launches, .recorded_launches = o->recorded_launches,
-			       .moves = o->moves_file };
+			       .launches = o->launches, .moves = o->moves_file };
 	for (unsigned i = 0; vs[i]; i++) {
 		struct sim_result r;
 		if (sim_run(vs[i], &env, ev, &r)) {
@@ -428,7 +428,7 @@ int main(int argc, char **argv)
 	}
 	const struct sim_variant *vs[16];
 	variants(o.variant, vs, 16);
-	for (unsigned i = 0; o.recorded_launches && vs[i]; i++)
+	for (unsigned i = 0; o.launches == SIM_LAUNCHES_RECORDED && vs[i]; i++)
 		if (!vs[i]->issue)
 			bad("--launches recorded: variant '%s' decides nothing at a launch (expected static, adaptive, "
 			    "static-peer or adaptive-peer)", vs[i]->name);

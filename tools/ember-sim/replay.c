@@ -186,9 +186,9 @@ uint64_t sim_kernel_ns(const struct sim_variant *v, void *st, const struct sim_e
 
 int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct sim_events *e, struct sim_result *out)
 {
-	if (env->recorded_launches)
+	if (env->launches == SIM_LAUNCHES_RECORDED)
 		return sim_run_recorded(v, env, e, out);
-	if (env->async_launches && e->waits_recorded)
+	if (env->launches == SIM_LAUNCHES_ASYNC && e->waits_recorded)
 		return sim_run_async(v, env, e, out);
 	memset(out, 0, sizeof *out);
 	void *st = v->start(env);

@@ -109,7 +109,7 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 
 /*
  * sim_run for a trace that records its host's waits, with
- * env->async_launches (replay_async.c): the host issues launches at its
+ * env->launches SIM_LAUNCHES_ASYNC (replay_async.c): the host issues launches at its
  * recorded pace and the GPU runs them in order, later, as a real one does
  * (star's eight queries are issued within 11 ms and run for 5 s), so the
  * policy decides at the host's time and the kernels read what has landed
@@ -120,7 +120,7 @@ int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const 
 		  struct sim_result *out);
 
 /*
- * sim_run with env->recorded_launches (replay_recorded.c): every event at
+ * sim_run with env->launches SIM_LAUNCHES_RECORDED (replay_recorded.c): every event at
  * the time the recorded run issued it, waits ending when they ended, the
  * kernels costing nothing of their own. -1 for a variant without a host
  * part (issue): only Ember's decide at the launch.

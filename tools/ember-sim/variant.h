@@ -65,14 +65,20 @@ struct sim_counts {
 	uint64_t peer_pushed_out; /* the peer tier: of those, bytes its own demand sent back (none in a one-GPU trace) */
 };
 
+/* --launches: when a trace's launches run against its host's recorded pace. */
+enum sim_launches {
+	SIM_LAUNCHES_SYNC,     /* each once the one before has ended (replay.c) */
+	SIM_LAUNCHES_ASYNC,    /* issued at the host's pace, ahead of its GPU (replay_async.c) */
+	SIM_LAUNCHES_RECORDED, /* every event on the trace's own clock (replay_recorded.c) */
+};
+
 struct sim_env {
 	const struct sim_profile *profile;
 	uint64_t budget;
 	uint64_t seed;
 	const char *params; /* "key=value,key=value" overrides, may be NULL */
 	unsigned high_pct, low_pct; /* a trace's recorded watermarks (0: the shim's defaults); params override */
-	bool async_launches;        /* --launches async: a trace's host issues ahead of its GPU (replay_async.c) */
-	bool recorded_launches;     /* --launches recorded: a trace's events on its own clock (replay_recorded.c) */
+	enum sim_launches launches; /* --launches: how a trace's launches meet its host's pace */
 	FILE *moves;                /* --moves: Ember's variants write each move there, as a trace's M line; may be NULL */
 };
 
