@@ -25,8 +25,8 @@ struct slot {
 	uint32_t demand;
 	uint64_t last_ref; /* when it was last referenced */
 	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
-	bool exchange;     /* a victim given up for a region read more a cycle (policy.c's read_more_per_cycle) */
-	struct ember_alloc *for_a; /* a victim of replacement: the hot region it gave way for (the debug log's) */
+	enum ember_victim_reason why; /* a victim: for what it gave way (EXCHANGE: a region read more a cycle) */
+	struct ember_alloc *for_a;    /* a victim of replacement: the hot region it gave way for (NULL: none) */
 	uint32_t for_r;
 };
 

@@ -68,7 +68,8 @@ static bool read_more_per_cycle(const struct ember_policy_params *p, const struc
  * references, not the silence until now, so that data read in a cycle
  * (every weight once per token) is never swapped within it, nor once the
  * program stops launching and every region's silence grows alike. Read
- * less a cycle is read_more_per_cycle's.
+ * less a cycle is read_more_per_cycle's. Where it goes, *why says for
+ * what (the debug log's note, pass_note.h).
  */
 enum replacement {
 	KEEP,     /* it stays */
@@ -77,20 +78,27 @@ enum replacement {
 };
 
 static enum replacement replaceable(const struct ember_policy_params *p, const struct slot *cold,
-				    const struct slot *hot, uint64_t now)
+				    const struct slot *hot, uint64_t now, enum ember_victim_reason *why)
 {
 	if (cold->protected_)
 		return KEEP;
-	if (cold->departed)
+	if (cold->departed) {
+		*why = EMBER_VICTIM_DEPARTED;
 		return REPLACE;
+	}
 	if ((double)hot->demand < p->heat_ratio * (double)cold->demand)
 		return KEEP;
 	/* a wanted table: no reuse gap to rank it by, its density instead (ember_small_and_dense) */
-	if (hot->a->regions[hot->r].wanted)
+	if (hot->a->regions[hot->r].wanted) {
+		*why = EMBER_VICTIM_WANTED;
 		return ember_small_and_dense(p, cold->a, &cold->a->regions[cold->r]) ? KEEP : REPLACE;
+	}
 	if (hot->gap != UINT64_MAX && hot->last_ref > cold->last_ref &&
-	    (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap)
+	    (double)(hot->last_ref - cold->last_ref) > p->heat_ratio * (double)hot->gap) {
+		*why = EMBER_VICTIM_OLDER;
 		return REPLACE;
+	}
+	*why = EMBER_VICTIM_EXCHANGE;
 	return read_more_per_cycle(p, &cold->a->regions[cold->r], &hot->a->regions[hot->r], now) ? EXCHANGE : KEEP;
 }
 
@@ -148,28 +156,20 @@ static bool replacement_finds_nothing(const struct ember_policy_params *p, const
 			room -= need;
 			continue;
 		}
+		enum ember_victim_reason why;
 		for (size_t i = 0; i < resident->n; i++)
-			if (replaceable(p, &resident->v[i], &h, now))
+			if (replaceable(p, &resident->v[i], &h, now, &why) != KEEP)
 				return false;
 		return true;
 	}
 	return false;
 }
 
-/* Why each victim [0, n) gave way, for the debug log (pass_note.h): the first `watermark` to reclamation. */
-static void note_victims(struct ember_policy_ctx *pc, const struct slot *v, size_t n, size_t watermark)
+/* Why each victim [0, n) gave way, for the debug log (pass_note.h). */
+static void note_victims(struct ember_policy_ctx *pc, const struct slot *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		enum ember_victim_reason why = EMBER_VICTIM_WATERMARK;
-		if (i >= watermark) {
-			const struct ember_region *hot = &v[i].for_a->regions[v[i].for_r];
-			why = v[i].exchange ? EMBER_VICTIM_EXCHANGE :
-			      v[i].departed ? EMBER_VICTIM_DEPARTED :
-			      hot->wanted   ? EMBER_VICTIM_WANTED :
-					      EMBER_VICTIM_OLDER;
-		}
-		ember_pass_note_victim(&pc->note, why, v[i].a, v[i].r, i >= watermark ? v[i].for_a : NULL, v[i].for_r);
-	}
+	for (size_t i = 0; i < n; i++)
+		ember_pass_note_victim(&pc->note, v[i].why, v[i].a, v[i].r, v[i].for_a, v[i].for_r);
 }
 
 void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out)
@@ -210,11 +210,10 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		uint64_t goal = staying - acc->low, freed = 0;
 		while (nvictims < resident.n && nvictims < p->batch_regions && freed < goal) {
 			freed += ember_region_bytes(resident.v[nvictims].a, resident.v[nvictims].r);
-			nvictims++;
+			resident.v[nvictims++].why = EMBER_VICTIM_WATERMARK;
 		}
 		staying -= freed;
 	}
-	size_t watermark_victims = nvictims;
 
 	/*
 	 * Replacement: when the hottest mapped regions will not fit even after
@@ -236,16 +235,17 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
 		bool exchanged = false;
 		for (; room_later < need && nvictims < most && next < resident.n; next++) {
-			enum replacement how = replaceable(p, &resident.v[next], &hot.v[h], now);
+			enum ember_victim_reason why;
+			enum replacement how = replaceable(p, &resident.v[next], &hot.v[h], now, &why);
 			if (how == KEEP || (how == REPLACE && nreplaced >= p->batch_regions) ||
 			    (how == EXCHANGE && nexchanged >= p->exchange_regions))
 				continue;
 			*(how == EXCHANGE ? &nexchanged : &nreplaced) += 1;
 			struct slot chosen = resident.v[next];
-			chosen.exchange = how == EXCHANGE;
+			chosen.why = why;
 			chosen.for_a = hot.v[h].a;
 			chosen.for_r = hot.v[h].r;
-			exchanged |= chosen.exchange;
+			exchanged |= how == EXCHANGE;
 			resident.v[next] = resident.v[nvictims];
 			resident.v[nvictims++] = chosen;
 			room_later += ember_region_bytes(chosen.a, chosen.r);
@@ -256,10 +256,10 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		if (exchanged)
 			ember_slots_push(&bring, hot.v[h]);
 	}
-	note_victims(pc, resident.v, nvictims, watermark_victims);
+	note_victims(pc, resident.v, nvictims);
 	size_t replaced = 0; /* victims [0, replaced) are replaced, the rest exchanged */
 	for (size_t i = 0; i < nvictims; i++)
-		if (!resident.v[i].exchange) {
+		if (resident.v[i].why != EMBER_VICTIM_EXCHANGE) {
 			struct slot v = resident.v[i];
 			resident.v[i] = resident.v[replaced];
 			resident.v[replaced++] = v;
