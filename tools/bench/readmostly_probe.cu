@@ -27,6 +27,13 @@
 //   beside_compute         a read-mostly prefetch of BYTES on one stream while
 //                          a kernel reads BYTES of device memory, pass after
 //                          pass, on another: each one's time against alone
+//   mapped_read_grid_G     a kernel of G blocks reads it mapped: fewer blocks
+//                          keep fewer reads in flight and draw less of the
+//                          link, as llama.cpp's kernels (43 GB/s) do
+//   beside_mapped_grid_G   that kernel on one stream, a read-mostly prefetch
+//                          of another BYTES on the other: whether the copy
+//                          engine adds what the kernel leaves of the link
+//                          (both_gb_per_s: 2 BYTES over the span of both)
 // Rates are GB/s of BYTES. Read nothing into a case's rate alone that the
 // next case's read does not confirm: where a page lives after each step is
 // what the reads after it show.
@@ -56,6 +63,7 @@ __global__ void sum_once(const uint4 *p, size_t n, unsigned long long *sink)
 
 struct probe {
 	char *data;     // BYTES of managed memory, written on the host
+	char *second;   // another BYTES of it, for beside_mapped's prefetch
 	char *busy;     // BYTES of device memory, for beside_compute's kernel
 	size_t bytes;
 	int grid, threads;
@@ -213,6 +221,64 @@ static void beside_compute(probe &pr, double target)
 	cudaEventDestroy(k1);
 }
 
+static double read_mapped(probe &pr, cudaStream_t on, int grid)
+{
+	cudaEvent_t a, b;
+	CHECK(cudaEventCreate(&a));
+	CHECK(cudaEventCreate(&b));
+	CHECK(cudaEventRecord(a, on));
+	sum_once<<<grid, pr.threads, 0, on>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
+	CHECK(cudaGetLastError());
+	CHECK(cudaEventRecord(b, on));
+	CHECK(cudaEventSynchronize(b));
+	double t = seconds(a, b);
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return t;
+}
+
+// A mapped read of pr.data with `grid` blocks alone, then beside a read-mostly prefetch of pr.second.
+static void beside_mapped(probe &pr, int grid)
+{
+	char name[64], extra[256];
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
+	read_mapped(pr, pr.other, grid); // the mappings made
+	snprintf(name, sizeof name, "mapped_read_grid_%d", grid);
+	report(pr, name, read_mapped(pr, pr.other, grid));
+
+	CHECK(cudaMemAdvise(pr.second, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	CHECK(cudaDeviceSynchronize());
+	cudaEvent_t k0, k1, c0, c1;
+	CHECK(cudaEventCreate(&k0));
+	CHECK(cudaEventCreate(&k1));
+	CHECK(cudaEventCreate(&c0));
+	CHECK(cudaEventCreate(&c1));
+	CHECK(cudaEventRecord(k0, pr.other));
+	CHECK(cudaEventRecord(c0, pr.s));
+	sum_once<<<grid, pr.threads, 0, pr.other>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
+	CHECK(cudaGetLastError());
+	CHECK(cudaMemPrefetchAsync(pr.second, pr.bytes, gpu, 0, pr.s));
+	CHECK(cudaEventRecord(k1, pr.other));
+	CHECK(cudaEventRecord(c1, pr.s));
+	CHECK(cudaDeviceSynchronize());
+	double kernel = seconds(k0, k1), copy = seconds(c0, c1);
+	double copy_start = seconds(k0, c0), copy_end = seconds(k0, c1); // both from the kernel's start, signed
+	double span = (kernel > copy_end ? kernel : copy_end) - (copy_start < 0 ? copy_start : 0);
+	snprintf(extra, sizeof extra, ", \"copy_s\": %.6f, \"copy_gb_per_s\": %.2f, \"both_gb_per_s\": %.2f", copy,
+		 copy > 0 ? (double)pr.bytes / copy / 1e9 : 0.0, span > 0 ? 2.0 * pr.bytes / span / 1e9 : 0.0);
+	snprintf(name, sizeof name, "beside_mapped_grid_%d", grid);
+	report(pr, name, kernel, extra);
+	CHECK(cudaMemAdvise(pr.second, pr.bytes, cudaMemAdviseUnsetReadMostly, gpu));
+	CHECK(cudaMemPrefetchAsync(pr.second, pr.bytes, cpu, 0, pr.s));
+	CHECK(cudaStreamSynchronize(pr.s));
+	reset(pr);
+	cudaEventDestroy(k0);
+	cudaEventDestroy(k1);
+	cudaEventDestroy(c0);
+	cudaEventDestroy(c1);
+}
+
 int main(int argc, char **argv)
 {
 	probe pr;
@@ -227,9 +293,9 @@ int main(int argc, char **argv)
 	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_once, pr.threads, 0));
 	pr.grid = sms * (per_sm > 0 ? per_sm : 1);
-	if (free_bytes() < 3 * pr.bytes) { // the busy array, a duplicate and a migrated copy at most, never more
+	if (free_bytes() < 4 * pr.bytes) { // the busy array, two duplicates and a migrated copy at most, never more
 		fprintf(stderr, "ember-readmostly-probe: %zu bytes need %zu free on the GPU, %zu are\n", pr.bytes,
-			3 * pr.bytes, free_bytes());
+			4 * pr.bytes, free_bytes());
 		return 2;
 	}
 	CHECK(cudaStreamCreateWithFlags(&pr.s, cudaStreamNonBlocking));
@@ -239,13 +305,18 @@ int main(int argc, char **argv)
 	CHECK(cudaMemset(pr.busy, 1, pr.bytes));
 	CHECK(cudaMallocManaged(&pr.data, pr.bytes));
 	host_fill(pr.data, pr.bytes);
+	CHECK(cudaMallocManaged(&pr.second, pr.bytes));
+	host_fill(pr.second, pr.bytes);
 	printf("{\"bench\": \"readmostly-probe\", \"bytes\": %zu, \"sms\": %d, \"grid\": %d, \"cases\": [", pr.bytes, sms,
 	       pr.grid);
 	plain_cases(pr);
 	readmostly_cases(pr);
 	beside_compute(pr, 0.5);
+	for (int g : { sms / 4, sms / 2, sms, pr.grid })
+		beside_mapped(pr, g);
 	printf("\n]}\n");
 	CHECK(cudaFree(pr.data));
+	CHECK(cudaFree(pr.second));
 	CHECK(cudaFree(pr.busy));
 	CHECK(cudaFree(pr.sink));
 	return 0;
