@@ -14,14 +14,9 @@
 #include "grow.h"
 #include "host_memory.h"
 #include "host_touch.h"
+#include "touch_threads.h"
 #include "shim.h"
 #include "state.h"
-
-enum {
-	MAX_THREADS = 8,
-	CHUNK_BYTES = 32 << 20,          /* what a thread takes at a time */
-	THREADED_BYTES = 64 << 20,       /* below this, the calling thread alone */
-};
 
 struct run {
 	char *start;
@@ -57,20 +52,11 @@ static void *toucher(void *arg)
 {
 	struct work *w = arg;
 	for (;;) {
-		uint64_t off = __atomic_fetch_add(&w->next, CHUNK_BYTES, __ATOMIC_RELAXED);
+		uint64_t off = __atomic_fetch_add(&w->next, EMBER_TOUCH_CHUNK_BYTES, __ATOMIC_RELAXED);
 		if (off >= w->total)
 			return NULL;
-		touch_span(w, off, w->total - off < CHUNK_BYTES ? w->total - off : CHUNK_BYTES);
+		touch_span(w, off, w->total - off < EMBER_TOUCH_CHUNK_BYTES ? w->total - off : EMBER_TOUCH_CHUNK_BYTES);
 	}
-}
-
-static unsigned threads_for(uint64_t bytes)
-{
-	if (bytes < THREADED_BYTES)
-		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = cpus > 1 ? (unsigned)(cpus / 2) : 1; /* half the machine: the program runs beside */
-	return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
 /*
@@ -139,8 +125,8 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 	if (total) {
 		long page = sysconf(_SC_PAGESIZE);
 		struct work w = { runs, nruns, 0, total, page > 0 ? (size_t)page : 4096 };
-		pthread_t helpers[MAX_THREADS];
-		unsigned started = 0, want = threads_for(total);
+		pthread_t helpers[EMBER_TOUCH_MAX_THREADS];
+		unsigned started = 0, want = ember_touch_threads(total, sysconf(_SC_NPROCESSORS_ONLN));
 		while (started + 1 < want && pthread_create(&helpers[started], NULL, toucher, &w) == 0)
 			started++;
 		toucher(&w); /* the calling thread too, and alone when no helper started */

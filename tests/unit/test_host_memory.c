@@ -2,7 +2,8 @@
  * What the host can still give (shim/mech/host_memory.c), read from
  * stand-ins for /proc/meminfo and a cgroup v2 folder: the least of
  * MemAvailable and the cgroup's limit less its use, and "unknown" where
- * neither says.
+ * neither says. And how many threads the host's touches take
+ * (touch_threads.h).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -10,6 +11,9 @@
 #include <unistd.h>
 
 #include "host_memory.h"
+#include "touch_threads.h"
+
+static const uint64_t MiB = 1 << 20;
 
 static char dir[] = "/tmp/ember-host-memory-XXXXXX";
 static char meminfo[sizeof dir + 16], cgroup[sizeof dir + 16];
@@ -125,4 +129,21 @@ Test(host_memory, unknown_memory_limits_nothing)
 {
 	struct ember_host_allowance al = { 0 };
 	cr_expect(ember_host_allowance_take(&al, 1ull << 40, UINT64_MAX), "neither meminfo nor a cgroup said");
+}
+
+/* How many threads the host's touches take (touch_threads.h). */
+Test(touch_threads, one_thread_below_four_regions)
+{
+	cr_expect_eq(ember_touch_threads(0, 16), 1);
+	cr_expect_eq(ember_touch_threads(8 * MiB - 1, 16), 1);
+}
+
+Test(touch_threads, a_weight_of_50_mib_takes_half_the_machine)
+{
+	cr_expect_eq(ember_touch_threads(8 * MiB, 16), 4, "four regions, four threads");
+	cr_expect_eq(ember_touch_threads(50 * MiB, 16), 8, "hf-llama 13b's attention weights: eight threads");
+	cr_expect_eq(ember_touch_threads(50 * MiB, 6), 3, "half of six processors");
+	cr_expect_eq(ember_touch_threads(50 * MiB, 64), 8, "at most eight");
+	cr_expect_eq(ember_touch_threads(50 * MiB, 1), 1, "one processor, the calling thread alone");
+	cr_expect_eq(ember_touch_threads(9 * MiB, 16), 5, "a partial region is a region to take");
 }
