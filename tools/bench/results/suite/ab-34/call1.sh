@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ready for the next session, not yet run. At the head: (1) ember-readmostly-probe (1 GiB): whether read
+# session 34, call 1, at 9a70af3. (1) ember-readmostly-probe (1 GiB): whether read
 # duplication could bring a layer read once a token to the GPU faster than llama.cpp's kernels read it mapped
 # (42-43 GB/s against a prefetch's 49-51), and give its room back for nothing: the duplicate's copy rate, its
 # device memory, what a prefetch to the host of it costs and leaves, and a prefetch beside a kernel. (2) The
