@@ -7,7 +7,10 @@
  * four regions: building hf-llama 13b past a 16 GiB budget (ab-34's call 3
  * on an H200), each 50 MiB weight, then below a 64 MiB threshold, took
  * 24 ms on the calling thread alone (2 GB/s), and each 136 MiB weight 29 ms
- * in 32 MiB chunks, five threads at most.
+ * in 32 MiB chunks, five threads at most. Half the processors, at most
+ * eight: ember-touch-probe made 4 GiB at 1.7 GB/s from one thread, 10.7
+ * from eight and 13.7 from sixteen (ab-34's call 6), and sixteen threads
+ * did not build either model faster in the same call.
  */
 #ifndef EMBER_TOUCH_THREADS_H
 #define EMBER_TOUCH_THREADS_H
