@@ -14,9 +14,9 @@
 #include "grow.h"
 #include "host_memory.h"
 #include "host_touch.h"
-#include "touch_threads.h"
 #include "shim.h"
 #include "state.h"
+#include "touch_threads.h"
 
 struct run {
 	char *start;
