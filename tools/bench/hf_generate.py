@@ -68,15 +68,17 @@ def stolen_seconds():
         return 0.0
 
 
-def build(arch, size, offload_gpu_bytes=None):
+def model_config(arch, size):
+    """The config of ARCH at SIZE (SHAPES) and the model class that builds it."""
     shape = SHAPES[(arch, size)]
     common = dict(vocab_size=32000, max_position_embeddings=4096, torch_dtype=torch.bfloat16)
     if arch == "llama":
-        config = transformers.LlamaConfig(**shape, **common)
-        cls = transformers.LlamaForCausalLM
-    else:
-        config = transformers.MixtralConfig(**shape, **common)
-        cls = transformers.MixtralForCausalLM
+        return transformers.LlamaConfig(**shape, **common), transformers.LlamaForCausalLM
+    return transformers.MixtralConfig(**shape, **common), transformers.MixtralForCausalLM
+
+
+def build(arch, size, offload_gpu_bytes=None):
+    config, cls = model_config(arch, size)
     torch.manual_seed(0)
     t0 = time.perf_counter()
     # weights made on the GPU in bf16 and drawn there: the way a program builds a model it then loads

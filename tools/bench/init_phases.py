@@ -15,20 +15,14 @@ import sys
 import time
 
 import torch
-import transformers
 
-from hf_generate import SHAPES
+from hf_generate import model_config
 
 
 def main():
     arch, size = sys.argv[1], sys.argv[2]
     stacks = open(sys.argv[3], "w") if len(sys.argv) > 3 else None
-    shape = SHAPES[(arch, size)]
-    common = dict(vocab_size=32000, max_position_embeddings=4096, torch_dtype=torch.bfloat16)
-    if arch == "llama":
-        config, cls = transformers.LlamaConfig(**shape, **common), transformers.LlamaForCausalLM
-    else:
-        config, cls = transformers.MixtralConfig(**shape, **common), transformers.MixtralForCausalLM
+    config, cls = model_config(arch, size)
     torch.manual_seed(0)
     torch.set_default_dtype(torch.bfloat16)
     torch.zeros(1, device="cuda")  # the context made before the clock starts

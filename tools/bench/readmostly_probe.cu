@@ -95,15 +95,17 @@ static void report(probe &pr, const char *name, double s, const char *extra = ""
 	fflush(stdout);
 }
 
-// The time of what `step` issues on pr.s, by events around it.
-template <class F> static double timed(probe &pr, F step)
+// The time of what `step` issues on stream `on` (pr.s unless given), by events around it.
+template <class F> static double timed(probe &pr, F step, cudaStream_t on = nullptr)
 {
+	if (!on)
+		on = pr.s;
 	cudaEvent_t a, b;
 	CHECK(cudaEventCreate(&a));
 	CHECK(cudaEventCreate(&b));
-	CHECK(cudaEventRecord(a, pr.s));
+	CHECK(cudaEventRecord(a, on));
 	step();
-	CHECK(cudaEventRecord(b, pr.s));
+	CHECK(cudaEventRecord(b, on));
 	CHECK(cudaEventSynchronize(b));
 	double t = seconds(a, b);
 	cudaEventDestroy(a);
@@ -111,12 +113,19 @@ template <class F> static double timed(probe &pr, F step)
 	return t;
 }
 
-static double read_data(probe &pr)
+// One read pass over pr.data by `grid` blocks on stream `on`, not waited for.
+static void sum_data(probe &pr, int grid, cudaStream_t on)
 {
-	return timed(pr, [&] {
-		sum_once<<<pr.grid, pr.threads, 0, pr.s>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
-		CHECK(cudaGetLastError());
-	});
+	sum_once<<<grid, pr.threads, 0, on>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
+	CHECK(cudaGetLastError());
+}
+
+// The time of one read pass over pr.data: pr.grid blocks on pr.s unless given.
+static double read_data(probe &pr, int grid = 0, cudaStream_t on = nullptr)
+{
+	grid = grid ? grid : pr.grid;
+	on = on ? on : pr.s;
+	return timed(pr, [&] { sum_data(pr, grid, on); }, on);
 }
 
 static double prefetch(probe &pr, cudaMemLocation to)
@@ -221,31 +230,15 @@ static void beside_compute(probe &pr, double target)
 	cudaEventDestroy(k1);
 }
 
-static double read_mapped(probe &pr, cudaStream_t on, int grid)
-{
-	cudaEvent_t a, b;
-	CHECK(cudaEventCreate(&a));
-	CHECK(cudaEventCreate(&b));
-	CHECK(cudaEventRecord(a, on));
-	sum_once<<<grid, pr.threads, 0, on>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
-	CHECK(cudaGetLastError());
-	CHECK(cudaEventRecord(b, on));
-	CHECK(cudaEventSynchronize(b));
-	double t = seconds(a, b);
-	cudaEventDestroy(a);
-	cudaEventDestroy(b);
-	return t;
-}
-
 // A mapped read of pr.data with `grid` blocks alone, then beside a read-mostly prefetch of pr.second.
 static void beside_mapped(probe &pr, int grid)
 {
 	char name[64], extra[256];
 	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
 	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
-	read_mapped(pr, pr.other, grid); // the mappings made
+	read_data(pr, grid, pr.other); // the mappings made
 	snprintf(name, sizeof name, "mapped_read_grid_%d", grid);
-	report(pr, name, read_mapped(pr, pr.other, grid));
+	report(pr, name, read_data(pr, grid, pr.other));
 
 	CHECK(cudaMemAdvise(pr.second, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
 	CHECK(cudaDeviceSynchronize());
@@ -256,8 +249,7 @@ static void beside_mapped(probe &pr, int grid)
 	CHECK(cudaEventCreate(&c1));
 	CHECK(cudaEventRecord(k0, pr.other));
 	CHECK(cudaEventRecord(c0, pr.s));
-	sum_once<<<grid, pr.threads, 0, pr.other>>>((const uint4 *)pr.data, pr.bytes / 16, pr.sink);
-	CHECK(cudaGetLastError());
+	sum_data(pr, grid, pr.other);
 	CHECK(cudaMemPrefetchAsync(pr.second, pr.bytes, gpu, 0, pr.s));
 	CHECK(cudaEventRecord(k1, pr.other));
 	CHECK(cudaEventRecord(c1, pr.s));

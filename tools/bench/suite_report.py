@@ -293,7 +293,8 @@ def criteria(m, overhead, lines, loads=()):
                    ", ".join(bad) or "all under"))
     for b, need in (("llama-cpp", 0.9), ("hf-llama", 0.8), ("hf-mixtral", 0.8)):
         best = m.best(b, 1.5)
-        got = 1 / x_bound(best) if x_bound(best) else None
+        x = x_bound(best)
+        got = 1 / x if x else None
         # four places, and the seconds: a ratio just short of the mark must not read as the mark
         said = "-" if got is None else f"{got:.4f} ({best['seconds']:.3f} s against {best['seconds'] * got:.3f} s)"
         checks.append((f"1.5x: {b} reaches {need} of its bound", got is not None and got >= need, said))
