@@ -6,18 +6,9 @@
  * from eight threads took 0.38 s (11.4 GB/s), after which a kernel wrote
  * it at 46 GB/s. Loading a model past the budget under EMBER_MANAGE_ALL
  * writes every weight there first.
- *
- * The kernel makes the pages faster still when asked for a region at once:
- * madvise(MADV_POPULATE_WRITE) made 4 GiB at 15.0 GB/s from eight threads
- * against the touches' 12.5 (3.9 against 2.2 from one; ember-touch-probe,
- * ab-35's call 1), and it writes nothing. Kernels before 5.14 refuse it
- * (EINVAL); the touches are the fallback for any refusal.
  */
-#include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "grow.h"
@@ -40,31 +31,7 @@ struct work {
 	size_t page;
 };
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14's value, for older headers */
-#endif
-
-/* Set once the kernel has refused MADV_POPULATE_WRITE as unknown (atomic). */
-static bool populate_unknown;
-
-/* Make [p, p + n)'s pages; p is a region's start, so page-aligned. */
-static void make_pages(char *p, uint64_t n, size_t page)
-{
-	if (!__atomic_load_n(&populate_unknown, __ATOMIC_RELAXED)) {
-		int saved = errno; /* the program's, on its own thread */
-		int rc = madvise(p, n, MADV_POPULATE_WRITE);
-		if (rc != 0 && errno == EINVAL)
-			__atomic_store_n(&populate_unknown, true, __ATOMIC_RELAXED);
-		errno = saved;
-		if (rc == 0)
-			return;
-	}
-	volatile char *q = p;
-	for (uint64_t b = 0; b < n; b += page)
-		q[b] = 0;
-}
-
-/* Make the pages of [off, off + len) of the runs laid end to end. */
+/* Touch [off, off + len) of the runs laid end to end. */
 static void touch_span(const struct work *w, uint64_t off, uint64_t len)
 {
 	for (size_t i = 0; i < w->nruns && len; i++) {
@@ -73,7 +40,9 @@ static void touch_span(const struct work *w, uint64_t off, uint64_t len)
 			continue;
 		}
 		uint64_t n = w->runs[i].bytes - off < len ? w->runs[i].bytes - off : len;
-		make_pages(w->runs[i].start + off, n, w->page);
+		volatile char *p = w->runs[i].start + off;
+		for (uint64_t b = 0; b < n; b += w->page)
+			p[b] = 0;
 		len -= n;
 		off = 0;
 	}

@@ -3,19 +3,12 @@
  * the budget holds, bytes stay intact, allocations of every shape work,
  * frees during promotion are safe and the application's hints win.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -658,41 +651,6 @@ Test(placement, converted_memory_past_the_budget_is_made_in_host_memory_by_defau
 {
 	CUdeviceptr big = converted_past_the_budget();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)big), 0, "made on the GPU while it fits");
-	for (size_t off = 100 * MiB; off < 200 * MiB; off += 2 * MiB)
-		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + off)), EMBER_SIM_HOST,
-			     "past the budget, made in host memory (%zu MiB in)", off / MiB);
-	for (size_t off = 0; off < 200 * MiB; off += 4099)
-		cr_assert_eq(((unsigned char *)big)[off], 0, "byte %zu reads zero", off);
-	CU_OK(SYM(shim, cuMemFree_v2)(big));
-}
-
-/*
- * Kernels before 5.14 answer madvise(MADV_POPULATE_WRITE) with EINVAL; a
- * seccomp filter plays one here (Criterion runs each test in a process of
- * its own). The touches then make the same pages. Skipped where seccomp
- * filters cannot be installed.
- */
-static void refuse_populate_write(void)
-{
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_madvise, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 23 /* MADV_POPULATE_WRITE */, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof filter / sizeof filter[0], filter };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
-		cr_skip_test("no seccomp filter here: %s", strerror(errno));
-	cr_assert_eq(madvise(NULL, 0, 23), -1);
-	cr_assert_eq(errno, EINVAL, "the filter refuses MADV_POPULATE_WRITE");
-}
-
-Test(placement, without_madv_populate_write_the_touches_make_the_pages)
-{
-	refuse_populate_write();
-	CUdeviceptr big = converted_past_the_budget();
 	for (size_t off = 100 * MiB; off < 200 * MiB; off += 2 * MiB)
 		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + off)), EMBER_SIM_HOST,
 			     "past the budget, made in host memory (%zu MiB in)", off / MiB);
