@@ -901,3 +901,50 @@ Test(policy, an_argument_that_jumps_back_cycles_and_departs_nothing)
 	}
 	cr_expect_eq(departed_regions(w), 3, "the sliding window departs the three regions behind it");
 }
+
+/* A launch reading weight region l of w, what it can promoted. */
+static void read_weight(struct ember_alloc *w, uint32_t l)
+{
+	struct ember_alloc *one[1] = { w };
+	ember_policy_demand(&ctx, w, l, l + 1, 256, now);
+	ember_policy_extent_edges(w, (uint64_t)l * REGION, REGION);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, one, 1, &m);
+	complete(&m);
+}
+
+/*
+ * Token generation as hf-llama 13b's recorded trace shows it (ab-34): a
+ * token of 470 ms reads every layer's weights once, 10 ms apart, and the
+ * last layers' weights again 102 ms after their first read (a second
+ * launch of the same token). A gap shrinks by half a touch at most
+ * (demand.c's next_gap), so such a weight's gap stays half the token's
+ * gap from its second read (368 ms), not the 102 ms between its reads,
+ * and the older rule takes none of the first layers' weights for it.
+ */
+Test(policy, a_reuse_gap_shrinks_at_most_by_half_a_touch)
+{
+	struct ember_alloc *w = alloc_regions(1ull << 40, 40);
+	uint64_t demoted_after_two = 0;
+	for (int token = 0; token < 12; token++) {
+		uint64_t t0 = now;
+		for (uint64_t ms = 0; ms < 470; ms++) {
+			now = t0 + ms * MS;
+			if (ms % 10 == 0 && ms / 10 < 40)
+				read_weight(w, (uint32_t)(ms / 10));
+			if (ms >= 102 && (ms - 102) % 10 == 0 && (ms - 102) / 10 >= 34 && (ms - 102) / 10 < 40)
+				read_weight(w, (uint32_t)((ms - 102) / 10));
+			if (ms % 25 == 0)
+				worker_pass();
+		}
+		now = t0 + 470 * MS;
+		if (token == 0)
+			cr_expect_eq(w->regions[35].gap, 102 * MS, "the first gap seen is taken as it is");
+		else
+			cr_expect_eq(w->regions[35].gap, 368 * MS / 2, "token %d: half the token's gap, not 102 ms", token);
+		cr_expect_eq(w->regions[5].gap, token ? 470 * MS : UINT64_MAX, "a weight read once a token: the token");
+		if (token == 1)
+			demoted_after_two = moves_demoted;
+	}
+	cr_expect_eq(moves_demoted, demoted_after_two, "the split settled within two tokens");
+}
