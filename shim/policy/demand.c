@@ -41,7 +41,8 @@ static uint32_t add_saturating(uint32_t a, uint32_t b)
  * the first layers' weights, read some 400 ms before, gave way to it as
  * older (ab-34's recorded replay). On the H200 at 1.5x under adaptive
  * (ab-35's calls 1-3, processes in turn) hf-llama made 8 tokens in 1.575 s
- * against 1.650 (seven and eight processes), llama.cpp in 1.645 against
+ * against 1.650 (seven and eight processes), though it demoted more there
+ * (2.4-4.7 GiB a process against 1.0-2.0), llama.cpp in 1.645 against
  * 1.660; star, bfs and hf-mixtral moved within their spreads.
  */
 static uint64_t next_gap(uint64_t was, uint64_t seen)
