@@ -306,9 +306,11 @@ sys.exit(f"no line matches /{pattern}/")
 PY
 on=$wait_sock
 screen() { tmux -L "$on" capture-pane -p -t top; }
+# each grep of the screen reads it all (no -q): under pipefail a capture cut short by grep -q's exit
+# would fail the pipeline, passing a check that the screen lacks something (test_bigrun.sh's flake)
 # until the screen shows what is expected (it redraws on its own every half second)
 expect() {
-  for _ in $(seq 50); do screen | grep -qE -- "$1" && return 0; sleep 0.1; done
+  for _ in $(seq 50); do screen | grep -E -- "$1" >/dev/null && return 0; sleep 0.1; done
   fail "the screen lacks /$1/ after ${2:-a key}: $(screen)"
 }
 press() { tmux -L "$on" send-keys -t top "$@"; }
@@ -328,11 +330,11 @@ for i in 59 58 57 56 55 54 53 52 51 50; do shaded "^ +$owner +$i +$((i + 1)).00 
 press d; expect 'sort residency  demand' d; expect ' DEMAND$' d
 expect "^ +$owner +59 +60.00 GiB .* managed +9+$" d; expect "^ +$owner +54 +55.00 GiB .* managed +4+$" d
 shaded "^ +$owner +56 +57.00 GiB .* managed +(6+)$" 6
-press d; sleep 0.3; screen | grep -q 'DEMAND' && fail "d again: $(screen)"
+press d; sleep 0.3; screen | grep 'DEMAND' >/dev/null && fail "d again: $(screen)"
 expect "^ +$owner +59 +60.00 GiB" "start"   # the most resident first
 expect 'lines 1-[0-9]+ of 60' "start"
 press h; expect 'Keys:' h
-press x; sleep 0.3; screen | grep -q 'Keys:' && fail "the help stayed: $(screen)"
+press x; sleep 0.3; screen | grep 'Keys:' >/dev/null && fail "the help stayed: $(screen)"
 press s; expect 'sort size' s
 press s; expect 'sort address' s; expect "^ +$owner +0 +1.00 GiB" "sort address"
 press s; expect 'sort name' s
@@ -347,13 +349,13 @@ press / 5 0 G Enter; expect 'filter 50G' "/50G"
 [ "$(screen | grep -cE "^ +$owner +[0-9]+ +[0-9.]+ GiB")" = 11 ] || fail "/50G shows 50G to 60G: $(screen)"
 press / Escape; sleep 0.3; expect 'filter 50G' "/ Esc"
 press / BSpace BSpace BSpace Enter; sleep 0.3
-screen | grep -q 'filter 50G' && fail "an empty filter stayed: $(screen)"
+screen | grep 'filter 50G' >/dev/null && fail "an empty filter stayed: $(screen)"
 press Tab; expect "^> pid $owner" Tab; expect "showing pid $owner" Tab
 press Tab; expect 'showing all running' "Tab again"
 press p; expect "showing pid $owner" p
 press p; expect 'showing all running' "p again"
 press w; expect 'wrapped' w
-press w; sleep 0.3; screen | grep -q wrapped && fail "w again: $(screen)"
+press w; sleep 0.3; screen | grep wrapped >/dev/null && fail "w again: $(screen)"
 press r; expect "pid $owner" r
 press q
 for _ in $(seq 50); do tmux -L "$sock" has-session -t top 2>/dev/null || break; sleep 0.1; done
