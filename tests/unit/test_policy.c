@@ -691,16 +691,22 @@ Test(policy, an_allocation_larger_than_the_span_never_takes_room_so)
 	cr_expect_eq(moves_demoted, 0);
 }
 
+/* A launch at now reading regions [r0, r1) of a whole, what it can promoted. */
+static void launch_reading(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	struct ember_alloc *one[1] = { a };
+	ember_policy_demand(&ctx, a, r0, r1, 256, now);
+	ember_policy_extent_edges(a, (uint64_t)r0 * REGION, (uint64_t)(r1 - r0) * REGION);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, one, 1, &m);
+	complete(&m);
+}
+
 /* launches launches 1 ms apart, each reading a's first n regions whole and promoting what it can */
 static void queries(struct ember_alloc *a, uint32_t n, int launches)
 {
-	struct ember_alloc *one[1] = { a };
 	for (int launch = 0; launch < launches; launch++) {
-		ember_policy_demand(&ctx, a, 0, n, 256, now);
-		ember_policy_extent_edges(a, 0, (uint64_t)n * REGION);
-		struct ember_moves m = { 0 };
-		ember_policy_promote(&ctx, 0, now, one, 1, &m);
-		complete(&m);
+		launch_reading(a, 0, n);
 		now += 1 * MS;
 	}
 }
@@ -902,17 +908,6 @@ Test(policy, an_argument_that_jumps_back_cycles_and_departs_nothing)
 	cr_expect_eq(departed_regions(w), 3, "the sliding window departs the three regions behind it");
 }
 
-/* A launch reading weight region l of w, what it can promoted. */
-static void read_weight(struct ember_alloc *w, uint32_t l)
-{
-	struct ember_alloc *one[1] = { w };
-	ember_policy_demand(&ctx, w, l, l + 1, 256, now);
-	ember_policy_extent_edges(w, (uint64_t)l * REGION, REGION);
-	struct ember_moves m = { 0 };
-	ember_policy_promote(&ctx, 0, now, one, 1, &m);
-	complete(&m);
-}
-
 /*
  * Token generation as hf-llama 13b's recorded trace shows it (ab-34): a
  * token of 470 ms reads every layer's weights once, 10 ms apart, and the
@@ -930,10 +925,11 @@ Test(policy, a_reuse_gap_shrinks_at_most_by_half_a_touch)
 		uint64_t t0 = now;
 		for (uint64_t ms = 0; ms < 470; ms++) {
 			now = t0 + ms * MS;
-			if (ms % 10 == 0 && ms / 10 < 40)
-				read_weight(w, (uint32_t)(ms / 10));
-			if (ms >= 102 && (ms - 102) % 10 == 0 && (ms - 102) / 10 >= 34 && (ms - 102) / 10 < 40)
-				read_weight(w, (uint32_t)((ms - 102) / 10));
+			uint32_t layer = (uint32_t)(ms / 10), again = (uint32_t)((ms - 102) / 10);
+			if (ms % 10 == 0 && layer < 40)
+				launch_reading(w, layer, layer + 1);
+			if (ms % 10 == 2 && ms >= 102 && again >= 34) /* layers 34-36 within the token */
+				launch_reading(w, again, again + 1);
 			if (ms % 25 == 0)
 				worker_pass();
 		}
