@@ -21,6 +21,7 @@ struct layout {
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
+	uint32_t inside;                       /* bit per argument: it has pointed inside an allocation */
 	struct ember_launch_history *history;  /* per pointer argument, made on first use */
 	uint32_t kept;                         /* bit per argument: its history holds a range */
 };
@@ -99,7 +100,7 @@ static struct layout *slot_of(CUfunction f)
 
 /* The cached layout of f, described on first sight, copied out with what was learned of it. */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
-			     uint32_t *number)
+			     uint32_t *inside, uint32_t *number)
 {
 	static uint32_t next_number;
 	ember_lock(&layout_lock);
@@ -120,6 +121,7 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 	}
 	unsigned n = 0;
 	*number = l ? l->number : UINT32_MAX;
+	*inside = l ? l->inside : 0;
 	if (l) {
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
@@ -139,6 +141,17 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 	if (l && l->f == f && l->elem_size[param] != elem_size) {
 		l->elem_size[param] = (uint8_t)elem_size;
 		changed(); /* later launches of f are credited other extents */
+	}
+	ember_unlock(&layout_lock);
+}
+
+void ember_kernel_learn_inside(CUfunction f, uint32_t params)
+{
+	ember_lock(&layout_lock);
+	struct layout *l = slot_of(f);
+	if (l && l->f == f && (l->inside | params) != l->inside) {
+		l->inside |= params;
+		changed(); /* a later launch of f at a pool's base is credited another extent */
 	}
 	ember_unlock(&layout_lock);
 }

@@ -15,11 +15,12 @@
 /*
  * f's parameters, described by the driver on first sight: up to max
  * offsets and sizes copied out, with the element size learned for each
- * pointer argument (EMBER_SCAN_LEARNED of them) and f's number, in order
- * of first sight (UINT32_MAX when the table is full). Returns how many.
+ * pointer argument (EMBER_SCAN_LEARNED of them), the arguments learned to
+ * point inside allocations (a bit each) and f's number, in order of first
+ * sight (UINT32_MAX when the table is full). Returns how many.
  */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
-			     uint32_t *number);
+			     uint32_t *inside, uint32_t *number);
 
 /*
  * Launch order: remember that argument param of f points at elements of
@@ -27,6 +28,14 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
  * later launches of f with interior pointers are credited the right range.
  */
 void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size);
+
+/*
+ * Remember that the arguments of f in params (a bit each) have pointed
+ * inside an allocation, not at its base: f takes pieces of pools (tensors
+ * of a weights buffer), so a later launch whose piece lies at a pool's
+ * base is not taken for the whole pool (monitor.h).
+ */
+void ember_kernel_learn_inside(CUfunction f, uint32_t params);
 
 /*
  * Launch order, per stream: the ranges the arguments of f (bit per argument

@@ -45,6 +45,8 @@ struct ember_scan {
 	/* per argument: the element size earlier launches of f showed (0: unknown) */
 	uint8_t elem_size[EMBER_SCAN_LEARNED];
 	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
+	uint32_t inside;        /* bit per argument: earlier launches of f passed it pointing inside an allocation */
+	uint32_t newly_inside;  /* bit per argument: this launch showed it so, to be kept */
 	/* per argument: the range the previous launch of f on this stream covered, and this one's */
 	struct ember_range prev[EMBER_SCAN_LEARNED], range[EMBER_SCAN_LEARNED];
 	uint32_t prev_known;   /* bit per argument: prev[] is set */

@@ -29,6 +29,19 @@ static bool spans_as_rows_and_columns(const struct ember_scan *s, uint64_t size)
 	return false;
 }
 
+/*
+ * Whether earlier launches of this kernel passed argument param pointing
+ * inside an allocation: the kernel takes pieces of pools, and its piece at
+ * a pool's base is no more the whole pool than the others are. llama.cpp's
+ * weights are one 25.7 GB buffer whose first tensor is the output norm:
+ * taken for the whole buffer, its launch credited every region of the
+ * model once a token (the H200's trace of ab-32).
+ */
+static bool takes_pieces(const struct ember_scan *s, unsigned param)
+{
+	return param < EMBER_SCAN_LEARNED && (s->inside >> param & 1);
+}
+
 uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *learned)
 {
 	*learned = 0;
@@ -67,7 +80,8 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 		for (unsigned k = 0; k < s->nscalars; k++)
 			if (s->scalars[k] > largest)
 				largest = s->scalars[k];
-		if ((param >= EMBER_SCAN_LEARNED || !s->elem_size[param]) && largest < limit / 64 / 16)
+		if ((param >= EMBER_SCAN_LEARNED || !s->elem_size[param]) && !takes_pieces(s, param) &&
+		    largest < limit / 64 / 16)
 			return limit;
 	}
 	/* 2: the element size an earlier launch of this kernel showed, else 4 bytes (float, int) */
@@ -171,12 +185,16 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 			s->elem_size[param] = (uint8_t)learned[i];
 			s->newly_learned |= 1u << param; /* kept by ember_monitor_learn */
 		}
+		if (param < EMBER_SCAN_LEARNED && s->ptrs[i].addr != s->ptrs[i].alloc->base && !takes_pieces(s, param)) {
+			s->inside |= 1u << param;
+			s->newly_inside |= 1u << param; /* kept by ember_monitor_learn */
+		}
 	}
 }
 
 void ember_monitor_repeat(struct ember_scan *s, uint64_t now)
 {
-	s->newly_learned = s->newly_ranged = 0; /* nothing new to keep: the launch repeated keeps it already */
+	s->newly_learned = s->newly_ranged = s->newly_inside = 0; /* nothing new to keep: the launch repeated keeps it already */
 	credit_extents(s, now);
 }
 
@@ -187,4 +205,6 @@ void ember_monitor_learn(const struct ember_scan *s)
 	for (unsigned param = 0; s->newly_learned >> param; param++)
 		if (s->newly_learned & (1u << param))
 			ember_kernel_learn(s->f, param, s->elem_size[param]);
+	if (s->newly_inside)
+		ember_kernel_learn_inside(s->f, s->newly_inside);
 }

@@ -22,7 +22,8 @@
  *    whose product, at some element size, is at least half the allocation:
  *    the whole of it; so does a base pointer whose counts cover under 1/64
  *    of it even at 16 bytes, in a kernel that never showed its element size
- *    (a frontier's length beside a graph's edges); else the largest count
+ *    nor passed that argument inside an allocation (a frontier's length
+ *    beside a graph's edges, not a tensor at a pool's base); else the largest count
  *    at 4 bytes (float, int) that fits; else the largest that fits at any
  *    size;
  *  - with no count that fits, to the limit: a base pointer alone is taken

@@ -284,6 +284,15 @@ Test(adaptive, launch_scan_accuracy)
 	int none = -1;
 	launch(scaled, (void *[]){ &weight, &nw, &one_f, &none });
 	score_scan("weight in one big buffer, beside a float scale", big, 6144 * MiB, 1.0, 1.0);
+	/*
+	 * the same kernel's weight at another buffer's base (llama.cpp's
+	 * output norm, its buffer's first tensor): a piece like the others,
+	 * not the whole buffer, which a kernel that never showed its element
+	 * size would be credited (the graph kernel below)
+	 */
+	CUdeviceptr pool = managed(6144 * MiB);
+	launch(scaled, (void *[]){ &pool, &nw, &one_f, &none });
+	score_scan("weight at a buffer's base, the kernel's weights seen inside buffers", pool, 6144 * MiB, 1.0, 1.0);
 	/* a base pointer, its width and a row count: the whole array, not one row */
 	CUdeviceptr dpm = managed(64 * MiB);
 	int cols = 4096, nrows = 64 * MiB / sizeof(int) / 4096, penalty = 10;
