@@ -37,6 +37,8 @@ rec --bench star --scale 0.5 --variant static --rc 139 --out "ember-suite: a cra
 rec --bench hf-llama --scale 1.5 --variant resident --out '{"new_tokens": 8, "run_seconds": [0.2], "working_set_bytes": 26000000000, "load_seconds": 0.5, "seconds": 0.2, "tokens_per_second": 40, "expert_bytes": 0}'
 rec --bench hf-llama --scale 1.5 --variant adaptive --out '{"new_tokens": 8, "run_seconds": [2.0], "working_set_bytes": 26000000000, "load_seconds": 0.7, "seconds": 2.0, "tokens_per_second": 4, "expert_bytes": 0}'
 rec --bench llama-cpp --scale 1.5 --variant static --out '{"model_size": 26000000000, "n_gen": 8, "n_gpu_layers": 99, "samples_ns": [2000000000, 2100000000, 1900000000]}'
+# within 1.25x of its bound (1.494 s) yet short of the 0.9 its criterion asks
+rec --bench llama-cpp --scale 1.5 --variant adaptive --out '{"model_size": 26000000000, "n_gen": 8, "n_gpu_layers": 99, "samples_ns": [1700000000, 1750000000, 1650000000]}'
 # hf_rounds.py's output: a line a child; four children make one record, the median of their medians
 kids() { local v=$1; shift; local i=0 s; for s in "$@"; do
   echo "{\"bench\": \"hf-generate\", \"new_tokens\": 8, \"run_seconds\": [$s, $s], \"run_cpu_seconds\": [$s, 0.1], \"run_stolen_seconds\": [0.0, 0.02], \"run_cpu_probe_seconds\": [0.004, 0.004], \"working_set_bytes\": 8000000000, \"load_seconds\": 0.5, \"seconds\": $s, \"expert_bytes\": 0, \"variant\": \"$v\", \"round\": 0, \"child\": $i}"
@@ -132,6 +134,8 @@ python3 "$bench/suite_report.py" . REPORT.md >/dev/null 2>&1
 grep -q '^## The issue.s criteria' REPORT.md
 # beside the bound (the longer of the two), the token's time if resident's run and the link's share did not overlap
 grep -q "hf-llama reaches 0.8 of its bound | no | .*; 0.8[0-9] of 1.[0-9]* s, resident's 0.200 s plus the link's 1.[0-9]* s (nothing overlapped)" REPORT.md
+# short of its criterion (0.8 of the bound) yet within 1.25x of it: the report still says why, or that nothing has
+grep -A2 '^## Token generation short of its criterion' REPORT.md | grep -q 'llama-cpp at 1.5x\*\* (adaptive, 1.14x its bound): not yet explained'
 grep -q '^| mapped | down | 40.2 |$' REPORT.md # the gather probe's rates
 grep -q 'kmeans at 1.5x.*a cause measured' REPORT.md
 grep -q '^what the loops miss$' REPORT.md # the launch-overhead note, under its table

@@ -308,7 +308,7 @@ def criteria(m, overhead, lines, loads=()):
                     bad.append(f"{b}@{scale}x {per:.1%}")
     checks.append(("token generation: adaptive demotes under 5% of the weights per token", not bad,
                    ", ".join(bad) or "all under"))
-    for b, need in (("llama-cpp", 0.9), ("hf-llama", 0.8), ("hf-mixtral", 0.8)):
+    for b, need in TOKEN_NEEDS:
         best = m.best(b, 1.5)
         x = x_bound(best)
         got = 1 / x if x else None
@@ -514,6 +514,8 @@ def plots(m, results):
 
 KERNELS = ("pathfinder", "kmeans", "cnn", "bitonic", "radix", "bfs", "nw", "star")
 GENERATION = ("hf-llama", "hf-mixtral", "llama-cpp")
+# the share of its bound each token generation must reach at 1.5x (the criteria)
+TOKEN_NEEDS = (("llama-cpp", 0.9), ("hf-llama", 0.8), ("hf-mixtral", 0.8))
 
 
 def expected():
@@ -630,6 +632,11 @@ def main():
                         + notes.get(f"{b}@0.5", "not yet explained"))
     if past:
         lines += ["", "## Cases at 0.5x more than 1.10x of resident", ""] + past
+    # a token generation short of its share of the bound, though within 1.25x of it, says why too
+    short = [(b, 1.5, best) for b, need in TOKEN_NEEDS for best in [m.best(b, 1.5)]
+             if best and not off_bound(best) and 1 / (x_bound(best) or 1) < need]
+    if short:
+        lines += ["", "## Token generation short of its criterion", ""] + case_lines(short)
     under = case_lines([c for c in cases if under_bound(c[2])])
     if under:
         lines += ["", "## Cases faster than their bound", ""] + under
