@@ -136,6 +136,16 @@ SIM_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUD
 	return CUDA_SUCCESS;
 }
 
+/* A node's copy, pointing at its own arguments. */
+static void copy_into(struct sim_node *to, const struct sim_node *from)
+{
+	*to = *from;
+	for (unsigned k = 0; k < SIM_MAX_PARAMS; k++)
+		if (from->arg_ptrs[k])
+			to->arg_ptrs[k] = to->args + ((const unsigned char *)from->arg_ptrs[k] - from->args);
+	to->params.kernelParams = to->arg_ptrs;
+}
+
 /* An executable graph is a copy: later changes to the graph do not reach it. */
 static CUresult instantiate(CUgraphExec *exec, CUgraph hGraph)
 {
@@ -151,12 +161,7 @@ static CUresult instantiate(CUgraphExec *exec, CUgraph hGraph)
 		e->nodes[i] = malloc(sizeof *e->nodes[i]);
 		if (!e->nodes[i])
 			break;
-		*e->nodes[i] = *g->nodes[i];
-		for (unsigned k = 0; k < SIM_MAX_PARAMS; k++) /* point at the copy's own arguments */
-			if (g->nodes[i]->arg_ptrs[k])
-				e->nodes[i]->arg_ptrs[k] = e->nodes[i]->args +
-							    ((unsigned char *)g->nodes[i]->arg_ptrs[k] - g->nodes[i]->args);
-		e->nodes[i]->params.kernelParams = e->nodes[i]->arg_ptrs;
+		copy_into(e->nodes[i], g->nodes[i]);
 		e->n++;
 	}
 	bool ok = e->nodes && e->n == g->n;
@@ -170,6 +175,30 @@ SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec
 							unsigned long long flags)
 {
 	return instantiate(phGraphExec, hGraph);
+}
+
+/*
+ * The executable takes the graph's node parameters where the two have the
+ * same nodes running the same kernels (llama.cpp updates its instance with
+ * each token's capture); any other change fails, leaving it as it was.
+ */
+SIM_EXPORT CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+						 CUgraphExecUpdateResultInfo *resultInfo)
+{
+	struct sim_graph *e = (struct sim_graph *)hGraphExec, *g = (struct sim_graph *)hGraph;
+	if (!e || !e->executable || !g || !resultInfo)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(resultInfo, 0, sizeof *resultInfo);
+	pthread_mutex_lock(&graph_lock);
+	bool same = e->n == g->n;
+	for (size_t i = 0; same && i < g->n; i++)
+		same = e->nodes[i]->params.func == g->nodes[i]->params.func;
+	if (same)
+		for (size_t i = 0; i < g->n; i++)
+			copy_into(e->nodes[i], g->nodes[i]);
+	pthread_mutex_unlock(&graph_lock);
+	resultInfo->result = same ? CU_GRAPH_EXEC_UPDATE_SUCCESS : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+	return same ? CUDA_SUCCESS : CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
 }
 
 static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, bool per_thread)

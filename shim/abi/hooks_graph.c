@@ -242,6 +242,21 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstrea
 	EMBER_TRACE_TIMED(EMBER_REAL(cuGraphLaunch_ptsz)(hGraphExec, hStream));
 }
 
+/*
+ * An executable updated from a new graph (llama.cpp's instance takes each
+ * token's capture this way) runs the new graph's arguments: scan it again.
+ */
+EMBER_PUBLIC CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+						   CUgraphExecUpdateResultInfo *resultInfo)
+{
+	CUresult r = EMBER_REAL(cuGraphExecUpdate_v2)(hGraphExec, hGraph, resultInfo);
+	if (r == CUDA_SUCCESS) {
+		forget(hGraphExec);
+		instantiated(hGraphExec, hGraph);
+	}
+	return r;
+}
+
 EMBER_PUBLIC CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
 	forget(hGraphExec);

@@ -478,6 +478,55 @@ Test(placement, launches_captured_into_a_graph_are_placed_when_the_graph_runs)
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
 
+/* Whether the region at p is resident (ember_region_info's state 2). */
+static bool region_resident(CUdeviceptr p)
+{
+	struct ember_region_info info;
+	return SYM(shim, ember_region_info)((void *)p, &info) == 0 && info.state == 2;
+}
+
+/*
+ * An executable updated from another graph (llama.cpp's instance takes
+ * each token's capture so) places what the new graph's kernels read; an
+ * update the driver refuses leaves the old graph's.
+ */
+Test(placement, an_updated_graph_places_what_its_new_kernels_read)
+{
+	start_static();
+	CUdeviceptr a = managed(16 * MiB), b = managed(16 * MiB), c = managed(16 * MiB);
+	static float sum;
+	size_t n = 16 * MiB / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	void *pa[] = { &a, &n, &passes, &out }, *pb[] = { &b, &n, &passes, &out }, *pc[] = { &c, &n, &passes, &out };
+	CUgraph first, second, other;
+	CUgraphExec exec;
+	CU_OK(SYM(shim, cuGraphCreate)(&first, 0));
+	add_reread_node(first, pa);
+	CU_OK(SYM(shim, cuGraphCreate)(&second, 0));
+	add_reread_node(second, pb);
+	CU_OK(SYM(shim, cuGraphCreate)(&other, 0)); /* two kernels: not the instance's shape */
+	add_reread_node(other, pc);
+	add_reread_node(other, pc);
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, first, 0));
+	CUgraphExecUpdateResultInfo info;
+	CU_OK(SYM(shim, cuGraphExecUpdate_v2)(exec, second, &info));
+	cr_expect_eq(info.result, CU_GRAPH_EXEC_UPDATE_SUCCESS);
+	cr_expect_eq(SYM(shim, cuGraphExecUpdate_v2)(exec, other, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	sync_and_flush(shim);
+	cr_expect(region_resident(b), "the updated graph's allocation was placed at its launch");
+	cr_expect(!region_resident(a), "not the first graph's");
+	cr_expect(!region_resident(c), "nor the refused update's");
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(first));
+	CU_OK(SYM(shim, cuGraphDestroy)(second));
+	CU_OK(SYM(shim, cuGraphDestroy)(other));
+	CU_OK(SYM(shim, cuMemFree_v2)(a));
+	CU_OK(SYM(shim, cuMemFree_v2)(b));
+	CU_OK(SYM(shim, cuMemFree_v2)(c));
+}
+
 /*
  * Under adaptive, a graph whose allocations are all resident below the low
  * watermark is placed once per launch; one that is not, kernel by kernel:
