@@ -3,6 +3,7 @@
  *
  *   ember-callbench DRIVER SHIM [LABEL]
  *   ember-callbench --launch SIM SHIM [LABEL]
+ *   ember-callbench --graph SIM SHIM [LABEL]
  *
  * DRIVER is the library that answers (the simulated driver, or the real
  * libcuda.so.1); SHIM is Ember, told to forward to DRIVER. Both are loaded
@@ -24,14 +25,14 @@
 
 enum { RUNS = 9 };
 
-static double now_ns(void)
+double bench_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
+int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
@@ -94,7 +95,8 @@ static int call_procaddr_rewritten(const struct lib *l)
 static int usage(void)
 {
 	fprintf(stderr, "usage: ember-callbench DRIVER SHIM [LABEL]\n"
-			"       ember-callbench --launch SIM SHIM [LABEL]\n");
+			"       ember-callbench --launch SIM SHIM [LABEL]\n"
+			"       ember-callbench --graph SIM SHIM [LABEL]\n");
 	return 2;
 }
 
@@ -102,15 +104,15 @@ static double median_ns_per_call(const struct lib *l, int (*call)(const struct l
 {
 	double t[RUNS];
 	for (int r = 0; r < RUNS; r++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (long i = 0; i < n; i++)
 			if (call(l)) {
 				fprintf(stderr, "ember-callbench: a call failed under %s\n", l->variant);
 				exit(1);
 			}
-		t[r] = (now_ns() - t0) / (double)n;
+		t[r] = (bench_now_ns() - t0) / (double)n;
 	}
-	qsort(t, RUNS, sizeof t[0], cmp_double);
+	qsort(t, RUNS, sizeof t[0], bench_cmp_double);
 	return t[RUNS / 2];
 }
 
@@ -118,6 +120,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--launch"))
 		return argc < 4 ? usage() : launch_bench(argv[2], argv[3], argc > 4 ? argv[4] : "simulated");
+	if (argc > 1 && !strcmp(argv[1], "--graph"))
+		return argc < 4 ? usage() : graph_bench(argv[2], argv[3], argc > 4 ? argv[4] : "simulated");
 	if (argc < 3)
 		return usage();
 	const char *label = argc > 3 ? argv[3] : "unlabelled";

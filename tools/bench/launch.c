@@ -73,7 +73,7 @@ static void *open_or_die(const char *path)
 	return h;
 }
 
-static void check(CUresult r, const char *what)
+void bench_check(CUresult r, const char *what)
 {
 	if (r != CUDA_SUCCESS) {
 		fprintf(stderr, "ember-callbench: %s failed (CUresult %d)\n", what, r);
@@ -109,29 +109,29 @@ static struct args set_up(void *sim, void *shim)
 	CUcontext ctx;
 	CUmodule mod;
 	struct args a = { .n = 64u << 20 }; /* 256 MiB of floats: several regions each */
-	check(SYM_CALL(shim, cuInit)(0), "cuInit");
-	check(SYM_CALL(shim, cuDeviceGet)(&d, 0), "cuDeviceGet");
-	check(SYM_CALL(shim, cuDevicePrimaryCtxRetain)(&ctx, d), "cuDevicePrimaryCtxRetain");
-	check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
-	check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
-	check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
-	check(SYM_CALL(shim, cuModuleGetFunction)(&a.other, mod, "ember_bench_other"), "cuModuleGetFunction");
-	check(SYM_CALL(shim, cuModuleGetFunction)(&a.torch, mod, "ember_bench_torch"), "cuModuleGetFunction");
+	bench_check(SYM_CALL(shim, cuInit)(0), "cuInit");
+	bench_check(SYM_CALL(shim, cuDeviceGet)(&d, 0), "cuDeviceGet");
+	bench_check(SYM_CALL(shim, cuDevicePrimaryCtxRetain)(&ctx, d), "cuDevicePrimaryCtxRetain");
+	bench_check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
+	bench_check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
+	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
+	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&a.other, mod, "ember_bench_other"), "cuModuleGetFunction");
+	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&a.torch, mod, "ember_bench_torch"), "cuModuleGetFunction");
 	if (plain_memory()) { /* nothing managed: Ember places nothing, as for PyTorch without manage-all */
 		__typeof__(&cuMemAlloc_v2) alloc = SYM_CALL(shim, cuMemAlloc_v2);
-		check(alloc(&a.x, a.n * sizeof(float)), "cuMemAlloc");
-		check(alloc(&a.y, a.n * sizeof(float)), "cuMemAlloc");
-		check(alloc(&a.scale, sizeof(float)), "cuMemAlloc");
+		bench_check(alloc(&a.x, a.n * sizeof(float)), "cuMemAlloc");
+		bench_check(alloc(&a.y, a.n * sizeof(float)), "cuMemAlloc");
+		bench_check(alloc(&a.scale, sizeof(float)), "cuMemAlloc");
 		for (unsigned i = 0; i < TORCH_ALLOCS; i++)
-			check(alloc(&a.tensors[i], 2u << 20), "cuMemAlloc");
+			bench_check(alloc(&a.tensors[i], 2u << 20), "cuMemAlloc");
 		return a;
 	}
 	__typeof__(&cuMemAllocManaged) alloc = SYM_CALL(shim, cuMemAllocManaged);
-	check(alloc(&a.x, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
-	check(alloc(&a.y, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
-	check(alloc(&a.scale, sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	bench_check(alloc(&a.x, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	bench_check(alloc(&a.y, a.n * sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+	bench_check(alloc(&a.scale, sizeof(float), CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
 	for (unsigned i = 0; i < TORCH_ALLOCS; i++)
-		check(alloc(&a.tensors[i], 2u << 20, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+		bench_check(alloc(&a.tensors[i], 2u << 20, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
 	return a;
 }
 
@@ -153,7 +153,7 @@ static void launch_torch(const struct api *api, const struct args *a, unsigned k
 		s.f.strides[t][0] = 4;
 	int n = 1 << 19;
 	void *params[] = { &n, s.bytes };
-	check(api->launch(a->torch, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
+	bench_check(api->launch(a->torch, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
 }
 
 /* Launch k of a batch: the same arguments, the k-th of eight tensors of x and y, or every other one the other kernel. */
@@ -170,14 +170,7 @@ static void launch_one(const struct api *api, const struct args *a, enum pattern
 	size_t n = rotate ? a->n / TENSORS : a->n;
 	void *params[] = { &x, &y, &scale, &n };
 	CUfunction f = p == ALTERNATE && k % 2 ? a->other : a->f;
-	check(api->launch(f, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	bench_check(api->launch(f, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), "cuLaunchKernel");
 }
 
 /* CALLBENCH_COLD: the bytes written over between launches, and where. */
@@ -194,26 +187,20 @@ static void cool_caches(void)
 static void run_batches(const struct api *api, const struct args *a, enum pattern p, double *out)
 {
 	for (unsigned b = 0; b < BATCHES; b++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (unsigned k = 0; k < BATCH; k++) {
 			cool_caches();
 			launch_one(api, a, p, k);
 		}
-		out[b] = (now_ns() - t0) / BATCH;
-		check(api->sync(), "cuCtxSynchronize");
+		out[b] = (bench_now_ns() - t0) / BATCH;
+		bench_check(api->sync(), "cuCtxSynchronize");
 	}
-}
-
-static int cmp_double(const void *p, const void *q)
-{
-	double x = *(const double *)p, y = *(const double *)q;
-	return (x > y) - (x < y);
 }
 
 static void report(const char *label, const char *mode, const char *pattern, const char *variant, double *ns,
 		   size_t count)
 {
-	qsort(ns, count, sizeof *ns, cmp_double);
+	qsort(ns, count, sizeof *ns, bench_cmp_double);
 	printf("{\"bench\": \"launch-hook\", \"driver\": \"%s\", \"mode\": \"%s\", \"memory\": \"%s\", "
 	       "\"args\": \"%s\", \"variant\": \"%s\", \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, "
 	       "\"launches\": %zu, \"cold_bytes\": %zu}\n",

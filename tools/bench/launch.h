@@ -2,8 +2,18 @@
 #ifndef EMBER_BENCH_LAUNCH_H
 #define EMBER_BENCH_LAUNCH_H
 
+#include <cuda.h>
+
 /* Time launches through sim directly and through shim (EMBER_MODE as set); JSON records on stdout. */
 int launch_bench(const char *sim, const char *shim, const char *label);
+
+/* Time cuGraphLaunch of a llama.cpp-shaped graph through sim directly and through shim (graph_launch.c). */
+int graph_bench(const char *sim, const char *shim, const char *label);
+
+/* Shared by the benchmarks: a monotonic clock in ns, a qsort order for doubles, and a driver call that must succeed. */
+double bench_now_ns(void);
+int bench_cmp_double(const void *a, const void *b);
+void bench_check(CUresult r, const char *what);
 
 /* name in the library h, or the program ends with one line saying which is missing (callbench.c). */
 void *bench_symbol(void *h, const char *name);
