@@ -22,6 +22,7 @@
 #include "locks.h"
 #include "state.h"
 #include "grow.h"
+#include "kernels.h"
 #include "launch_scan.h"
 #include "placement.h"
 #include "shim.h"
@@ -37,6 +38,7 @@ struct graph_record {
 	/* every allocation they reference, by its base (unbound); whole_ok: all fitted in one scan */
 	struct ember_scan whole;
 	bool whole_ok;
+	uint64_t kernels_gen; /* what the kernel table had learned when the scans last took it */
 	struct graph_record *next;
 };
 
@@ -113,6 +115,7 @@ static void instantiated(CUgraphExec exec, CUgraph graph)
 		return;
 	g->exec = exec;
 	g->whole_ok = true;
+	g->kernels_gen = ember_kernels_generation();
 	scan_graph(g, graph, 0);
 	if (g->n == 0) {
 		free(g->scans);
@@ -158,6 +161,22 @@ static bool launched_whole(CUgraphExec exec, CUstream stream, bool per_thread)
 	return ok;
 }
 
+/*
+ * The kernels' scans take what launches have taught since they were made
+ * (records_lock held): a graph instantiated before its kernels ran
+ * eagerly (llama-bench without a prompt captures the first token) would
+ * otherwise replay the first guesses for good.
+ */
+static void relearn(struct graph_record *g)
+{
+	uint64_t gen = ember_kernels_generation();
+	if (g->kernels_gen == gen)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		ember_kernel_learned(g->scans[i].f, g->scans[i].elem_size, &g->scans[i].inside);
+	g->kernels_gen = gen;
+}
+
 static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 {
 	if (!ember_active || !(ember_strategy->scans || ember_tracing))
@@ -167,6 +186,8 @@ static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 	ember_lock(&records_lock);
 	struct graph_record *g = find(exec);
 	size_t n = g ? g->n : 0;
+	if (g)
+		relearn(g);
 	struct ember_scan *copy = n ? malloc(n * sizeof *copy) : NULL;
 	if (copy)
 		memcpy(copy, g->scans, n * sizeof *copy);

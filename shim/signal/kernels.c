@@ -145,6 +145,19 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 	ember_unlock(&layout_lock);
 }
 
+void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint32_t *inside)
+{
+	ember_lock(&layout_lock);
+	struct layout *l = slot_of(f);
+	bool known = l && l->f == f;
+	if (known)
+		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
+	else
+		memset(elem_size, 0, EMBER_SCAN_LEARNED);
+	*inside = known ? l->inside : 0;
+	ember_unlock(&layout_lock);
+}
+
 void ember_kernel_learn_inside(CUfunction f, uint32_t params)
 {
 	ember_lock(&layout_lock);

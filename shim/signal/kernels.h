@@ -38,6 +38,14 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size);
 void ember_kernel_learn_inside(CUfunction f, uint32_t params);
 
 /*
+ * What launches have taught about f since a scan of it was kept (a graph's
+ * kernel, scanned at instantiation): each pointer argument's element size
+ * and the arguments seen inside allocations. Both zero for a kernel not in
+ * the table.
+ */
+void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint32_t *inside);
+
+/*
  * Launch order, per stream: the ranges the arguments of f (bit per argument
  * in which) covered at this launch on the stream with this key, for the
  * next launch there to compare. ember_kernel_previous_ranges fills out[] and

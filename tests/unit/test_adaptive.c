@@ -306,6 +306,39 @@ Test(adaptive, launch_scan_accuracy)
 }
 
 /*
+ * A graph instantiated before its kernel was ever launched (llama-bench
+ * without a prompt captures its first token): its scan of the weight at a
+ * buffer's base knew nothing then. The kernel's eager launch inside another
+ * buffer teaches that it takes pieces, and the graph's launch after it
+ * credits the piece, not the buffer.
+ */
+Test(adaptive, a_graph_scanned_before_its_kernel_ran_takes_what_launches_taught_since)
+{
+	setenv("EMBER_THRESHOLD", "1000000", 1); /* measure demand only: nothing moves */
+	setenv("EMBER_INTERVAL_MS", "3600000", 1);
+	start();
+	CUdeviceptr pool = managed(6144 * MiB), other = managed(6144 * MiB), piece = other + 64 * MiB;
+	size_t nw = 8 * MiB / sizeof(float);
+	float one_f = 1.0f;
+	int none = -1;
+	void *at_base[] = { &pool, &nw, &one_f, &none };
+	CUgraph graph;
+	CUgraphExec exec;
+	CUgraphNode node;
+	CUDA_KERNEL_NODE_PARAMS kp = { .func = scaled, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
+				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = at_base };
+	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
+	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	launch(scaled, (void *[]){ &piece, &nw, &one_f, &none });
+	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	score_scan("a graph's weight at a buffer's base, the kernel taught since", pool, 6144 * MiB, 1.0, 1.0);
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+}
+
+/*
  * A 120 MiB buffer whose first 56 MiB window is resident, filling the
  * budget to its high watermark (every new region needs a victim), and past
  * the arrivals' grace (100 ms): protection is not what these tests test.
