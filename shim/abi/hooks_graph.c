@@ -162,19 +162,27 @@ static bool launched_whole(CUgraphExec exec, CUstream stream, bool per_thread)
 }
 
 /*
- * The kernels' scans take what launches have taught since they were made
- * (records_lock held): a graph instantiated before its kernels ran
- * eagerly (llama-bench without a prompt captures the first token) would
- * otherwise replay the first guesses for good.
+ * The copied scans of exec's record take what launches have taught since
+ * they were made, and so does the record, unless it changed meanwhile: a
+ * graph instantiated before its kernels ran eagerly (llama-bench without
+ * a prompt captures the first token) would otherwise replay the first
+ * guesses for good. The kernel table's lock comes before the graphs' (locks.h):
+ * none is held here.
  */
-static void relearn(struct graph_record *g)
+static void relearn(CUgraphExec exec, struct ember_scan *copy, size_t n, uint64_t gen)
 {
-	uint64_t gen = ember_kernels_generation();
-	if (g->kernels_gen == gen)
-		return;
-	for (size_t i = 0; i < g->n; i++)
-		ember_kernel_learned(g->scans[i].f, g->scans[i].elem_size, &g->scans[i].inside);
-	g->kernels_gen = gen;
+	for (size_t i = 0; i < n; i++)
+		ember_kernel_learned(copy[i].f, copy[i].elem_size, &copy[i].inside);
+	ember_lock(&records_lock);
+	struct graph_record *g = find(exec);
+	if (g && g->n == n) {
+		for (size_t i = 0; i < n; i++) {
+			memcpy(g->scans[i].elem_size, copy[i].elem_size, sizeof copy[i].elem_size);
+			g->scans[i].inside = copy[i].inside;
+		}
+		g->kernels_gen = gen;
+	}
+	ember_unlock(&records_lock);
 }
 
 static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
@@ -183,15 +191,17 @@ static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 		return;
 	if (launched_whole(exec, stream, per_thread))
 		return;
+	uint64_t gen = ember_kernels_generation();
 	ember_lock(&records_lock);
 	struct graph_record *g = find(exec);
 	size_t n = g ? g->n : 0;
-	if (g)
-		relearn(g);
 	struct ember_scan *copy = n ? malloc(n * sizeof *copy) : NULL;
 	if (copy)
 		memcpy(copy, g->scans, n * sizeof *copy);
+	bool stale = g && g->kernels_gen != gen;
 	ember_unlock(&records_lock);
+	if (copy && stale)
+		relearn(exec, copy, n, gen);
 	for (size_t i = 0; copy && i < n; i++) {
 		ember_scan_rebind(&copy[i]);
 		ember_trace_launch(&copy[i], stream, per_thread);
