@@ -489,6 +489,29 @@ Test(policy, room_short_of_a_span_goes_to_the_hot_region_first)
 }
 
 /*
+ * Room short of a whole region still holds an allocation's shorter last
+ * region, and a launch that references it promotes it there: the launch
+ * sorts and walks its hot regions whenever the room holds one of them.
+ */
+Test(policy, room_short_of_a_region_takes_a_short_last_region)
+{
+	/* 28 regions under the high watermark (57.6 MiB) taken: 1.6 MiB of room */
+	struct ember_alloc *filler = alloc_regions(1ull << 40, 28);
+	demand(filler, 0, 28);
+	step();
+	cr_assert_eq(count_state(filler, 0, 28, EMBER_REGION_RESIDENT), 28);
+	struct ember_alloc *b = ember_table_insert(&table, 2ull << 40, 5 * MiB, 0, EMBER_ALLOC_MANAGED);
+	cr_assert_not_null(b);
+	cr_assert_eq(b->nregions, 3);
+	demand(b, 0, 3);
+	struct ember_moves m = { 0 };
+	ember_policy_promote(&ctx, 0, now, &b, 1, &m);
+	complete(&m);
+	cr_expect_eq(b->regions[2].state, EMBER_REGION_RESIDENT, "the 1 MiB last region took the room");
+	cr_expect_eq(count_state(b, 0, 2, EMBER_REGION_RESIDENT), 0, "no whole region fitted");
+}
+
+/*
  * Star's per-group sums on the H200: the first allocation its queries
  * reference, so the oldest resident, and written by every query's atomic
  * adds. A reclamation that took it first made the first run 11 s.
