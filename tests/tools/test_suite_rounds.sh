@@ -35,10 +35,13 @@ export EMBER_SUITE_SCALES=0.5 EMBER_LLAMA_BENCH=$dir/path/llama-bench EMBER_GGUF
 echo x >"$dir/ember-suite-tiny.gguf"
 EMBER_RESULTS=$dir/llama EMBER_LLAMA_ROUNDS=2 bash "$bench/suite.sh" llama >/dev/null 2>&1 ||
   { echo "suite.sh llama failed"; cat "$dir/llama/logs/"* 2>/dev/null | tail; exit 1; }
-# at 1.5x: EMBER_LLAMA_ROUNDS_BIG rounds of the variants asked for, then llama.cpp's own partial offload once
+[ ! -e "$dir/ember-suite-tiny.gguf" ] || { echo "suite.sh llama left its model behind"; exit 1; }
+# at 1.5x: EMBER_LLAMA_ROUNDS_BIG rounds of the variants asked for, then llama.cpp's own partial offload once;
+# EMBER_LLAMA_KEEP_MODELS keeps the model for the next
 echo x >"$dir/ember-suite-tiny.gguf"
 EMBER_RESULTS=$dir/llama-big EMBER_SUITE_SCALES=1.5 EMBER_LLAMA_ROUNDS_BIG=2 EMBER_SUITE_VARIANTS="static adaptive llama-ngl" \
-  bash "$bench/suite.sh" llama >/dev/null 2>&1 || { echo "suite.sh llama at 1.5x failed"; exit 1; }
+  EMBER_LLAMA_KEEP_MODELS=1 bash "$bench/suite.sh" llama >/dev/null 2>&1 || { echo "suite.sh llama at 1.5x failed"; exit 1; }
+[ -s "$dir/ember-suite-tiny.gguf" ] || { echo "EMBER_LLAMA_KEEP_MODELS=1 did not keep the model"; exit 1; }
 EMBER_RESULTS=$dir/kernels EMBER_SUITE_PROCESSES=3 EMBER_SUITE_VARIANTS="resident static adaptive" \
   bash "$bench/suite.sh" kernels >/dev/null 2>&1 || { echo "suite.sh kernels failed"; exit 1; }
 # token generation at 0.5x: a copy of the harness beside a stand-in for hf_generate.measure

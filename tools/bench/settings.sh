@@ -29,6 +29,7 @@ bench_settings=(
   "EMBER_GGUF_PY||llama.cpp's gguf-py folder, which writes the model (make_gguf.py)"
   "EMBER_LLAMA_ROUNDS|3|llama.cpp at 0.5x: rounds of a llama-bench process per variant in turn"
   "EMBER_LLAMA_ROUNDS_BIG|1|llama.cpp at 1.5x: the same (a process takes about 25 s on the H200)"
+  "EMBER_LLAMA_KEEP_MODELS|0|1: keep the GGUF models in \${TMPDIR:-/tmp} after their records, for the next suite.sh llama (a device call's processes in turn; writing the 13B model takes some 18 s on the H200)"
   "EMBER_OVERHEAD_ROUNDS|5|launch overhead: rounds of the variants, interleaved"
 )
 

@@ -230,14 +230,14 @@ llama() {
     local bench=("$EMBER_LLAMA_BENCH" -m "$model" -p 0 -n $tokens -r "$runs" -o jsonl)
     if [ "$scale" = 0.5 ]; then
       rounds_records llama-cpp "$scale" "$EMBER_LLAMA_ROUNDS" llama_command
-      rm -f "$model"
+      [ "$EMBER_LLAMA_KEEP_MODELS" = 1 ] || rm -f "$model"
       continue
     fi
     rounds_records llama-cpp "$scale" "$EMBER_LLAMA_ROUNDS_BIG" llama_command
     # llama.cpp's own partial offload: as many layers on the GPU as the budget holds, the rest on all CPU cores
     local ngl; ngl=$(python3 "$here/suite_record.py" --llama-layers "$shape" --budget "$budget_bytes")
     record llama-cpp "$scale" "ngl-$ngl" llama-ngl -- "${bench[@]}" -ngl "$ngl" -t "$(nproc)"
-    rm -f "$model"
+    [ "$EMBER_LLAMA_KEEP_MODELS" = 1 ] || rm -f "$model"
   done
 }
 
