@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ember-callbench --graph: a llama.cpp-shaped graph launched through the simulated driver directly and
-# through Ember; one well-formed record per variant, and under static, whose graph settles, Ember's launch
-# places it once (no timing is asserted: the figures are the benchmark's, not this test's).
+# through Ember, under static and adaptive: one well-formed record per variant (no timing is asserted: the
+# figures are the benchmark's, not this test's); a bad weights size and a missing argument are refused.
 #   test_callbench_graph.sh BUILD
 set -euo pipefail
 build=$1
@@ -18,6 +18,12 @@ for r in rows:
     assert 0 < r["p10_us"] <= r["median_us"] <= r["p90_us"] and r["mean_us"] > 0, r
 PY
 done
+# a weights size that is not one is refused, saying so, not read as some other size
+if err=$(CALLBENCH_GRAPH_WEIGHTS=6X "$build/bin/ember-callbench" --graph "$build/lib/libember-sim.so" \
+  "$build/lib/libember.so" 2>&1 >/dev/null); then
+  echo "ember-callbench --graph took CALLBENCH_GRAPH_WEIGHTS=6X" >&2; exit 1
+fi
+grep -q 'CALLBENCH_GRAPH_WEIGHTS=6X is not a size' <<<"$err" || { echo "no clear error: $err" >&2; exit 1; }
 # a missing argument is a usage error, not a crash
 if "$build/bin/ember-callbench" --graph "$build/lib/libember-sim.so" 2>/dev/null; then
   echo "ember-callbench --graph with one library should fail" >&2; exit 1

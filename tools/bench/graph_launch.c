@@ -15,25 +15,16 @@
  * record per variant: the median, 10th and 90th percentiles, and the mean.
  */
 #include <cuda.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "config.h"
 #include "ember_sim.h"
 #include "launch.h"
 
 enum { LAYERS = 40, PER_LAYER = 15, WEIGHT_KERNELS = 7, NODES = LAYERS * PER_LAYER, WARM = 20, LAUNCHES = 60 };
 
-#define SYM_CALL(h, name) ((__typeof__(&name))bench_symbol((h), #name))
-
-/* Reads nothing: what is timed is the host's side of the launch. */
-static void idle_kernel(const struct ember_sim_launch *launch, void **params)
-{
-	(void)launch;
-	(void)params;
-}
 
 /* A node's arguments: where it reads, two compute-buffer pointers, a count of floats and a row length. */
 struct node_args {
@@ -42,38 +33,29 @@ struct node_args {
 	void *params[5];
 };
 
+/* CALLBENCH_GRAPH_WEIGHTS, read as Ember reads its sizes (config.h); a bad one ends the program saying so. */
 static size_t weights_bytes(void)
 {
 	const char *s = getenv("CALLBENCH_GRAPH_WEIGHTS");
-	char *end;
-	unsigned long long v = s && *s ? strtoull(s, &end, 10) : 6;
-	if (s && *s && (*end == 'G' || *end == 'g'))
-		v <<= 30;
-	else if (s && *s && (*end == 'M' || *end == 'm'))
-		v <<= 20;
-	else if (!s || !*s)
-		v <<= 30;
-	return (size_t)v;
+	struct ember_size size = { .bytes = 6ull << 30 };
+	if (s && *s && (ember_parse_SIZE(s, &size) != 0 || size.per_mille || size.bytes < (1u << 20))) {
+		fprintf(stderr, "ember-callbench: CALLBENCH_GRAPH_WEIGHTS=%s is not a size of 1M or more (such as 6G)\n", s);
+		exit(2);
+	}
+	return (size_t)size.bytes;
 }
 
 /* The graph, through the shim: every node's arguments in args[NODES]. */
 static CUgraphExec build(void *sim, void *shim, size_t wbytes, struct node_args *args)
 {
 	static const size_t sizes[] = { 8, 8, 8, 4, 4 };
-	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_graph_node", idle_kernel, sizes, 5) != 0) {
+	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_graph_node", bench_idle_kernel, sizes, 5) != 0) {
 		fprintf(stderr, "ember-callbench: cannot register the graph's kernel\n");
 		exit(1);
 	}
-	CUdevice d;
-	CUcontext ctx;
-	CUmodule mod;
 	CUfunction f;
-	bench_check(SYM_CALL(shim, cuInit)(0), "cuInit");
-	bench_check(SYM_CALL(shim, cuDeviceGet)(&d, 0), "cuDeviceGet");
-	bench_check(SYM_CALL(shim, cuDevicePrimaryCtxRetain)(&ctx, d), "cuDevicePrimaryCtxRetain");
-	bench_check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
-	bench_check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
-	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&f, mod, "ember_bench_graph_node"), "cuModuleGetFunction");
+	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&f, bench_sim_module(shim), "ember_bench_graph_node"),
+		    "cuModuleGetFunction");
 	CUdeviceptr weights, kv, compute;
 	__typeof__(&cuMemAllocManaged) alloc = SYM_CALL(shim, cuMemAllocManaged);
 	bench_check(alloc(&weights, wbytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged (weights)");
@@ -117,11 +99,7 @@ int graph_bench(const char *sim_path, const char *shim_path, const char *label)
 {
 	setenv("EMBER_REAL_LIBCUDA", sim_path, 1);
 	const char *mode = getenv("EMBER_MODE") && *getenv("EMBER_MODE") ? getenv("EMBER_MODE") : "adaptive";
-	void *sim = dlopen(sim_path, RTLD_NOW | RTLD_LOCAL), *shim = sim ? dlopen(shim_path, RTLD_NOW | RTLD_LOCAL) : NULL;
-	if (!shim) {
-		fprintf(stderr, "ember-callbench: %s\n", dlerror());
-		return 1;
-	}
+	void *sim = bench_open(sim_path), *shim = bench_open(shim_path);
 	static struct node_args args[NODES];
 	size_t wbytes = weights_bytes();
 	CUgraphExec exec = build(sim, shim, wbytes, args);

@@ -59,11 +59,7 @@ struct args {
 	CUdeviceptr tensors[TORCH_ALLOCS];
 };
 
-
-/* A typed pointer to `name` in a library. */
-#define SYM_CALL(h, name) ((__typeof__(&name))bench_symbol((h), #name))
-
-static void *open_or_die(const char *path)
+void *bench_open(const char *path)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
@@ -82,10 +78,23 @@ void bench_check(CUresult r, const char *what)
 }
 
 /* The kernel reads nothing: the simulated GPU's time is not what is measured. */
-static void head_kernel(const struct ember_sim_launch *launch, void **params)
+void bench_idle_kernel(const struct ember_sim_launch *launch, void **params)
 {
 	(void)launch;
 	(void)params;
+}
+
+CUmodule bench_sim_module(void *shim)
+{
+	CUdevice d;
+	CUcontext ctx;
+	CUmodule mod;
+	bench_check(SYM_CALL(shim, cuInit)(0), "cuInit");
+	bench_check(SYM_CALL(shim, cuDeviceGet)(&d, 0), "cuDeviceGet");
+	bench_check(SYM_CALL(shim, cuDevicePrimaryCtxRetain)(&ctx, d), "cuDevicePrimaryCtxRetain");
+	bench_check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
+	bench_check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
+	return mod;
 }
 
 /* CALLBENCH_MEMORY=plain: the buffers are device memory (cuMemAlloc), not managed. */
@@ -99,21 +108,14 @@ static bool plain_memory(void)
 static struct args set_up(void *sim, void *shim)
 {
 	static const size_t sizes[] = { 8, 8, 8, 8 }, torch_sizes[] = { 4, TORCH_STRUCT };
-	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_head", head_kernel, sizes, 4) != 0 ||
-	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_other", head_kernel, sizes, 4) != 0 ||
-	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_torch", head_kernel, torch_sizes, 2) != 0) {
+	if (SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_head", bench_idle_kernel, sizes, 4) != 0 ||
+	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_other", bench_idle_kernel, sizes, 4) != 0 ||
+	    SYM_CALL(sim, ember_sim_register_kernel)("ember_bench_torch", bench_idle_kernel, torch_sizes, 2) != 0) {
 		fprintf(stderr, "ember-callbench: cannot register the benchmark kernel\n");
 		exit(1);
 	}
-	CUdevice d;
-	CUcontext ctx;
-	CUmodule mod;
 	struct args a = { .n = 64u << 20 }; /* 256 MiB of floats: several regions each */
-	bench_check(SYM_CALL(shim, cuInit)(0), "cuInit");
-	bench_check(SYM_CALL(shim, cuDeviceGet)(&d, 0), "cuDeviceGet");
-	bench_check(SYM_CALL(shim, cuDevicePrimaryCtxRetain)(&ctx, d), "cuDevicePrimaryCtxRetain");
-	bench_check(SYM_CALL(shim, cuCtxSetCurrent)(ctx), "cuCtxSetCurrent");
-	bench_check(SYM_CALL(shim, cuModuleLoadData)(&mod, "ember-sim:"), "cuModuleLoadData");
+	CUmodule mod = bench_sim_module(shim);
 	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&a.f, mod, "ember_bench_head"), "cuModuleGetFunction");
 	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&a.other, mod, "ember_bench_other"), "cuModuleGetFunction");
 	bench_check(SYM_CALL(shim, cuModuleGetFunction)(&a.torch, mod, "ember_bench_torch"), "cuModuleGetFunction");
@@ -212,7 +214,7 @@ int launch_bench(const char *sim_path, const char *shim_path, const char *label)
 {
 	setenv("EMBER_REAL_LIBCUDA", sim_path, 1);
 	const char *mode = getenv("EMBER_MODE") && *getenv("EMBER_MODE") ? getenv("EMBER_MODE") : "adaptive";
-	void *sim = open_or_die(sim_path), *shim = open_or_die(shim_path);
+	void *sim = bench_open(sim_path), *shim = bench_open(shim_path);
 	struct args a = set_up(sim, shim);
 	struct api apis[2] = {
 		{ "direct", SYM_CALL(sim, cuLaunchKernel), SYM_CALL(sim, cuCtxSynchronize) },

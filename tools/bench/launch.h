@@ -18,4 +18,17 @@ void bench_check(CUresult r, const char *what);
 /* name in the library h, or the program ends with one line saying which is missing (callbench.c). */
 void *bench_symbol(void *h, const char *name);
 
+/* A typed pointer to `name` in a library. */
+#define SYM_CALL(h, name) ((__typeof__(&name))bench_symbol((h), #name))
+
+/* The library at path, or the program ends saying why (launch.c). */
+void *bench_open(const char *path);
+
+/* Through shim: the first GPU's primary context made current, and the simulated driver's module (launch.c). */
+CUmodule bench_sim_module(void *shim);
+
+/* A simulated kernel that reads nothing: what the benchmarks time is the host's side of its launch. */
+struct ember_sim_launch;
+void bench_idle_kernel(const struct ember_sim_launch *launch, void **params);
+
 #endif
