@@ -98,6 +98,16 @@ static struct layout *slot_of(CUfunction f)
 	return NULL;
 }
 
+/* What launches taught about l's kernel (nothing for no kernel): lock held. */
+static void copy_learned(const struct layout *l, uint8_t *elem_size, uint32_t *inside)
+{
+	if (l)
+		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
+	else
+		memset(elem_size, 0, EMBER_SCAN_LEARNED);
+	*inside = l ? l->inside : 0;
+}
+
 /* The cached layout of f, described on first sight, copied out with what was learned of it. */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
 			     uint32_t *inside, uint32_t *number)
@@ -121,12 +131,11 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 	}
 	unsigned n = 0;
 	*number = l ? l->number : UINT32_MAX;
-	*inside = l ? l->inside : 0;
+	copy_learned(l, elem_size, inside);
 	if (l) {
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
 		memcpy(size, l->size, n * sizeof *size);
-		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
 	}
 	ember_unlock(&layout_lock);
 	return n;
@@ -149,12 +158,7 @@ void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint32_t *inside)
 {
 	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
-	bool known = l && l->f == f;
-	if (known)
-		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
-	else
-		memset(elem_size, 0, EMBER_SCAN_LEARNED);
-	*inside = known ? l->inside : 0;
+	copy_learned(l && l->f == f ? l : NULL, elem_size, inside);
 	ember_unlock(&layout_lock);
 }
 
