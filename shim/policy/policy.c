@@ -388,14 +388,12 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 		}
 	}
 	/*
-	 * Hottest first, sorted only where the order can matter: at a launch
-	 * over the budget, hot regions without room are the rule, and sorting
-	 * them for nothing was most of a graph replay's time (ember-callbench
-	 * --graph). The decisions are the same either way.
+	 * Hottest first, sorted only where the order can matter: over the
+	 * budget, hot regions without room are the rule, and sorting them for
+	 * nothing at every launch was most of a graph replay's time
+	 * (ember-callbench --graph). The decisions are the same either way.
 	 */
-	bool sorted = !nonly;
-	if (sorted)
-		ember_slots_sort(hot.v, hot.n, ember_hottest_first);
+	bool sorted = false;
 	uint64_t room = ember_budget_room(acc, acc->high);
 	size_t first_promotion = out->n;
 	if (nonly) {
