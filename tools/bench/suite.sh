@@ -141,6 +141,9 @@ rounds_records() {
   rm -rf "$dir"
 }
 
+# what Ember may keep resident: the budget's high watermark (EMBER_HIGH_WATERMARK's default)
+high_bytes() { python3 -c "import sys; sys.path.insert(0, '$here'); import suite_record as s; print($budget_bytes * s.HIGH_WATERMARK // 100)"; }
+
 ws_of() { python3 -c "print(int($budget_bytes * $1) // (1 << 21) * (1 << 21))"; }
 
 # The link's rates the bounds are drawn from: what a device call runs on a card whose rates are not seeded.
@@ -190,6 +193,9 @@ kernels() {
       for v in $variants; do
         record "$w" $scale "$v" "" -- "$suite" "$w" "$ws" "$runs"
       done
+      # the peer a CUDA programmer has: the program's own hints, its busiest arrays on the GPU up to
+      # the share of the budget Ember may fill, the rest mapped from the host (suite/placed.cu)
+      [ $scale = 1.5 ] && record "$w" $scale hints hints -- "$suite" "$w" "$ws" "$runs" placed "$(high_bytes)"
     done
   done
 }

@@ -193,12 +193,12 @@ void run(void *p, suite_result *r)
 	// cleared level array; each claimed vertex's level, parent and slot.
 	// The two frontiers take turns, an even share each.
 	const double V = (double)s->V, claimed = reached - 1.0;
-	suite_traffic(r, (V + 1) * 8, reached * 16.0, 0);        // row offsets
-	suite_traffic(r, (double)s->E * 4, edges * 4.0, 0);       // columns
-	suite_traffic(r, V * 4, edges * 4.0, V * 4 + claimed * 4); // levels
-	suite_traffic(r, V * 4, 0, claimed * 4);                  // parents
+	suite_traffic(r, s->row, (V + 1) * 8, reached * 16.0, 0);        // row offsets
+	suite_traffic(r, s->col, (double)s->E * 4, edges * 4.0, 0);       // columns
+	suite_traffic(r, s->level, V * 4, edges * 4.0, V * 4 + claimed * 4); // levels
+	suite_traffic(r, s->parent, V * 4, 0, claimed * 4);                  // parents
 	for (int k = 0; k < 2; k++)                               // frontiers
-		suite_traffic(r, V * 4, reached * 2.0, claimed * 2.0);
+		suite_traffic(r, k ? s->next : s->front, V * 4, reached * 2.0, claimed * 2.0);
 }
 
 // Levels that are right satisfy two things: no edge from a reached vertex

@@ -300,7 +300,7 @@ void run(void *p, suite_result *r)
 	CHECK(cudaGetLastError());
 	// each launch reads and writes every key once
 	const double keys = (double)s->n * sizeof(uint32_t);
-	suite_traffic(r, keys, l.size() * keys, l.size() * keys);
+	suite_traffic(r, s->keys, keys, l.size() * keys, l.size() * keys);
 }
 
 // Every neighbouring pair in order, and the sum and xor of the keys those

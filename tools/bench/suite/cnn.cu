@@ -268,7 +268,7 @@ void run(void *p, suite_result *r)
 	count(s->params, 0, (double)fc_out * fc_in * sizeof(float), 0);
 	count(s->logits, image * fc_out, 0, image * fc_out);
 	for (const array &a : arrays)
-		suite_traffic(r, a.bytes, a.read, a.written);
+		suite_traffic(r, a.at, a.bytes, a.read, a.written);
 }
 
 // The whole network for one image on the host, in double; features gets

@@ -179,8 +179,8 @@ void run(void *p, suite_result *r)
 	// per iteration the points once and the labels written once; the
 	// centroids and totals are a few KiB
 	const double points = (double)s->n * dims * sizeof(float), labels = (double)s->n * sizeof(uint32_t);
-	suite_traffic(r, points, iterations * points, 0);
-	suite_traffic(r, labels, 0, iterations * labels);
+	suite_traffic(r, s->points, points, iterations * points, 0);
+	suite_traffic(r, s->labels, labels, 0, iterations * labels);
 }
 
 // The last iteration checked both ways: its labels, for a few thousand

@@ -1,4 +1,4 @@
-// ember-suite NAME BYTES RUNS [resident]
+// ember-suite NAME BYTES RUNS [resident | placed PLACE_BYTES]
 //   Runs one workload RUNS times on about BYTES of managed data and prints
 //   one JSON record. The data is made once (untimed, on the host, as a
 //   loader would); each run times the algorithm over it from its first
@@ -7,12 +7,17 @@
 //   as a program that goes on working on its data would. With `resident`, the
 //   timed part starts by moving every allocation to the GPU in one prefetch
 //   each: the program as it would run on a GPU that holds all of it (its
-//   input copied in once, at link speed).
+//   input copied in once, at link speed). With `placed`, for a run without
+//   Ember, the program places its own data with hints after one untimed run
+//   that counts its traffic: its busiest arrays per byte on the GPU, up to
+//   PLACE_BYTES, the rest in host memory mapped for the GPU (placed.cu); the
+//   timed runs then find that placement.
 // EMBER_SUITE_MAX_SECONDS and EMBER_SUITE_FRESH are the harness's settings
 // (tools/bench/settings.sh, where suite.sh sets them): no further run starts
 // once the runs so far took that many seconds (unset: no limit; runs_seconds
 // says how many ran), and 1 makes the data afresh for every run.
 // ember-suite list   the workloads, one a line
+#include "placed.h"
 #include "suite.h"
 
 #include <dlfcn.h>
@@ -140,22 +145,25 @@ int main(int argc, char **argv)
 			printf("%-11s %s\n", w->name, w->what);
 		return 0;
 	}
-	if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "resident"))) {
-		fprintf(stderr, "usage: ember-suite NAME BYTES RUNS [resident] | ember-suite list\n");
+	bool resident = argc == 5 && !strcmp(argv[4], "resident"), placed = argc == 6 && !strcmp(argv[4], "placed");
+	unsigned long long place_bytes = 0;
+	char *end;
+	if (placed)
+		place_bytes = strtoull(argv[5], &end, 10);
+	if (argc < 4 || argc > 6 || (argc > 4 && !resident && !placed) || (placed && (*end || !place_bytes))) {
+		fprintf(stderr, "usage: ember-suite NAME BYTES RUNS [resident | placed PLACE_BYTES] | ember-suite list\n");
 		return 2;
 	}
 	const suite_workload *w = nullptr;
 	for (auto *c : workloads)
 		if (!strcmp(c->name, argv[1]))
 			w = c;
-	char *end;
 	unsigned long long bytes = strtoull(argv[2], &end, 10);
 	int runs = atoi(argv[3]);
 	if (!w || *end || bytes < (1u << 20) || runs < 1) {
 		fprintf(stderr, "ember-suite: unknown workload, or BYTES below 1 MiB, or RUNS below 1 (try: ember-suite list)\n");
 		return 2;
 	}
-	bool resident = argc == 5;
 	const char *cap_env = getenv("EMBER_SUITE_MAX_SECONDS");
 	double cap = cap_env && atof(cap_env) > 0 ? atof(cap_env) : HUGE_VAL, spent = 0;
 	std::vector<double> seconds, compute;
@@ -163,6 +171,11 @@ int main(int argc, char **argv)
 	bool all_verified = true;
 	size_t ws = 0;
 	bool fresh = getenv("EMBER_SUITE_FRESH") && !strcmp(getenv("EMBER_SUITE_FRESH"), "1");
+	if (placed && fresh) {
+		fprintf(stderr, "ember-suite: placed runs keep their data: unset EMBER_SUITE_FRESH\n");
+		return 2;
+	}
+	size_t placed_bytes = 0;
 	void *state = nullptr;
 	for (int i = 0; i < runs && spent < cap; i++) {
 		if (!state) {
@@ -170,6 +183,15 @@ int main(int argc, char **argv)
 			state = w->make(bytes);
 			CHECK(cudaDeviceSynchronize());
 			ws = managed_total;
+			if (placed) {
+				suite_result learned;
+				w->run(state, &learned);
+				CHECK(cudaDeviceSynchronize());
+				std::vector<suite_allocation> allocations;
+				for (auto &a : live)
+					allocations.push_back({ a.first, a.second });
+				placed_bytes = suite_place_by_traffic(allocations, learned, place_bytes);
+			}
 		}
 		ember_flush_if_loaded();
 		suite_result r;
@@ -201,6 +223,8 @@ int main(int argc, char **argv)
 	       "\"first_compute_seconds\": %.6f, \"runs_asked\": %d, \"fresh_data_each_run\": %s, ",
 	       w->name, ws, bytes, resident ? "true" : "false", median(seconds), seconds[0], list(seconds).c_str(),
 	       median(compute), compute[0], runs, fresh ? "true" : "false");
+	if (placed)
+		printf("\"placed_bytes\": %zu, ", placed_bytes);
 	if (!last.arrays.empty()) {
 		printf("\"traffic_by_array\": [");
 		for (size_t i = 0; i < last.arrays.size(); i++)

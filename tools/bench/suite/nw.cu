@@ -114,9 +114,9 @@ void run(void *p, suite_result *r)
 	r->sparse = true;
 	const double cells = (double)s->n * s->n, tiles2 = (double)tiles * tiles, matrix = (double)s->dim * s->dim * 4;
 	// the score matrix: per tile the row above and the column left read, every cell written once
-	suite_traffic(r, matrix, tiles2 * (2 * tile + 1) * 4, cells * 4 + 2.0 * s->dim * 4);
+	suite_traffic(r, s->score, matrix, tiles2 * (2 * tile + 1) * 4, cells * 4 + 2.0 * s->dim * 4);
 	// the substitution scores, read once
-	suite_traffic(r, matrix, cells * 4, 0);
+	suite_traffic(r, s->ref, matrix, cells * 4, 0);
 }
 
 // Recompute an h x h region with top-left cell (i0, j0) from its top row

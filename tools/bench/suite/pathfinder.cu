@@ -61,9 +61,9 @@ void run(void *p, suite_result *r)
 	// the wall once; each DP row read once (its neighbours come from cache) and written once, the two
 	// rows in turn
 	const double wall = (double)s->rows * cols * sizeof(int), row = cols * sizeof(int);
-	suite_traffic(r, wall, wall, 0);
+	suite_traffic(r, s->wall, wall, wall, 0);
 	for (int k = 0; k < 2; k++)
-		suite_traffic(r, row, wall / 2, wall / 2);
+		suite_traffic(r, k ? s->b : s->a, row, wall / 2, wall / 2);
 }
 
 // A band of columns recomputed on the host: a cell's cost depends only on

@@ -104,11 +104,11 @@ void run(void *p, suite_result *r)
 	// from one buffer of each pair and writes them to the other, ending
 	// where it began
 	double n = (double)s->n * sizeof(uint32_t);
-	suite_traffic(r, n, n, 0);             // the input
-	suite_traffic(r, n, n + 2 * n, 3 * n); // keys[0]: histograms, passes 1 and 3; the copy, passes 2 and 4
-	suite_traffic(r, n, 2 * n, 3 * n);     // vals[0]
-	suite_traffic(r, n, 2 * n, 2 * n);     // keys[1]: read by passes 2 and 4, written by 1 and 3
-	suite_traffic(r, n, 2 * n, 2 * n);     // vals[1]
+	suite_traffic(r, s->input, n, n, 0);             // the input
+	suite_traffic(r, s->keys[0], n, n + 2 * n, 3 * n); // keys[0]: histograms, passes 1 and 3; the copy, passes 2 and 4
+	suite_traffic(r, s->vals[0], n, 2 * n, 3 * n);     // vals[0]
+	suite_traffic(r, s->keys[1], n, 2 * n, 2 * n);     // keys[1]: read by passes 2 and 4, written by 1 and 3
+	suite_traffic(r, s->vals[1], n, 2 * n, 2 * n);     // vals[1]
 }
 
 // A kernel over the whole answer: keys in order, each key the input's key

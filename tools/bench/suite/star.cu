@@ -299,8 +299,8 @@ void run(void *p, suite_result *r)
 	r->sparse = false;
 	const double column = (double)n * sizeof(int);
 	for (const auto &c : times_read)
-		suite_traffic(r, column, c.second * column, 0);
-	suite_traffic(r, q.total * 8.0, 0, q.total * 8.0); // every query's groups
+		suite_traffic(r, c.first, column, c.second * column, 0);
+	suite_traffic(r, s->out, q.total * 8.0, 0, q.total * 8.0); // every query's groups
 }
 
 // Every query again on the host, over every row, a different way: each

@@ -27,7 +27,10 @@ struct suite_result {
 	// Each array's bytes and the bytes its kernels read and wrote of it (suite_traffic), so that
 	// the bound's oracle keeps the busiest bytes resident, not an even share of all: a small
 	// array read at every step (pathfinder's rows) is not spread over the data it sits beside.
+	// `at` is where the array lies, so that a run placed by hand (ember-suite's `placed`) can
+	// give the same arrays the same residency.
 	struct array_traffic {
+		const void *at;
 		double bytes, read, written;
 	};
 	std::vector<array_traffic> arrays;
@@ -35,10 +38,10 @@ struct suite_result {
 	std::string note;           // what was checked, or why it failed
 };
 
-// Count a run's traffic to one array: its size and the bytes read and written of it.
-inline void suite_traffic(suite_result *r, double bytes, double read, double written)
+// Count a run's traffic to one array: where it lies, its size and the bytes read and written of it.
+inline void suite_traffic(suite_result *r, const void *at, double bytes, double read, double written)
 {
-	r->arrays.push_back({ bytes, read, written });
+	r->arrays.push_back({ at, bytes, read, written });
 	r->read_bytes += read;
 	r->written_bytes += written;
 }
