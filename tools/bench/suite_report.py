@@ -44,7 +44,8 @@ def secs(r):
     runs = r.get("runs_seconds") or []
     if len(runs) > 1:
         s += f" ({min(runs):.3g}-{max(runs):.3g})"
-    if "first_seconds" in r and len(runs) > 1:
+    # a placed run's first timed run follows an untimed one and the placement: not cold
+    if "first_seconds" in r and len(runs) > 1 and "placed_bytes" not in r:
         s += f", cold {r['first_seconds']:.3g}"
     return s
 
@@ -598,7 +599,10 @@ def main():
              "1.5x of the budget. Variants: `resident` is the program with all of its data moved to the GPU at "
              "its start (one prefetch, or the model built on the GPU without Ember); `off` is stock UVM; `mapped`, "
              "`static` and `adaptive` are Ember's modes. Peers: llama.cpp's `-ngl` partial offload with the rest on "
-             "all CPU cores, and accelerate's `device_map` offload with `max_memory` capping the GPU at the budget.", ""]
+             "all CPU cores, accelerate's `device_map` offload with `max_memory` capping the GPU at the budget, and "
+             "for the kernels `hints`, the program placing its own data without Ember (`ember-suite ... placed`: after "
+             "one untimed run that counts its traffic, its busiest arrays per byte prefetched to the GPU up to the "
+             "budget's high watermark, the rest in host memory mapped for the GPU; its runs are all warm).", ""]
     if probe:
         lines += [f"Rates from the latest call's probe: device reads {probe['device_read_Bps'] / 1e9:.0f} GB/s, mapped "
                   f"reads {probe['mapped_read_Bps'] / 1e9:.1f} GB/s, prefetch {probe.get('prefetch_bulk_Bps', 0) / 1e9:.1f} GB/s "
