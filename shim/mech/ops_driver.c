@@ -296,8 +296,11 @@ bool ember_driver_enter(void *ctx)
 {
 	if (ctx == worker_ctx)
 		return true;
-	if (EMBER_REAL(cuCtxSetCurrent)((CUcontext)ctx) != CUDA_SUCCESS)
+	CUresult r = EMBER_REAL(cuCtxSetCurrent)((CUcontext)ctx);
+	if (r != CUDA_SUCCESS) {
+		ember_debug("the worker could not enter context %p (CUresult %d)", ctx, (int)r);
 		return false;
+	}
 	worker_ctx = ctx;
 	return true;
 }

@@ -57,6 +57,13 @@ void ember_worker_failed(void *sink, const struct ember_op *op)
 	ember_warn("a %s of %llu bytes failed (CUresult %d); the regions stay %s",
 		   op->move.promote ? "promotion" : "demotion", (unsigned long long)ember_move_bytes(&op->move),
 		   op->error, op->move.promote ? "mapped" : "resident");
+	/* where it failed, for a failure no one has explained (CUresult 201 on the H200, ab-37) */
+	CUcontext current = NULL;
+	EMBER_REAL(cuCtxGetCurrent)(&current);
+	ember_debug("that %s was %s on %s, in context %p; the move's context %p, its stream %p%s",
+		    op->move.promote ? "promotion" : "demotion", op->issued ? "issued and failed" : "refused at issue",
+		    started && pthread_equal(thread, pthread_self()) ? "the worker" : "an application thread",
+		    (void *)current, op->at.ctx, op->at.stream, op->at.per_thread ? " (per-thread)" : "");
 }
 
 /* One queued item is done: count it out. */
@@ -110,9 +117,15 @@ static void take(struct ember_op *batch)
 		struct ember_op *op = batch;
 		batch = op->next;
 		op->next = NULL;
-		if (!op->issued && (!ember_driver_enter(op->at.ctx) || !ember_engine_issue(&ember_shim_engine, op))) {
+		bool entered = op->issued || ember_driver_enter(op->at.ctx);
+		if (!entered && !op->error)
+			op->error = CUDA_ERROR_INVALID_CONTEXT;
+		/* refused with no error: its allocation was freed, nothing to report */
+		if (!op->issued && (!entered || !ember_engine_issue(&ember_shim_engine, op))) {
 			if (!op->error)
-				op->error = CUDA_ERROR_INVALID_CONTEXT;
+				ember_debug("a %s of allocation %llu regions %u+%u refused at issue: %s",
+					    op->move.promote ? "promotion" : "demotion", (unsigned long long)op->move.alloc->id, op->move.first,
+					    op->move.count, op->move.alloc->freed ? "its allocation was freed" : "no error given");
 			ember_engine_finish(&ember_shim_engine, op, false);
 			count_done();
 			continue;

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ember/ember.h"
@@ -110,6 +111,45 @@ Test(placement, a_slow_advice_is_named_in_the_debug_log)
 Test(placement, a_slow_prefetch_is_named_in_the_debug_log)
 {
 	expect_slow_call_named("cuMemPrefetchAsync_v2", "a prefetch to the GPU for 32 MiB took");
+}
+
+/*
+ * The program frees an allocation while the worker holds demotions of it
+ * that it has not issued yet: they are dropped, and nothing is reported as
+ * a failure. They used to be reported as CUresult 201 (invalid context),
+ * which on the H200 looked like a driver fault at every program's exit.
+ * Here a plain allocation takes the budget from a resident one, the worker
+ * reclaims it in several batches, the first batch's advice holds the
+ * worker, and the free comes meanwhile.
+ */
+Test(placement, demotions_of_an_allocation_freed_before_their_issue_are_dropped_quietly)
+{
+	char log[] = "/tmp/ember-freed-moves-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "debug", 1);
+	start("adaptive", "64M");
+	CUdeviceptr p = managed(56 * MiB);
+	memset((void *)p, 0x5a, 56 * MiB);
+	launch_reread(shim, reread, p, 56 * MiB);
+	sync_and_flush(shim);
+	cr_assert_gt(resident(), 48 * MiB, "the allocation is resident");
+	SYM(sim, ember_sim_slow_call)("cuMemAdvise_v2", 0, 1, 1000 * 1000 * 1000);
+	CUdeviceptr plain = 0;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&plain, 56 * MiB)); /* over the budget: the worker reclaims it all, in batches */
+	char buf[16384];
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	/* the pass names its victims as it hands the batches over; the first one's advice then holds the worker */
+	for (int i = 0; i < 500 && (read_file(log, buf, sizeof buf), !lines_with(buf, "over the watermark")); i++)
+		nanosleep(&tick, NULL);
+	cr_assert_eq(lines_with(buf, "over the watermark"), 1, "%s", buf);
+	nanosleep(&tick, NULL);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	CU_OK(SYM(shim, cuMemFree_v2)(plain));
+	sync_and_flush(shim);
+	read_file(log, buf, sizeof buf);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "failed (CUresult"), 0, "%s", buf);
+	cr_expect_geq(lines_with(buf, "refused at issue: its allocation was freed"), 1, "%s", buf);
 }
 
 Test(placement, the_first_launch_promotes_a_prefix_within_the_budget)
