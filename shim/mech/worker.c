@@ -125,7 +125,9 @@ static void take(struct ember_op *batch)
 			if (!op->error)
 				ember_debug("a %s of allocation %llu regions %u+%u refused at issue: %s",
 					    op->move.promote ? "promotion" : "demotion", (unsigned long long)op->move.alloc->id, op->move.first,
-					    op->move.count, op->move.alloc->freed ? "its allocation was freed" : "no error given");
+					    op->move.count,
+					    __atomic_load_n(&op->move.alloc->freed, __ATOMIC_ACQUIRE) ? "its allocation was freed"
+												   : "no error given");
 			ember_engine_finish(&ember_shim_engine, op, false);
 			count_done();
 			continue;

@@ -16,7 +16,7 @@ struct ember_op *ember_engine_op(const struct ember_move *m, const struct ember_
 
 bool ember_engine_issue(struct ember_engine *e, struct ember_op *op)
 {
-	if (op->move.alloc->freed)
+	if (__atomic_load_n(&op->move.alloc->freed, __ATOMIC_ACQUIRE)) /* unlocked: cuMemFree sets it under the table lock */
 		return false;
 	op->error = op->move.promote ? e->ops->promote(e->ops_self, op) : e->ops->demote(e->ops_self, op);
 	op->issued = op->error == 0;

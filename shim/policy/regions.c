@@ -123,7 +123,7 @@ struct ember_alloc *ember_table_remove(struct ember_table *t, uint64_t base)
 	if (a) {
 		memmove(&t->v[i - 1], &t->v[i], (t->len - i) * sizeof *t->v);
 		t->len--;
-		a->freed = true;
+		__atomic_store_n(&a->freed, true, __ATOMIC_RELEASE); /* the worker reads it unlocked at issue */
 		if (a->kind != EMBER_ALLOC_PLAIN)
 			__atomic_store_n(&t->placed_count, t->placed_count - 1, __ATOMIC_RELAXED);
 		/* Resident and promoting bytes leave the budget with the allocation. */
