@@ -29,6 +29,7 @@ static unsigned pending; /* ops and frees queued + in flight */
 static bool started, stopping, pass_wanted, pass_running;
 static unsigned nudged; /* bit i: run periodic[i] soon (ember_worker_nudge) */
 static pthread_t thread;
+static __thread bool on_worker; /* this thread is the worker: for the failure's debug line */
 
 /* Set before any thread exists. */
 static const struct ember_periodic *periodic[MAX_PERIODIC];
@@ -57,12 +58,12 @@ void ember_worker_failed(void *sink, const struct ember_op *op)
 	ember_warn("a %s of %llu bytes failed (CUresult %d); the regions stay %s",
 		   op->move.promote ? "promotion" : "demotion", (unsigned long long)ember_move_bytes(&op->move),
 		   op->error, op->move.promote ? "mapped" : "resident");
-	/* where it failed, for a failure no one has explained (CUresult 201 on the H200, ab-37) */
+	/* where it failed: ab-37's unexplained CUresult 201 took a debug log like this one to place */
 	CUcontext current = NULL;
 	EMBER_REAL(cuCtxGetCurrent)(&current);
 	ember_debug("that %s was %s on %s, in context %p; the move's context %p, its stream %p%s",
 		    op->move.promote ? "promotion" : "demotion", op->issued ? "issued and failed" : "refused at issue",
-		    started && pthread_equal(thread, pthread_self()) ? "the worker" : "an application thread",
+		    on_worker ? "the worker" : "an application thread",
 		    (void *)current, op->at.ctx, op->at.stream, op->at.per_thread ? " (per-thread)" : "");
 }
 
@@ -173,6 +174,7 @@ static void run_periodic(bool changed, unsigned nudge, uint64_t now, uint64_t *l
 static void *worker_main(void *arg)
 {
 	uint64_t last_pass = 0, last_run[MAX_PERIODIC] = { 0 };
+	on_worker = true;
 	for (unsigned i = 0; i < nperiodic; i++)
 		if (periodic[i]->start)
 			periodic[i]->start(); /* the driver is initialised by now: migrations need it */
