@@ -187,10 +187,7 @@ int main(int argc, char **argv)
 				suite_result learned;
 				w->run(state, &learned);
 				CHECK(cudaDeviceSynchronize());
-				std::vector<suite_allocation> allocations;
-				for (auto &a : live)
-					allocations.push_back({ a.first, a.second });
-				placed_bytes = suite_place_by_traffic(allocations, learned, place_bytes);
+				placed_bytes = suite_place_by_traffic(live, learned, place_bytes);
 			}
 		}
 		ember_flush_if_loaded();

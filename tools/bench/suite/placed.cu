@@ -27,24 +27,25 @@ cudaMemLocation location(cudaMemLocationType type, int id)
 
 } // namespace
 
-size_t suite_place_by_traffic(const std::vector<suite_allocation> &allocations, const suite_result &learned,
-                              size_t cap)
+size_t suite_place_by_traffic(const std::vector<std::pair<void *, size_t>> &allocations,
+                              const suite_result &learned, size_t cap)
 {
 	const cudaMemLocation gpu = location(cudaMemLocationTypeDevice, 0), host = location(cudaMemLocationTypeHost, 0);
-	for (const suite_allocation &a : allocations) {
-		advise(a.at, a.bytes, cudaMemAdviseSetPreferredLocation, host);
-		advise(a.at, a.bytes, cudaMemAdviseSetAccessedBy, gpu);
-		CHECK(cudaMemPrefetchAsync(a.at, a.bytes, host, 0, 0));
+	for (const auto &[at, bytes] : allocations) {
+		advise(at, bytes, cudaMemAdviseSetPreferredLocation, host);
+		advise(at, bytes, cudaMemAdviseSetAccessedBy, gpu);
+		CHECK(cudaMemPrefetchAsync(at, bytes, host, 0, 0));
 	}
 	// Allocations the run's accounting leaves out are its few KiB of counters and centroids: hot, so
 	// on the GPU first, as a careful programmer would keep them.
 	std::vector<suite_result::array_traffic> busiest;
-	for (const suite_allocation &a : allocations) {
+	for (const auto &a : allocations) {
+		const char *lo = (const char *)a.first, *hi = lo + a.second;
 		bool counted = std::any_of(learned.arrays.begin(), learned.arrays.end(), [&](const auto &t) {
-			return (const char *)t.at >= (const char *)a.at && (const char *)t.at < (const char *)a.at + a.bytes;
+			return (const char *)t.at >= lo && (const char *)t.at < hi;
 		});
 		if (!counted)
-			busiest.push_back({ a.at, (double)a.bytes, 1e300, 0 });
+			busiest.push_back({ a.first, (double)a.second, 1e300, 0 });
 	}
 	busiest.insert(busiest.end(), learned.arrays.begin(), learned.arrays.end());
 	std::stable_sort(busiest.begin(), busiest.end(), [](const auto &x, const auto &y) {

@@ -3,10 +3,8 @@
 #pragma once
 #include "suite.h"
 
-struct suite_allocation {
-	void *at;
-	size_t bytes;
-};
+#include <utility>
+#include <vector>
 
 // Gives the arrays of a run that `learned` counted the GPU as their home in
 // order of their traffic per byte, busiest first (allocations it did not
@@ -14,5 +12,6 @@ struct suite_allocation {
 // placed (the last one in part, whole 2 MiB pieces from its start); every
 // other byte of `allocations` stays in host memory, mapped for the GPU.
 // Returns the bytes placed on the GPU.
-size_t suite_place_by_traffic(const std::vector<suite_allocation> &allocations, const suite_result &learned,
-                              size_t cap);
+// `allocations` are (base, bytes) pairs, as ember-suite keeps them.
+size_t suite_place_by_traffic(const std::vector<std::pair<void *, size_t>> &allocations,
+                              const suite_result &learned, size_t cap);
