@@ -6,6 +6,7 @@
  * worker's periodic pass reclaims. The decisions are the pure policy's,
  * carried out by the engine (shim/policy).
  */
+#include "host_phase.h"
 #include "launch_scan.h"
 #include "monitor.h"
 #include "placement.h"
@@ -52,6 +53,7 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	devs[0] = at->device;
 	scan->stream_key = ember_scan_stream_key((CUstream)at->stream, at->per_thread);
 	ember_table_lock(EMBER_TABLE);
+	ember_shim_ctx.episode = ember_host_phase_current();
 	bool idle = ndevs && ember_policy_nothing_to_decide(&ember_shim_ctx, devs[0], scan->allocs, scan->n);
 	if (idle)
 		scan->fresh_demand = false;
@@ -143,9 +145,38 @@ static void log_victims(uint64_t now)
 	ember_debug("gave way: %s", ember_pass_note_format(&note, now, line, sizeof line));
 }
 
+/* The bytes resident on every GPU a launch has used: what a refresh would cover at most. */
+static uint64_t resident_anywhere(void *unused)
+{
+	(void)unused;
+	uint64_t bytes = 0;
+	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++)
+		if (__atomic_load_n(&contexts[dev], __ATOMIC_RELAXED))
+			bytes += ember_placement_resident_on(&(struct ember_at){ .device = dev });
+	return bytes;
+}
+
+/*
+ * A host phase seen while it lasts ends the episode of launches before it:
+ * its exchange (policy.h) is issued now, while the GPU is idle, not in the
+ * next run's time.
+ */
+static void end_episode_at_host_phase(void)
+{
+	uint32_t ended;
+	if (!ember_cfg.phase_exchange || !ember_host_phase_poll(resident_anywhere, NULL, &ended))
+		return;
+	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
+		CUcontext ctx = __atomic_load_n(&contexts[dev], __ATOMIC_RELAXED);
+		if (ctx)
+			ember_engine_episode_end(&ember_shim_engine, dev, ended, &(struct ember_at){ .ctx = ctx });
+	}
+}
+
 /* Reclamation and replacement over every GPU a launch has used; demotions go to the worker. */
 static void adaptive_pass(void)
 {
+	end_episode_at_host_phase();
 	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
 		CUcontext ctx = __atomic_load_n(&contexts[dev], __ATOMIC_RELAXED);
 		if (!ctx)

@@ -279,3 +279,27 @@ void ember_slots_demote_released(struct ember_device_account *acc, struct slot *
 			ember_budget_release(acc, ember_region_bytes(out->v[m].alloc, r));
 		}
 }
+
+/*
+ * Victims v[n] exchanged for the hot regions in bring (candidates.h): the
+ * hot regions come in this pass. Left to the next launch that names them,
+ * as replacement leaves its hot regions, the room went to the next query's
+ * columns, read less, which the pass then took back (star's flight,
+ * replayed).
+ */
+void ember_slots_exchange(struct ember_device_account *acc, struct slot *v, size_t n, struct slots *bring,
+			  struct ember_moves *out)
+{
+	ember_slots_sort(v, n, ember_by_address);
+	ember_slots_demote_released(acc, v, n, out);
+	ember_slots_sort(bring->v, bring->n, ember_by_address);
+	size_t first_promotion = out->n;
+	for (size_t i = 0; i < bring->n; i++) {
+		struct ember_alloc *a = bring->v[i].a;
+		uint32_t r = bring->v[i].r;
+		if (a->regions[r].state != EMBER_REGION_MAPPED || !ember_moves_push(out, a, r, 1, true))
+			continue;
+		ember_budget_reserve(acc, ember_region_bytes(a, r));
+	}
+	ember_merge_promotions(out, first_promotion);
+}

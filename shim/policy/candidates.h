@@ -72,6 +72,14 @@ void ember_slots_demote(struct slot *v, size_t n, struct ember_moves *out);
 /* The same, their bytes released from acc at once: promotions queued behind them may use the room. */
 void ember_slots_demote_released(struct ember_device_account *acc, struct slot *v, size_t n, struct ember_moves *out);
 
+/*
+ * Victims v[n] exchanged for the hot regions in bring: demoted released,
+ * and the hot regions promoted behind them on the same stream, from the
+ * same pass. Both are sorted by address.
+ */
+void ember_slots_exchange(struct ember_device_account *acc, struct slot *v, size_t n, struct slots *bring,
+			  struct ember_moves *out);
+
 /* Promote the mapped regions of [from, to) of a, in runs, until room runs out; returns the bytes. */
 uint64_t ember_promote_range(struct ember_alloc *a, uint32_t from, uint32_t to, uint64_t room, struct ember_moves *out);
 

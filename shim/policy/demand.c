@@ -80,6 +80,12 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 				reg->gap = now - reg->last_ref;
 			reg->touch_demand = add_saturating(reg->touch_demand, amount);
 		}
+		if (reg->episode != pc->episode || !reg->last_ref) {
+			reg->episode = pc->episode;
+			reg->episode_demand = 0;
+			reg->episode_partial = 0;
+		}
+		reg->episode_demand = add_saturating(reg->episode_demand, amount);
 		reg->last_ref = now;
 		reg->ref_demand = reg->demand;
 		reg->departed = 0;
@@ -148,15 +154,22 @@ void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
 	}
 }
 
+/* A launch covered region r of a in part. */
+static void covered_in_part(struct ember_alloc *a, uint32_t r)
+{
+	a->regions[r].touch_partial = 1;
+	a->regions[r].episode_partial = 1;
+}
+
 void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t bytes)
 {
 	if (!a->nregions || offset >= a->size)
 		return;
 	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
 	if (offset & (EMBER_REGION_BYTES - 1))
-		a->regions[offset >> EMBER_REGION_SHIFT].touch_partial = 1;
+		covered_in_part(a, (uint32_t)(offset >> EMBER_REGION_SHIFT));
 	if ((end & (EMBER_REGION_BYTES - 1)) && end != a->size)
-		a->regions[(end - 1) >> EMBER_REGION_SHIFT].touch_partial = 1;
+		covered_in_part(a, (uint32_t)((end - 1) >> EMBER_REGION_SHIFT));
 }
 
 void ember_policy_depart(struct ember_alloc *a, uint32_t r0, uint32_t r1)

@@ -60,6 +60,9 @@ size_t ember_engine_launch_promote(struct ember_engine *e, int dev, uint64_t now
 /* Adaptive, periodically: reclamation and replacement for dev, deferred. */
 void ember_engine_reclaim(struct ember_engine *e, int dev, const struct ember_at *at);
 
+/* Adaptive, at a host phase: the exchange that ends episode (ember_policy_episode_end), deferred. */
+void ember_engine_episode_end(struct ember_engine *e, int dev, uint32_t episode, const struct ember_at *at);
+
 /* Static: the split of a at its first reference, up to the watermark, ordered as asked. */
 void ember_engine_split(struct ember_engine *e, struct ember_alloc *a, const struct ember_at *at,
 			enum ember_order order);

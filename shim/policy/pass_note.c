@@ -8,7 +8,7 @@ static struct ember_region_note region_note(const struct ember_alloc *a, uint32_
 {
 	const struct ember_region *reg = &a->regions[r];
 	return (struct ember_region_note){ .alloc_id = a->id, .r = r, .demand = reg->demand,
-					   .touch_demand = reg->touch_demand, .gap = reg->gap,
+					   .touch_demand = reg->touch_demand, .episode_demand = reg->episode_demand, .gap = reg->gap,
 					   .last_ref = reg->last_ref };
 }
 
@@ -44,9 +44,10 @@ static const char *const reason_names[EMBER_VICTIM_REASONS] = {
 	[EMBER_VICTIM_WATERMARK] = "over the watermark", [EMBER_VICTIM_DEPARTED] = "departed",
 	[EMBER_VICTIM_OLDER] = "older",			  [EMBER_VICTIM_WANTED] = "for a wanted table",
 	[EMBER_VICTIM_EXCHANGE] = "exchanged",		  [EMBER_VICTIM_LAUNCH] = "departed at a launch",
+	[EMBER_VICTIM_EPISODE] = "exchanged at a host phase",
 };
 
-/* "allocation 4 region 93 (demand 3840, a touch 3840, gap 40 ms, 5 ms ago)" */
+/* "allocation 4 region 93 (demand 3840, a touch 3840, an episode 7680, gap 40 ms, 5 ms ago)" */
 static int describe(char *buf, size_t len, const struct ember_region_note *r, uint64_t now)
 {
 	char gap[32] = "none", ago[32] = "never";
@@ -54,8 +55,8 @@ static int describe(char *buf, size_t len, const struct ember_region_note *r, ui
 		snprintf(gap, sizeof gap, "%.1f ms", (double)r->gap / 1e6);
 	if (r->last_ref)
 		snprintf(ago, sizeof ago, "%.1f ms ago", now >= r->last_ref ? (double)(now - r->last_ref) / 1e6 : 0.0);
-	return snprintf(buf, len, "allocation %" PRIu64 " region %u (demand %u, a touch %u, gap %s, %s)", r->alloc_id,
-			r->r, r->demand, r->touch_demand, gap, ago);
+	return snprintf(buf, len, "allocation %" PRIu64 " region %u (demand %u, a touch %u, an episode %u, gap %s, %s)",
+			r->alloc_id, r->r, r->demand, r->touch_demand, r->episode_demand, gap, ago);
 }
 
 const char *ember_pass_note_format(const struct ember_pass_note *n, uint64_t now, char *buf, size_t len)

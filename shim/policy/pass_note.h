@@ -21,12 +21,13 @@ enum ember_victim_reason {
 	EMBER_VICTIM_WANTED,    /* room for a small table read densely that found none (a pass's, or a launch's) */
 	EMBER_VICTIM_EXCHANGE,  /* a region read heat_ratio times as much a cycle came in its place */
 	EMBER_VICTIM_LAUNCH,    /* departed, given up at a launch of its own allocation */
+	EMBER_VICTIM_EPISODE,   /* at a host phase: a region the episode read heat_ratio times as much came in its place */
 	EMBER_VICTIM_REASONS
 };
 
 struct ember_region_note {
 	uint64_t alloc_id;
-	uint32_t r, demand, touch_demand;
+	uint32_t r, demand, touch_demand, episode_demand;
 	uint64_t gap, last_ref; /* gap UINT64_MAX: referenced once; last_ref 0: never */
 };
 

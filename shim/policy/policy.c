@@ -103,30 +103,6 @@ static enum replacement replaceable(const struct ember_policy_params *p, const s
 }
 
 /*
- * Victims v[n] exchanged for the hot regions in bring: demoted released,
- * and the hot regions promoted behind them on the same stream, from this
- * pass. Left to the next launch that names them, as replacement leaves its
- * hot regions, the room went to the next query's columns, read less, which
- * the pass then took back (star's flight, replayed).
- */
-static void exchange(struct ember_device_account *acc, struct slot *v, size_t n, struct slots *bring,
-		     struct ember_moves *out)
-{
-	ember_slots_sort(v, n, ember_by_address);
-	ember_slots_demote_released(acc, v, n, out);
-	ember_slots_sort(bring->v, bring->n, ember_by_address);
-	size_t first_promotion = out->n;
-	for (size_t i = 0; i < bring->n; i++) {
-		struct ember_alloc *a = bring->v[i].a;
-		uint32_t r = bring->v[i].r;
-		if (a->regions[r].state != EMBER_REGION_MAPPED || !ember_moves_push(out, a, r, 1, true))
-			continue;
-		ember_budget_reserve(acc, ember_region_bytes(a, r));
-	}
-	ember_merge_promotions(out, first_promotion);
-}
-
-/*
  * Whether the replacement in ember_policy_reclaim would choose no victim
  * when no reclamation is due, found without sorting: the hot regions are
  * taken hottest first while the room holds them (by selection, at most
@@ -266,7 +242,7 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 		}
 	ember_slots_sort(resident.v, replaced, ember_by_address);
 	ember_slots_demote(resident.v, replaced, out);
-	exchange(acc, resident.v + replaced, nvictims - replaced, &bring, out);
+	ember_slots_exchange(acc, resident.v + replaced, nvictims - replaced, &bring, out);
 	free(bring.v);
 	free(resident.v);
 	free(hot.v);

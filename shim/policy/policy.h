@@ -83,6 +83,7 @@ struct ember_policy_ctx {
 	struct ember_table *table;       /* its lock is held around every call below */
 	struct ember_accounts *accounts; /* the table's */
 	bool adaptive;                   /* completed moves feed protection (adaptive mode) */
+	uint32_t episode;                /* the episode launches are credited to: host phases so far (host_phase.h) */
 	uint32_t wanted;                 /* regions marked wanted (policy.c), 0 when the last pass found none */
 	struct ember_pass_note note;     /* why victims gave way, until the caller takes it (the debug log) */
 };
@@ -178,6 +179,32 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
  * accounted; their moves are appended to out.
  */
 void ember_policy_run(struct ember_policy_ctx *pc, int dev, uint64_t now, struct ember_moves *out);
+
+/*
+ * Episodes: the launches between two host phases (the program waited for
+ * the GPU, then worked on the host: a check of results, a query flight's
+ * answer), each region's demand in one summed undecayed. When a host phase
+ * has lasted long enough to be seen while it lasts, the GPU is idle and
+ * the episode is whole: ember_policy_episode_end exchanges resident
+ * regions for mapped ones that the episode read at least heat_ratio times
+ * as much, the moves to be issued at once, in the host's time. Within the
+ * episode that showed it, the per-cycle exchange cannot: a region read
+ * once so far has no reuse gap to rank it by, and the runs of a program
+ * that checks its results each end in a host phase. On the H200 at 1.5x,
+ * star's first run filled the budget with the columns its first query
+ * reads (twice a flight) and left those read four to eight times mapped;
+ * the exchange then took the whole second run (0.55-0.60 s against the
+ * third's 0.30).
+ *
+ * Regions a launch covered in part are left out on both sides (a region
+ * that two packed tensors share is credited twice, yet read once), as are
+ * regions in flight, the application's own, protected residents and small
+ * tables read densely. The room under the high watermark is filled first,
+ * with the regions the episode read most. Moves go to out: the victims'
+ * demotions, released, then the promotions behind them.
+ */
+void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint64_t now,
+			      struct ember_moves *out);
 
 /* A move finished (ok) or failed; the caller has already set the region states. */
 void ember_policy_moved(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t first,

@@ -52,6 +52,9 @@ struct ember_region {
 	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
 	uint32_t touch_demand; /* policy: demand its current (or last) touch brought, undecayed: what it reads a cycle */
 	uint8_t touch_partial; /* policy: a launch of that touch covered only part of it (ember_policy_extent_edges) */
+	uint8_t episode_partial; /* policy: the same, for any launch of its episode */
+	uint32_t episode;        /* policy: the episode (host phases before it) its episode_demand counts */
+	uint32_t episode_demand; /* policy: demand that episode brought it, undecayed (policy.h's episodes) */
 	float score;     /* policy: migration score, halved every score-decay period */
 	uint8_t ac_misses; /* counters.c: the launch scan's credits to it while mapped and covered since the counters last named it */
 	uint8_t wanted;    /* policy: small and read densely, it found no room at its launch: hot until it arrives */

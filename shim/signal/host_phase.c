@@ -8,6 +8,8 @@
 static bool pending;          /* a sync returned, and no launch has looked since */
 static uint64_t faults_at_sync; /* the process's page faults when it did */
 static uint64_t ns_at_sync;     /* and the time */
+static uint32_t sync_seq;     /* syncs that began such a wait */
+static uint32_t declared_seq; /* the last of them whose host phase was declared, by a launch or the worker */
 static uint32_t phase;        /* host phases so far */
 
 static uint64_t process_faults(void)
@@ -31,24 +33,63 @@ void ember_host_phase_sync(void)
 	/* two threads' syncs at once both write a start: either will do */
 	__atomic_store_n(&faults_at_sync, process_faults(), __ATOMIC_RELAXED);
 	__atomic_store_n(&ns_at_sync, ember_driver_now(), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&sync_seq, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pending, true, __ATOMIC_RELEASE);
+}
+
+/* Whether the wait since the sync is a host phase: enough faults, and host time enough to pay for a refresh. */
+static bool is_host_phase(uint64_t host_ns, uint64_t (*resident)(void *arg), void *arg, uint64_t *faults)
+{
+	*faults = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
+	return *faults >= ember_cfg.refresh_faults && *faults < (uint64_t)1 << 62 &&
+	       host_ns >= 10 * ((resident(arg) >> 20) * EMBER_REFRESH_NS_PER_GIB >> 10);
+}
+
+/* Declare sync seq's host phase, once whoever looks: its number, or 0 when it was declared already. */
+static uint32_t declare(uint32_t seq, uint64_t faults, const char *seen)
+{
+	uint32_t prev = __atomic_load_n(&declared_seq, __ATOMIC_RELAXED);
+	if (prev == seq || !__atomic_compare_exchange_n(&declared_seq, &prev, seq, false, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+		return 0;
+	uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
+	ember_debug("host phase %u: %llu page faults since the GPU was last waited for (%s); resident regions are "
+		    "prefetched again at their next launch",
+		    now, (unsigned long long)faults, seen);
+	return now;
 }
 
 uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 {
 	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE)) {
-		uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED);
-		if (host_ns < EMBER_HOST_PHASE_MIN_NS) /* a launch-and-wait loop: no second getrusage */
-			return __atomic_load_n(&phase, __ATOMIC_RELAXED);
-		uint64_t since = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
-		if (since >= ember_cfg.refresh_faults && since < (uint64_t)1 << 62 &&
-		    host_ns >= 10 * ((resident(arg) >> 20) * EMBER_REFRESH_NS_PER_GIB >> 10)) {
-			uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
-			ember_debug("host phase %u: %llu page faults since the GPU was last waited for; resident regions "
-				    "are prefetched again at their next launch",
-				    now, (unsigned long long)since);
-			return now;
-		}
+		uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
+		uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
+		/* a launch-and-wait loop takes no second getrusage; the worker may have seen the phase already */
+		if (host_ns >= EMBER_HOST_PHASE_MIN_NS && __atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq &&
+		    is_host_phase(host_ns, resident, arg, &faults))
+			declare(seq, faults, "seen at the launch after it");
 	}
+	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
+}
+
+bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended)
+{
+	if (!ember_active || !ember_cfg.refresh_faults || !__atomic_load_n(&pending, __ATOMIC_ACQUIRE))
+		return false;
+	uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&declared_seq, __ATOMIC_RELAXED) == seq)
+		return false;
+	uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
+	if (host_ns < EMBER_HOST_PHASE_MIN_NS || !is_host_phase(host_ns, resident, arg, &faults))
+		return false;
+	uint32_t now = declare(seq, faults, "seen while it lasts");
+	if (!now)
+		return false;
+	*ended = now - 1;
+	return true;
+}
+
+uint32_t ember_host_phase_current(void)
+{
 	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
 }

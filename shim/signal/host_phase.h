@@ -40,6 +40,17 @@
  */
 #define EMBER_HOST_PHASE_MIN_NS 100000u
 
+/*
+ * The worker, while no launch comes: whether the host phase under way has
+ * just been seen (the same test as at a launch, made while it lasts, once
+ * a phase). Then the GPU has been idle since the sync, and the episode of
+ * launches before it is over (policy.h): *ended is its number.
+ */
+bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended);
+
+/* Host phases so far: the episode launches are credited to. */
+uint32_t ember_host_phase_current(void);
+
 /* A synchronising call returned (cuStreamSynchronize, cuCtxSynchronize, a blocking copy to the host, ...). */
 void ember_host_phase_sync(void);
 

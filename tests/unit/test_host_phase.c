@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "ember/ember.h"
@@ -162,4 +163,57 @@ Test(host_phase, a_phase_long_enough_for_its_refresh_brings_it_back)
 	CUdeviceptr p = resident_allocation(shim, sim, fill, 1024 * MiB);
 	host_reads_back(shim, sim, fill, p, 2 * MiB, 300, 30);
 	cr_expect_eq(location_after_next_launch(p), 0, "30 ms of host time: a refresh of 1 GiB may follow");
+}
+
+/*
+ * Adaptive, a flight then a host phase (policy.h's episodes): `seldom` is
+ * read by two launches and fills the budget first, `often` by four. While
+ * the host works, the worker sees the phase and exchanges them, before any
+ * launch comes; with EMBER_PHASE_EXCHANGE=0 often's tail stays mapped. (The
+ * simulated driver's launches are slow enough that the passes' older rule
+ * takes some of seldom during the flight: the room it leaves is filled at
+ * the phase too.)
+ */
+static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
+{
+	CU_OK(SYM(shim, cuMemAllocManaged)(seldom, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
+	CU_OK(SYM(shim, cuMemAllocManaged)(often, 48 * MiB, CU_MEM_ATTACH_GLOBAL));
+	for (int k = 0; k < 2; k++)
+		launch_fill(shim, fill, *seldom, 32 * MiB / 4);
+	for (int k = 0; k < 4; k++)
+		launch_fill(shim, fill, *often, 48 * MiB / 4);
+	sync_and_flush(shim);
+	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)(*often + 46 * MiB)), EMBER_SIM_HOST,
+		     "the first to come filled the budget");
+	struct timespec grace = { 0, 150 * 1000000L }; /* the arrivals' grace (100 ms) runs out */
+	nanosleep(&grace, NULL);
+	size_t len = 1024 * 4096; /* the host's work: fresh pages, a fault each */
+	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(fresh, MAP_FAILED);
+	for (size_t i = 0; i < len; i += 4096)
+		fresh[i] = 1;
+	munmap(fresh, len);
+	struct timespec host = { 0, 200 * 1000000L }; /* passes every 25 ms: several see the phase */
+	nanosleep(&host, NULL);
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+}
+
+Test(host_phase, adaptive_exchanges_what_the_runs_read_less_while_the_host_phase_lasts)
+{
+	start("adaptive", "256");
+	CUdeviceptr seldom, often;
+	flight_then_host_phase(&seldom, &often);
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), 0,
+		     "what the flight read more came in before the next launch");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)seldom), EMBER_SIM_HOST, "what it read less went");
+}
+
+Test(host_phase, phase_exchange_off_leaves_the_first_fill)
+{
+	setenv("EMBER_PHASE_EXCHANGE", "0", 1);
+	start("adaptive", "256");
+	CUdeviceptr seldom, often;
+	flight_then_host_phase(&seldom, &often);
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), EMBER_SIM_HOST,
+		     "it waits for the next launch that names it");
 }

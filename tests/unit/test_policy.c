@@ -967,3 +967,110 @@ Test(policy, a_reuse_gap_shrinks_at_most_by_half_a_touch)
 	}
 	cr_expect_eq(moves_demoted, demoted_after_two, "the split settled within two tokens");
 }
+
+/*
+ * The flight of the test above, then a host phase (policy.h's episodes):
+ * the episode that the flight made is whole, and its exchange brings in
+ * what it read more at once, where the passes wait a second flight for the
+ * reuse gaps. The next flight finds the split made and moves nothing.
+ */
+Test(policy, a_host_phase_exchanges_what_its_episode_read_less_for_what_it_read_more)
+{
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *often = alloc_regions(2ull << 40, 20);
+	flight(seldom, often, 20);
+	now += params.base_grace_ns; /* the host's check: the arrivals' grace is over */
+	struct ember_moves m = { 0 };
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	cr_assert_gt(m.n, 1);
+	cr_expect_eq(ctx.note.count[EMBER_VICTIM_EPISODE], 12, "as many as the regions of often left mapped");
+	cr_expect_eq(ctx.note.victim[EMBER_VICTIM_EPISODE].alloc_id, seldom->id);
+	cr_expect_eq(ctx.note.hot[EMBER_VICTIM_EPISODE].alloc_id, often->id);
+	size_t k = 0;
+	for (; k < m.n && !m.v[k].promote; k++)
+		cr_expect_eq(m.v[k].alloc, seldom, "the region read less goes");
+	for (; k < m.n; k++)
+		cr_expect(m.v[k].promote && m.v[k].alloc == often, "and the region read more comes behind it");
+	complete(&m);
+	cr_expect_eq(count_state(often, 0, 20, EMBER_REGION_RESIDENT), 20);
+	ctx.episode++;
+	for (int cycle = 0; cycle < 3; cycle++) {
+		flight(seldom, often, 20);
+		now += params.base_grace_ns;
+		worker_pass();
+		ember_policy_episode_end(&ctx, 0, ctx.episode++, now, &m);
+		cr_expect_eq(m.n, 0, "flight %d: the split is made, nothing moves", cycle);
+		complete(&m);
+	}
+	cr_expect_eq(moves_demoted, 12, "nothing went back");
+}
+
+/* Read alike in the episode (a token's weights, each once): nothing is exchanged. */
+Test(policy, a_host_phase_exchanges_nothing_for_regions_read_alike)
+{
+	struct ember_alloc *first = alloc_regions(1ull << 40, 20), *second = alloc_regions(2ull << 40, 20);
+	queries(first, 20, 3);
+	queries(second, 20, 3);
+	now += params.base_grace_ns;
+	struct ember_moves m = { 0 };
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	cr_expect_eq(m.n, 0);
+	cr_expect_not(ember_pass_note_any(&ctx.note));
+}
+
+/* Only the episode that ended counts: what an earlier one read more ranks nothing. */
+Test(policy, a_host_phase_ranks_only_its_own_episode)
+{
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *often = alloc_regions(2ull << 40, 20);
+	flight(seldom, often, 20);
+	ctx.episode++; /* a phase the worker did not see: a short one, noticed at the next launch */
+	queries(seldom, 20, 2);
+	now += params.base_grace_ns;
+	struct ember_moves m = { 0 };
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	cr_expect_eq(m.n, 0, "the latest episode read only what is resident");
+}
+
+/*
+ * Regions covered in part by a launch (two packed tensors in one region,
+ * or a chunk's edge) are credited for each launch, yet read once: the
+ * exchange leaves them out, and a region read less gives way only to
+ * whole regions.
+ */
+Test(policy, a_host_phase_leaves_regions_covered_in_part)
+{
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *packed = alloc_regions(2ull << 40, 20);
+	queries(seldom, 20, 2);
+	for (int launch = 0; launch < 4; launch++) { /* two tensors a region, each half of it */
+		for (uint32_t r = 0; r < 20; r++) {
+			ember_policy_demand(&ctx, packed, r, r + 1, 256, now);
+			ember_policy_extent_edges(packed, (uint64_t)r * REGION, REGION / 2);
+			ember_policy_demand(&ctx, packed, r, r + 1, 256, now);
+			ember_policy_extent_edges(packed, (uint64_t)r * REGION + REGION / 2, REGION / 2);
+		}
+		now += 1 * MS;
+	}
+	now += params.base_grace_ns;
+	struct ember_moves m = { 0 };
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	cr_expect_eq(m.n, 0);
+}
+
+/* Protected residents (their grace not over) and the application's own regions stay. */
+Test(policy, a_host_phase_keeps_protected_and_hinted_regions)
+{
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *often = alloc_regions(2ull << 40, 20);
+	flight(seldom, often, 20);
+	struct ember_moves m = { 0 };
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m); /* within the arrivals' grace */
+	cr_expect_eq(m.n, 0, "every resident is in its grace");
+	now += params.base_grace_ns;
+	for (uint32_t r = 0; r < 20; r++)
+		seldom->regions[r].hinted = 1;
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	cr_expect_eq(m.n, 0, "the application placed them");
+	params.exchange_regions = 0;
+	for (uint32_t r = 0; r < 20; r++)
+		seldom->regions[r].hinted = 0;
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	cr_expect_eq(m.n, 0, "EMBER_EXCHANGE=0 turns it off");
+}
