@@ -29,6 +29,12 @@
  *   W <t> <t_end>                                        the host waited for the GPU from t to t_end: a
  *                                                        synchronisation, a blocking copy, or a launch
  *                                                        that found the launch queue full (over 50 us)
+ *   Q <t> <phase> <seen>                                 a host phase (the program waited for the GPU, then
+ *                                                        took page faults on the host): <phase> counts them,
+ *                                                        from 1; <seen> 1 when Ember saw it while it lasted
+ *                                                        (the worker, which then ended the episode of
+ *                                                        launches before it: shim/policy/policy.h), 0 when
+ *                                                        the launch after it did
  *   X <t>                                                the application called ember_flush(): programs
  *                                                        that time a phase flush first, so a replay can
  *                                                        time from the last X that a launch follows to

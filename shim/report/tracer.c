@@ -157,6 +157,12 @@ void ember_trace_wait(uint64_t from, uint64_t to)
 		line("W %" PRIu64 " %" PRIu64, from - t0, to - t0);
 }
 
+void ember_trace_host_phase(uint64_t t, uint32_t phase, bool seen)
+{
+	if (ember_tracing && t >= t0)
+		line("Q %" PRIu64 " %" PRIu32 " %d", t - t0, phase, seen ? 1 : 0);
+}
+
 void ember_trace_flush(void)
 {
 	if (ember_tracing)

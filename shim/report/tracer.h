@@ -26,6 +26,8 @@ void ember_trace_move(const struct ember_move *m, bool ok, uint64_t ns);
 void ember_trace_hint(const struct ember_alloc *a, uint64_t offset, uint64_t bytes);
 /* The host waited for the GPU from `from` to `to` (monotonic ns: a synchronisation, a full launch queue); kept when long. */
 void ember_trace_wait(uint64_t from, uint64_t to);
+/* A host phase was declared at t (host_phase.h): its number, and whether the worker saw it while it lasted. */
+void ember_trace_host_phase(uint64_t t, uint32_t phase, bool seen);
 void ember_trace_flush(void);
 
 /* `return call;` for a hook that may block on the GPU: timed, as a wait, while a trace is recorded. */

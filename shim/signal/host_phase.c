@@ -4,6 +4,7 @@
 #include "host_phase.h"
 #include "ops_driver.h"
 #include "shim.h"
+#include "tracer.h"
 
 static bool pending;          /* a sync returned, and no launch has looked since */
 static uint64_t faults_at_sync; /* the process's page faults when it did */
@@ -46,16 +47,17 @@ static bool is_host_phase(uint64_t host_ns, uint64_t (*resident)(void *arg), voi
 }
 
 /* Declare sync seq's host phase, once whoever looks: its number, or 0 when it was declared already. */
-static uint32_t declare(uint32_t seq, uint64_t faults, const char *seen)
+static uint32_t declare(uint32_t seq, uint64_t faults, bool by_worker)
 {
 	uint32_t prev = __atomic_load_n(&declared_seq, __ATOMIC_RELAXED);
 	if (prev == seq || !__atomic_compare_exchange_n(&declared_seq, &prev, seq, false, __ATOMIC_RELAXED,
 							 __ATOMIC_RELAXED))
 		return 0;
 	uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
-	ember_debug("host phase %u: %llu page faults since the GPU was last waited for (%s); resident regions are "
-		    "prefetched again at their next launch",
-		    now, (unsigned long long)faults, seen);
+	ember_trace_host_phase(ember_driver_now(), now, by_worker);
+	ember_debug("host phase %u: %llu page faults since the GPU was last waited for (seen %s); resident regions "
+		    "are prefetched again at their next launch",
+		    now, (unsigned long long)faults, by_worker ? "while it lasts" : "at the launch after it");
 	return now;
 }
 
@@ -67,7 +69,7 @@ uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 		/* a launch-and-wait loop takes no second getrusage; the worker may have seen the phase already */
 		if (host_ns >= EMBER_HOST_PHASE_MIN_NS && __atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq &&
 		    is_host_phase(host_ns, resident, arg, &faults))
-			declare(seq, faults, "seen at the launch after it");
+			declare(seq, faults, false);
 	}
 	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
 }
@@ -82,7 +84,7 @@ bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t 
 	uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
 	if (host_ns < EMBER_HOST_PHASE_MIN_NS || !is_host_phase(host_ns, resident, arg, &faults))
 		return false;
-	uint32_t now = declare(seq, faults, "seen while it lasts");
+	uint32_t now = declare(seq, faults, true);
 	if (!now)
 		return false;
 	*ended = now - 1;

@@ -58,6 +58,30 @@ check "$plain < 0.75 * $whole" "the window is the last phase, not the run (${pla
 rec=$("$SIM" --trace "$tmp/phases.trace" --variant static --launches recorded --json 2>/dev/null)
 check "$(field "$rec" sim_seconds) == 0.004003" "a recorded replay ends when the recording did ($(field "$rec" sim_seconds)s)"
 check "$(field "$rec" launches) == 40" "and issues every launch"
+# A host phase (Q): a flight of queries, seldom read by two launches and often by four, fills the budget
+# with the first to come; the host then works (its check) and Ember's worker sees the phase while it lasts
+# (Q ... 1). The replay ends the flight's episode there with its exchange, as the shim does
+# (EMBER_PHASE_EXCHANGE), so the next flight, timed from its flush, finds what it reads most resident.
+flight_trace() { # two flights of 6 launches over two 64 MiB columns at a 96 MiB budget, a host phase between
+  awk 'BEGIN { M = 1048576; print "ember-trace 2"; printf "D 0 %d %d %d\n", 96*M, 93*M, 89*M
+    printf "A 0 0 0 %d m\nA 0 1 0 %d m\n", 64*M, 64*M; t = 1000
+    for (f = 0; f < 2; f++) {
+      if (f) printf "X %d\n", t
+      for (k = 0; k < 2; k++) { t += 100000; printf "L %d 1 0 1 0:0:%d\n", t, 64*M }
+      for (k = 0; k < 4; k++) { t += 100000; printf "L %d 1 1 1 1:0:%d\n", t, 64*M }
+      t += 100000; printf "W %d %d\n", t, t + 50000000; t += 50000000
+      if (!f) { t += 300000000; printf "Q %d 1 1\n", t; t += 2000000000 }
+    }
+    printf "E %d\n", t + 1000 }'
+}
+flight_trace >"$tmp/flight.trace"
+on=$("$SIM" --trace "$tmp/flight.trace" --variant adaptive --launches async --moves "$tmp/flight-moves" --json 2>/dev/null)
+off=$("$SIM" --trace "$tmp/flight.trace" --variant adaptive --launches async --param phase_exchange=0 --json 2>/dev/null)
+grep -qE '^R [0-9]+ [0-9]+ exchanged at a host phase, the first allocation 0 region 0 .* an episode 512, .* for allocation 1 region' "$tmp/flight-moves" ||
+	fail "no R line names the host phase's exchange: $(grep -m3 '^R' "$tmp/flight-moves")"
+check "$(field "$off" bytes_demoted) == 0" "without it nothing is exchanged: a flight alone gives no reuse gap"
+check "$(field "$on" window_seconds) < 0.75 * $(field "$off" window_seconds)" \
+	"the flight after the phase is faster with its exchange ($(field "$on" window_seconds) s against $(field "$off" window_seconds))"
 # bfs at 1.5x on the H200 under 5e07a3b (ab-33's call 1): its exchanges of vertex regions for edge regions,
 # decided on the recorded clock (a burst of short levels against one long level), which sync and async
 # replays never made. Replayed on that clock, the head's policy (touches of one cycle) moves nothing back,

@@ -98,7 +98,9 @@ Test(trace, malformed_lines_skipped_and_counted)
 		"L 20 5 2 0:0:4096\n"           /* says 2 ranges, has 1 */
 		"L 20 5 1 0:0:4096 extra\n"     /* trailing junk */
 		"L 20 5 1 0-0-4096\n"           /* bad range syntax */
-		"Q 1 2 3\n"                     /* unknown record */
+		"Z 1 2 3\n"                     /* unknown record */
+		"Q 15 0 1\n"                    /* a host phase numbered 0 */
+		"Q 15 1 2\n"                    /* seen neither 0 nor 1 */
 		"F x\n"                         /* not a number */
 		"D 0 1 2\n"                     /* a field short */
 		"M 30 1 0 1 X 1 5\n"            /* neither P nor D */
@@ -108,7 +110,7 @@ Test(trace, malformed_lines_skipped_and_counted)
 	struct sim_trace_info info;
 	char err[256];
 	cr_assert_eq(read_str(text, &e, &info, err), 0, "%s", err);
-	cr_expect_eq(info.skipped, 8);
+	cr_expect_eq(info.skipped, 10);
 	cr_expect_eq(info.first_bad, 3);
 	cr_expect_eq(info.budget, 0, "the bad D line was not applied");
 	cr_assert_eq(e.n, 3);
@@ -190,5 +192,28 @@ Test(trace, ranges_are_kept_inside_their_allocations)
 	cr_assert_eq(l->n, 1, "the range of an allocation never made, and one past the end, are dropped");
 	cr_expect_eq(l->ranges[0].offset, 1048576);
 	cr_expect_eq(l->ranges[0].bytes, 3145728, "cut at the allocation's end");
+	sim_events_clear(&e);
+}
+
+Test(trace, host_phases_are_read)
+{
+	static const char text[] =
+		"ember-trace 2\n"
+		"A 10 0 0 1048576 m\n"
+		"Q 20 1 1\n" /* seen by the worker while it lasted */
+		"Q 30 2 0\n" /* seen at the launch after it */
+		"E 40\n";
+	struct sim_events e = { 0 };
+	struct sim_trace_info info;
+	char err[256];
+	cr_assert_eq(read_str(text, &e, &info, err), 0, "%s", err);
+	cr_expect_eq(info.skipped, 0);
+	cr_assert_eq(e.n, 4);
+	cr_expect_eq(e.ev[1].kind, SIM_EV_HOST_PHASE);
+	cr_expect_eq(e.ev[1].t, 20);
+	cr_expect_eq(e.ev[1].phase, 1);
+	cr_expect(e.ev[1].seen);
+	cr_expect_eq(e.ev[2].phase, 2);
+	cr_expect_not(e.ev[2].seen);
 	sim_events_clear(&e);
 }

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ember/ember.h"
 #include "ember_sim.h"
@@ -169,13 +171,23 @@ Test(host_phase, a_phase_long_enough_for_its_refresh_brings_it_back)
  * Adaptive, a flight then a host phase (policy.h's episodes): `seldom` is
  * read by two launches and fills the budget first, `often` by four. While
  * the host works, the worker sees the phase and exchanges them, before any
- * launch comes; with EMBER_PHASE_EXCHANGE=0 often's tail stays mapped. (The
- * simulated driver's launches are slow enough that the passes' older rule
- * takes some of seldom during the flight: the room it leaves is filled at
- * the phase too.)
+ * launch comes; with EMBER_PHASE_EXCHANGE=0 often's tail stays mapped.
  */
+/*
+ * The arrivals' grace outlasts the flight, however slowly it runs (under
+ * TSan a launch of the simulated driver's fill takes some 170 ms, and the
+ * passes' older rule took seldom for often within the flight); by its end
+ * the flight's demand has decayed, so no pass takes it after.
+ */
+static void grace_outlasts_the_flight(void)
+{
+	setenv("EMBER_BASE_GRACE_MS", "3000", 1);
+	setenv("EMBER_MAX_GRACE_MS", "3000", 1);
+}
+
 static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
 {
+	cr_assert_str_eq(getenv("EMBER_BASE_GRACE_MS"), "3000", "set before the shim starts");
 	CU_OK(SYM(shim, cuMemAllocManaged)(seldom, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
 	CU_OK(SYM(shim, cuMemAllocManaged)(often, 48 * MiB, CU_MEM_ATTACH_GLOBAL));
 	for (int k = 0; k < 2; k++)
@@ -185,7 +197,7 @@ static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
 	sync_and_flush(shim);
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)(*often + 46 * MiB)), EMBER_SIM_HOST,
 		     "the first to come filled the budget");
-	struct timespec grace = { 0, 150 * 1000000L }; /* the arrivals' grace (100 ms) runs out */
+	struct timespec grace = { 3, 200 * 1000000L }; /* the arrivals' grace runs out */
 	nanosleep(&grace, NULL);
 	size_t len = 1024 * 4096; /* the host's work: fresh pages, a fault each */
 	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -200,6 +212,7 @@ static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
 
 Test(host_phase, adaptive_exchanges_what_the_runs_read_less_while_the_host_phase_lasts)
 {
+	grace_outlasts_the_flight();
 	start("adaptive", "256");
 	CUdeviceptr seldom, often;
 	flight_then_host_phase(&seldom, &often);
@@ -211,9 +224,34 @@ Test(host_phase, adaptive_exchanges_what_the_runs_read_less_while_the_host_phase
 Test(host_phase, phase_exchange_off_leaves_the_first_fill)
 {
 	setenv("EMBER_PHASE_EXCHANGE", "0", 1);
+	grace_outlasts_the_flight();
 	start("adaptive", "256");
 	CUdeviceptr seldom, often;
 	flight_then_host_phase(&seldom, &often);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), EMBER_SIM_HOST,
 		     "it waits for the next launch that names it");
+}
+
+/* A trace records the phase and who saw it (Q <t> <phase> <seen>), for ember-sim's replay to end the episode there. */
+Test(host_phase, a_trace_records_the_host_phase_the_worker_saw)
+{
+	char path[] = "/tmp/ember-trace-XXXXXX";
+	temp_file_env("EMBER_TRACE", path);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(60); /* a child whose assertion failed must not outlive the test */
+		grace_outlasts_the_flight();
+		start("adaptive", "256");
+		CUdeviceptr seldom, often;
+		flight_then_host_phase(&seldom, &often);
+		exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	unsetenv("EMBER_TRACE");
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	char buf[16384];
+	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
+	unlink(path);
+	cr_expect(strstr(buf, "\nQ ") && strstr(strstr(buf, "\nQ "), " 1 1\n"), "%s", buf);
 }

@@ -68,6 +68,15 @@ int sim_events_wait(struct sim_events *e, uint64_t t, uint64_t until)
 	return 0;
 }
 
+int sim_events_host_phase(struct sim_events *e, uint64_t t, uint32_t phase, bool seen)
+{
+	struct sim_event *ev = push(e);
+	if (!ev)
+		return -1;
+	*ev = (struct sim_event){ .kind = SIM_EV_HOST_PHASE, .t = t, .phase = phase, .seen = seen };
+	return 0;
+}
+
 int sim_events_end(struct sim_events *e)
 {
 	struct sim_event *ev = push(e);
@@ -221,6 +230,10 @@ int sim_run(const struct sim_variant *v, const struct sim_env *env, const struct
 			break;
 		case SIM_EV_MARK:
 			sim_window_mark(&w, now);
+			break;
+		case SIM_EV_HOST_PHASE:
+			if (v->host_phase)
+				v->host_phase(st, ev->phase, ev->seen, host > now ? host : now);
 			break;
 		case SIM_EV_ALLOC:
 			host = (host > now ? host : now) + v->alloc(st, ev->id, ev->size, ev->flags, host > now ? host : now);

@@ -8,7 +8,16 @@
 
 #include "variant.h"
 
-enum sim_ev_kind { SIM_EV_ALLOC, SIM_EV_FREE, SIM_EV_LAUNCH, SIM_EV_PLAIN, SIM_EV_MARK, SIM_EV_END, SIM_EV_WAIT };
+enum sim_ev_kind {
+	SIM_EV_ALLOC,
+	SIM_EV_FREE,
+	SIM_EV_LAUNCH,
+	SIM_EV_PLAIN,
+	SIM_EV_MARK,
+	SIM_EV_END,
+	SIM_EV_WAIT,
+	SIM_EV_HOST_PHASE,
+};
 
 struct sim_event {
 	enum sim_ev_kind kind;
@@ -17,6 +26,8 @@ struct sim_event {
 	uint64_t id, size;          /* alloc, free */
 	unsigned flags;             /* alloc: SIM_ALLOC_* */
 	int64_t plain;              /* plain device memory: + allocated, - freed */
+	uint32_t phase;             /* host phase: its number */
+	bool seen;                  /* host phase: the worker saw it while it lasted */
 	struct sim_launch launch;   /* launch: ranges owned by the event list */
 };
 
@@ -35,6 +46,8 @@ int sim_events_mark(struct sim_events *e);
 int sim_events_end(struct sim_events *e);
 /* The recorded host waited for the GPU from t to until. */
 int sim_events_wait(struct sim_events *e, uint64_t t, uint64_t until);
+/* A host phase was declared (a trace's Q line). */
+int sim_events_host_phase(struct sim_events *e, uint64_t t, uint32_t phase, bool seen);
 /* Copies the ranges. */
 int sim_events_launch(struct sim_events *e, uint64_t stream, unsigned n, const struct sim_range *r, double compute_ns);
 /*

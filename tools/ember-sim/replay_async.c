@@ -110,6 +110,10 @@ int sim_run_async(const struct sim_variant *v, const struct sim_env *env, const 
 			host = wait_for_gpu(v, st, env, &g, host);
 			sim_window_mark(&w, host);
 			break;
+		case SIM_EV_HOST_PHASE:
+			if (v->host_phase)
+				v->host_phase(st, ev->phase, ev->seen, seen(&g, host));
+			break;
 		case SIM_EV_ALLOC:
 			host += v->alloc(st, ev->id, ev->size, ev->flags, seen(&g, host));
 			break;

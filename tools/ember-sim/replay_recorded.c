@@ -56,6 +56,10 @@ int sim_run_recorded(const struct sim_variant *v, const struct sim_env *env, con
 		case SIM_EV_MARK:
 			sim_window_mark(&w, now);
 			break;
+		case SIM_EV_HOST_PHASE:
+			if (v->host_phase)
+				v->host_phase(st, ev->phase, ev->seen, now);
+			break;
 		case SIM_EV_END:
 			break;
 		}

@@ -214,6 +214,10 @@ static int parse_line(char *s, int version, struct sim_events *e, struct sim_tra
 		if (!field(&s, &t) || !field(&s, &a) || !at_end(s) || a < t)
 			return 0;
 		return sim_events_wait(e, t, a) ? -1 : 1;
+	case 'Q': /* a host phase */
+		if (!field(&s, &t) || !field(&s, &a) || a == 0 || a > UINT32_MAX || !field(&s, &b) || b > 1 || !at_end(s))
+			return 0;
+		return sim_events_host_phase(e, t, (uint32_t)a, b == 1) ? -1 : 1;
 	case 'X': /* the program flushed: it times what follows */
 		if (!field(&s, &t) || !at_end(s))
 			return 0;

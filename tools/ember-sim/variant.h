@@ -109,6 +109,8 @@ struct sim_variant {
 	/* Added: plain device memory allocated (bytes > 0) or freed (< 0); it
 	 * takes device memory from the managed data. May be NULL. */
 	void (*plain)(void *v, int64_t bytes, uint64_t now);
+	/* Added: a host phase was declared at now (a trace's Q line); seen: while it lasted. May be NULL. */
+	void (*host_phase)(void *v, uint32_t phase, bool seen, uint64_t now);
 	/* Added: where block `block` of allocation id is now, for the engine's
 	 * per-launch costs. May be NULL (then no such cost is charged). */
 	enum sim_tier (*tier_of)(void *v, uint64_t id, uint64_t block);

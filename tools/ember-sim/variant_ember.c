@@ -70,6 +70,7 @@ struct ember_variant {
 	uint64_t notifications;
 	struct followed *followed; /* launch order: each kernel argument's latest ranges */
 	uint64_t nfollowed, followed_cap, follow_clock;
+	bool phase_exchange;         /* EMBER_PHASE_EXCHANGE: a host phase seen while it lasted ends its episode */
 	bool peer;                   /* a second, idle GPU: the peer tier */
 	struct ember_peer_tier tier; /* the shim's, as gpus.c keeps it */
 	struct ember_peer_seam seam;
@@ -209,6 +210,7 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 		return NULL;
 	ev->p = env->profile;
 	ev->adaptive = adaptive;
+	ev->phase_exchange = shim_param(env, "phase_exchange") != 0;
 	ev->moves = env->moves;
 	if (ev->moves)
 		fprintf(ev->moves, "# %s%s\n", adaptive ? "adaptive" : "static", peer ? "-peer" : "");
@@ -627,6 +629,27 @@ static void v_advance(void *v, uint64_t now)
 	pass_if_due(v, now, false);
 }
 
+/*
+ * A host phase (a trace's Q line): later launches are credited to the next
+ * episode, and a phase the worker saw while it lasted ends the one before
+ * with its exchange, as the shim's adaptive pass does (shim/mech/adaptive.c).
+ * A trace recorded before Q lines replays without either.
+ */
+static void v_host_phase(void *v, uint32_t phase, bool seen, uint64_t now)
+{
+	struct ember_variant *ev = v;
+	if (!ev->adaptive)
+		return;
+	pass_if_due(ev, now, false);
+	if (seen && ev->phase_exchange) { /* before the next episode begins: repeats still counted are this one's */
+		ember_engine_episode_end(&ev->eng, 0, phase - 1, &(struct ember_at){ 0 });
+		write_reasons(ev, ev->vt.now);
+	}
+	ember_table_lock(&ev->table);
+	ev->pc.episode = phase;
+	ember_table_unlock(&ev->table);
+}
+
 static void v_counts(void *v, struct sim_counts *out)
 {
 	struct ember_variant *ev = v;
@@ -669,6 +692,7 @@ static void v_finish(void *v)
 		.name = nm, .start = starter, .alloc = v_alloc, .free = v_free, .before_launch = v_before, \
 		.issue = v_issue, .access = v_access, .after_launch = v_after, .advance = v_advance,      \
 		.counts = v_counts, .finish = v_finish, .plain = v_plain, .tier_of = v_tier,              \
+		.host_phase = v_host_phase,                                                                \
 	}
 
 EMBER_VARIANT(sim_variant_static, "static", start_static);
