@@ -159,17 +159,20 @@ static uint64_t resident_anywhere(void *unused)
 /*
  * A host phase seen while it lasts ends the episode of launches before it:
  * its exchange (policy.h) is issued now, while the GPU is idle, not in the
- * next run's time.
+ * next run's time; at each pass while the phase lasts, as residents leave
+ * their grace (once made, it finds nothing more to move), the room left
+ * filled on the first try only.
  */
 static void end_episode_at_host_phase(void)
 {
 	uint32_t ended;
-	if (!ember_cfg.phase_exchange || !ember_host_phase_poll(resident_anywhere, NULL, &ended))
+	bool first;
+	if (!ember_cfg.phase_exchange || !ember_host_phase_poll(resident_anywhere, NULL, &ended, &first))
 		return;
 	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
 		CUcontext ctx = __atomic_load_n(&contexts[dev], __ATOMIC_RELAXED);
 		if (ctx)
-			ember_engine_episode_end(&ember_shim_engine, dev, ended, &(struct ember_at){ .ctx = ctx });
+			ember_engine_episode_end(&ember_shim_engine, dev, ended, first, &(struct ember_at){ .ctx = ctx });
 	}
 }
 

@@ -133,11 +133,12 @@ void ember_engine_reclaim(struct ember_engine *e, int dev, const struct ember_at
 	ember_engine_defer(e, &wanted, at);
 }
 
-void ember_engine_episode_end(struct ember_engine *e, int dev, uint32_t episode, const struct ember_at *at)
+void ember_engine_episode_end(struct ember_engine *e, int dev, uint32_t episode, bool fill_room,
+			      const struct ember_at *at)
 {
 	struct ember_moves moves = { 0 };
 	ember_table_lock(e->pc->table);
-	ember_policy_episode_end(e->pc, dev, episode, e->ops->now(e->ops_self), &moves);
+	ember_policy_episode_end(e->pc, dev, episode, e->ops->now(e->ops_self), fill_room, &moves);
 	ember_table_unlock(e->pc->table);
 	ember_engine_defer(e, &moves, at);
 }

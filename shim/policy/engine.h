@@ -61,7 +61,8 @@ size_t ember_engine_launch_promote(struct ember_engine *e, int dev, uint64_t now
 void ember_engine_reclaim(struct ember_engine *e, int dev, const struct ember_at *at);
 
 /* Adaptive, at a host phase: the exchange that ends episode (ember_policy_episode_end), deferred. */
-void ember_engine_episode_end(struct ember_engine *e, int dev, uint32_t episode, const struct ember_at *at);
+void ember_engine_episode_end(struct ember_engine *e, int dev, uint32_t episode, bool fill_room,
+			      const struct ember_at *at);
 
 /* Static: the split of a at its first reference, up to the watermark, ordered as asked. */
 void ember_engine_split(struct ember_engine *e, struct ember_alloc *a, const struct ember_at *at,

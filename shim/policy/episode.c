@@ -54,7 +54,7 @@ static void collect(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint
 	}
 }
 
-void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint64_t now,
+void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint64_t now, bool fill_room,
 			      struct ember_moves *out)
 {
 	const struct ember_policy_params *p = &pc->params;
@@ -65,8 +65,8 @@ void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t epi
 	collect(pc, dev, episode, now, &resident, &mapped);
 	ember_slots_sort(mapped.v, mapped.n, ember_hottest_first);
 	ember_slots_sort(resident.v, resident.n, least_read_first);
-	/* the room under the high watermark first, then the residents read least, while the hot beat them */
-	uint64_t used = acc->resident + acc->other, room = acc->high > used ? acc->high - used : 0;
+	/* the room under the high watermark first (on the first try), then the residents read least, while the hot beat them */
+	uint64_t used = acc->resident + acc->other, room = fill_room && acc->high > used ? acc->high - used : 0;
 	size_t nvictims = 0;
 	for (size_t h = 0; h < mapped.n; h++) {
 		uint64_t need = ember_region_bytes(mapped.v[h].a, mapped.v[h].r);
@@ -83,7 +83,7 @@ void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t epi
 		room -= need;
 		ember_slots_push(&bring, mapped.v[h]);
 	}
-	/* the room too: the GPU is idle now, where the next run's launches would wait for these */
+	/* the room too, on the first try: the GPU is idle now, where the next run's launches would wait for these */
 	ember_slots_exchange(acc, resident.v, nvictims, &bring, out);
 	free(bring.v);
 	free(resident.v);

@@ -199,11 +199,14 @@ void ember_policy_run(struct ember_policy_ctx *pc, int dev, uint64_t now, struct
  * Regions a launch covered in part are left out on both sides (a region
  * that two packed tensors share is credited twice, yet read once), as are
  * regions in flight, the application's own, protected residents and small
- * tables read densely. The room under the high watermark is filled first,
- * with the regions the episode read most. Moves go to out: the victims'
- * demotions, released, then the promotions behind them.
+ * tables read densely. With fill_room (the phase's first try), the room
+ * under the high watermark is filled first, with the regions the episode
+ * read most; later tries exchange only (at a program's exit, its frees
+ * make room that must not be filled with the arrays it frees next). Moves
+ * go to out: the victims' demotions, released, then the promotions behind
+ * them.
  */
-void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint64_t now,
+void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint64_t now, bool fill_room,
 			      struct ember_moves *out);
 
 /* A move finished (ok) or failed; the caller has already set the region states. */

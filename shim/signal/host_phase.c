@@ -74,21 +74,21 @@ uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
 }
 
-bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended)
+bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended, bool *first)
 {
 	if (!ember_active || !ember_cfg.refresh_faults || !__atomic_load_n(&pending, __ATOMIC_ACQUIRE))
 		return false;
 	uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&declared_seq, __ATOMIC_RELAXED) == seq)
-		return false;
-	uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
-	if (host_ns < EMBER_HOST_PHASE_MIN_NS || !is_host_phase(host_ns, resident, arg, &faults))
-		return false;
-	uint32_t now = declare(seq, faults, true);
-	if (!now)
-		return false;
-	*ended = now - 1;
-	return true;
+	*first = __atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq;
+	if (*first) {
+		uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
+		if (host_ns < EMBER_HOST_PHASE_MIN_NS || !is_host_phase(host_ns, resident, arg, &faults) ||
+		    !declare(seq, faults, true))
+			return false;
+	}
+	/* declared for this sync, by the worker or a launch on its way: it lasts until a launch takes the sync */
+	*ended = __atomic_load_n(&phase, __ATOMIC_RELAXED) - 1;
+	return __atomic_load_n(&pending, __ATOMIC_ACQUIRE);
 }
 
 uint32_t ember_host_phase_current(void)

@@ -41,12 +41,15 @@
 #define EMBER_HOST_PHASE_MIN_NS 100000u
 
 /*
- * The worker, while no launch comes: whether the host phase under way has
- * just been seen (the same test as at a launch, made while it lasts, once
- * a phase). Then the GPU has been idle since the sync, and the episode of
- * launches before it is over (policy.h): *ended is its number.
+ * The worker, while no launch comes: whether a host phase is under way
+ * (the same test as at a launch, made while it lasts; the first poll that
+ * sees it declares it). Then the GPU has been idle since the sync, and the
+ * episode of launches before it is over (policy.h): *ended is its number.
+ * It stays true at each poll until a launch comes, so that the episode's
+ * exchange can be tried again once residents still in their grace when
+ * the phase began are out of it; *first says whether this poll declared it.
  */
-bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended);
+bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended, bool *first);
 
 /* Host phases so far: the episode launches are credited to. */
 uint32_t ember_host_phase_current(void);

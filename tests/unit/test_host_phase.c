@@ -169,11 +169,13 @@ Test(host_phase, a_phase_long_enough_for_its_refresh_brings_it_back)
 
 /*
  * Adaptive, a flight then a host phase (policy.h's episodes): `seldom` is
- * read by two launches and fills the budget first, `often` by four. While
- * the host works, the worker sees the phase and exchanges them, before any
- * launch comes; with EMBER_PHASE_EXCHANGE=0 often's tail stays mapped.
- */
-/*
+ * read by two launches and fills the budget first, `often` by four. The
+ * host's work begins while the arrivals are in their grace, so the worker
+ * sees the phase before anything may give way; its passes try the
+ * exchange again while the phase lasts, and once the grace is over they
+ * exchange seldom for often, before any launch comes. With
+ * EMBER_PHASE_EXCHANGE=0 often's tail stays mapped.
+ *
  * The arrivals' grace outlasts the flight, however slowly it runs (under
  * TSan a launch of the simulated driver's fill takes some 170 ms, and the
  * passes' older rule took seldom for often within the flight); by its end
@@ -197,15 +199,13 @@ static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
 	sync_and_flush(shim);
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)(*often + 46 * MiB)), EMBER_SIM_HOST,
 		     "the first to come filled the budget");
-	struct timespec grace = { 3, 200 * 1000000L }; /* the arrivals' grace runs out */
-	nanosleep(&grace, NULL);
 	size_t len = 1024 * 4096; /* the host's work: fresh pages, a fault each */
 	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(fresh, MAP_FAILED);
 	for (size_t i = 0; i < len; i += 4096)
 		fresh[i] = 1;
 	munmap(fresh, len);
-	struct timespec host = { 0, 200 * 1000000L }; /* passes every 25 ms: several see the phase */
+	struct timespec host = { 3, 400 * 1000000L }; /* the arrivals' grace runs out while the phase lasts */
 	nanosleep(&host, NULL);
 	cr_assert_eq(SYM(shim, ember_flush)(), 0);
 }

@@ -980,7 +980,7 @@ Test(policy, a_host_phase_exchanges_what_its_episode_read_less_for_what_it_read_
 	flight(seldom, often, 20);
 	now += params.base_grace_ns; /* the host's check: the arrivals' grace is over */
 	struct ember_moves m = { 0 };
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
 	cr_assert_gt(m.n, 1);
 	cr_expect_eq(ctx.note.count[EMBER_VICTIM_EPISODE], 12, "as many as the regions of often left mapped");
 	cr_expect_eq(ctx.note.victim[EMBER_VICTIM_EPISODE].alloc_id, seldom->id);
@@ -997,7 +997,7 @@ Test(policy, a_host_phase_exchanges_what_its_episode_read_less_for_what_it_read_
 		flight(seldom, often, 20);
 		now += params.base_grace_ns;
 		worker_pass();
-		ember_policy_episode_end(&ctx, 0, ctx.episode++, now, &m);
+		ember_policy_episode_end(&ctx, 0, ctx.episode++, now, true, &m);
 		cr_expect_eq(m.n, 0, "flight %d: the split is made, nothing moves", cycle);
 		complete(&m);
 	}
@@ -1012,7 +1012,7 @@ Test(policy, a_host_phase_exchanges_nothing_for_regions_read_alike)
 	queries(second, 20, 3);
 	now += params.base_grace_ns;
 	struct ember_moves m = { 0 };
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
 	cr_expect_eq(m.n, 0);
 	cr_expect_not(ember_pass_note_any(&ctx.note));
 }
@@ -1026,7 +1026,7 @@ Test(policy, a_host_phase_ranks_only_its_own_episode)
 	queries(seldom, 20, 2);
 	now += params.base_grace_ns;
 	struct ember_moves m = { 0 };
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
 	cr_expect_eq(m.n, 0, "the latest episode read only what is resident");
 }
 
@@ -1051,7 +1051,7 @@ Test(policy, a_host_phase_leaves_regions_covered_in_part)
 	}
 	now += params.base_grace_ns;
 	struct ember_moves m = { 0 };
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
 	cr_expect_eq(m.n, 0);
 }
 
@@ -1061,16 +1061,41 @@ Test(policy, a_host_phase_keeps_protected_and_hinted_regions)
 	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *often = alloc_regions(2ull << 40, 20);
 	flight(seldom, often, 20);
 	struct ember_moves m = { 0 };
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m); /* within the arrivals' grace */
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m); /* within the arrivals' grace */
 	cr_expect_eq(m.n, 0, "every resident is in its grace");
 	now += params.base_grace_ns;
 	for (uint32_t r = 0; r < 20; r++)
 		seldom->regions[r].hinted = 1;
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
 	cr_expect_eq(m.n, 0, "the application placed them");
 	params.exchange_regions = 0;
 	for (uint32_t r = 0; r < 20; r++)
 		seldom->regions[r].hinted = 0;
-	ember_policy_episode_end(&ctx, 0, ctx.episode, now, &m);
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
 	cr_expect_eq(m.n, 0, "EMBER_EXCHANGE=0 turns it off");
+}
+
+/*
+ * The phase's first try fills the room under the high watermark with what
+ * the episode read; later tries only exchange. A program's frees at its
+ * exit make room while its last phase lasts (star's replay promoted 8.5 GiB
+ * of columns about to be freed, its frees then waiting for them).
+ */
+Test(policy, only_a_host_phases_first_try_fills_the_room)
+{
+	struct ember_alloc *small = alloc_regions(1ull << 40, 8), *often = alloc_regions(2ull << 40, 40);
+	queries(small, 8, 1);
+	queries(often, 40, 4);
+	cr_assert_eq(count_state(often, 0, 40, EMBER_REGION_MAPPED), 20);
+	now += params.base_grace_ns;
+	struct ember_alloc *gone = ember_table_remove(&table, small->base); /* the program frees it */
+	cr_assert_not_null(gone);
+	ember_alloc_put(&table, gone);
+	struct ember_moves m = { 0 };
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, false, &m);
+	cr_expect_eq(m.n, 0, "a later try: the room made by the free stays for the launches");
+	ember_policy_episode_end(&ctx, 0, ctx.episode, now, true, &m);
+	cr_assert_eq(m.n, 1, "the first try fills it");
+	cr_expect(m.v[0].promote && m.v[0].alloc == often && m.v[0].count == 8);
+	complete(&m);
 }

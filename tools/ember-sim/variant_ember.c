@@ -71,6 +71,7 @@ struct ember_variant {
 	struct followed *followed; /* launch order: each kernel argument's latest ranges */
 	uint64_t nfollowed, followed_cap, follow_clock;
 	bool phase_exchange;         /* EMBER_PHASE_EXCHANGE: a host phase seen while it lasted ends its episode */
+	uint32_t phase_open;         /* such a phase, until the next launch (0: none): each pass tries its exchange */
 	bool peer;                   /* a second, idle GPU: the peer tier */
 	struct ember_peer_tier tier; /* the shim's, as gpus.c keeps it */
 	struct ember_peer_seam seam;
@@ -384,6 +385,8 @@ static void pass_at(struct ember_variant *ev, uint64_t t)
 {
 	poll(ev, t);
 	ev->last_pass = t;
+	if (ev->phase_open) /* as the shim's pass while a host phase lasts (adaptive.c) */
+		ember_engine_episode_end(&ev->eng, 0, ev->phase_open - 1, false, &(struct ember_at){ 0 });
 	ember_engine_reclaim(&ev->eng, 0, &(struct ember_at){ 0 });
 	write_reasons(ev, t);
 	if (!ev->drain_on_grid)
@@ -517,6 +520,7 @@ static uint64_t v_issue(void *v, const struct sim_launch *l, uint64_t now)
 		now = ev->host_busy_until;
 	drain_if_asked(ev, now);
 	pass_if_due(ev, now, false);
+	ev->phase_open = 0; /* a launch ends the host phase */
 	struct ember_alloc *refs[MAX_REFS];
 	unsigned n = referenced(ev, l, refs);
 	ev->vt.launch_ready_at = 0;
@@ -632,8 +636,9 @@ static void v_advance(void *v, uint64_t now)
 /*
  * A host phase (a trace's Q line): later launches are credited to the next
  * episode, and a phase the worker saw while it lasted ends the one before
- * with its exchange, as the shim's adaptive pass does (shim/mech/adaptive.c).
- * A trace recorded before Q lines replays without either.
+ * with its exchange, tried again at each pass until the next launch, as the
+ * shim's adaptive pass does (shim/mech/adaptive.c). A trace recorded before
+ * Q lines replays without either.
  */
 static void v_host_phase(void *v, uint32_t phase, bool seen, uint64_t now)
 {
@@ -642,8 +647,9 @@ static void v_host_phase(void *v, uint32_t phase, bool seen, uint64_t now)
 		return;
 	pass_if_due(ev, now, false);
 	if (seen && ev->phase_exchange) { /* before the next episode begins: repeats still counted are this one's */
-		ember_engine_episode_end(&ev->eng, 0, phase - 1, &(struct ember_at){ 0 });
+		ember_engine_episode_end(&ev->eng, 0, phase - 1, true, &(struct ember_at){ 0 });
 		write_reasons(ev, ev->vt.now);
+		ev->phase_open = phase;
 	}
 	ember_table_lock(&ev->table);
 	ev->pc.episode = phase;
