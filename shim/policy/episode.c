@@ -84,7 +84,11 @@ void ember_policy_episode_end(struct ember_policy_ctx *pc, int dev, uint32_t epi
 		ember_slots_push(&bring, mapped.v[h]);
 	}
 	/* the room too, on the first try: the GPU is idle now, where the next run's launches would wait for these */
+	size_t first_move = out->n;
 	ember_slots_exchange(acc, resident.v, nvictims, &bring, out);
+	for (size_t m = first_move; m < out->n; m++)
+		if (out->v[m].promote)
+			acc->bytes_phase_exchanged += ember_move_bytes(&out->v[m]);
 	free(bring.v);
 	free(resident.v);
 	free(mapped.v);

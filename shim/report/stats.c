@@ -75,11 +75,12 @@ void ember_stats_write(FILE *f)
 			", \"peak_bytes\": %" PRIu64 ", \"promotions\": %" PRIu64 ", \"demotions\": %" PRIu64
 			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
 			", \"refreshes\": %" PRIu64 ", \"bytes_refreshed\": %" PRIu64 ", \"bytes_populated\": %" PRIu64
-			", \"bytes_wanted\": %" PRIu64 ", \"bytes_margin\": %" PRIu64 ", \"migrate_seconds\": %.6f",
+			", \"bytes_wanted\": %" PRIu64 ", \"bytes_margin\": %" PRIu64 ", \"bytes_phase_exchanged\": %" PRIu64
+			", \"migrate_seconds\": %.6f",
 			sep, d, bus, uuid, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
 			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted, acc->refreshes,
 			acc->bytes_refreshed, acc->bytes_populated, acc->bytes_wanted, acc->bytes_margin,
-			acc->migrate_ns / 1e9);
+			acc->bytes_phase_exchanged, acc->migrate_ns / 1e9);
 		struct ember_peer_stats ps;
 		if (ember_gpus_peer_stats(d, &ps)) /* the peer tier (gpus.h): only where it did something */
 			fprintf(f,
@@ -165,6 +166,10 @@ void ember_stats_at_exit(void)
 			ember_info("GPU %d at exit: %" PRIu64 " refreshes after host phases (%.2f GiB of resident ranges "
 				   "prefetched again)",
 				   d, acc->refreshes, acc->bytes_refreshed / 1073741824.0);
+		if (acc->bytes_phase_exchanged)
+			ember_info("GPU %d at exit: %.2f GiB promoted by exchanges at host phases, for regions read less "
+				   "since the phase before (EMBER_PHASE_EXCHANGE)",
+				   d, acc->bytes_phase_exchanged / 1073741824.0);
 		if (acc->bytes_populated)
 			ember_info("GPU %d at exit: %.2f GiB of converted memory past the budget made in host memory by "
 				   "the host's touches (EMBER_POPULATE_HOST)",

@@ -49,6 +49,7 @@ assert d["bytes_promoted"] > 0 and d["promotions"] > 0 and d["peak_bytes"] <= d[
 assert isinstance(d["refreshes"], int) and isinstance(d["bytes_refreshed"], int), d
 assert d["bytes_wanted"] == 0, d  # the demo's arrays are not small tables beside large ones
 assert d["bytes_margin"] == 0, d
+assert d["bytes_phase_exchanged"] == 0, d  # nothing exchanged at a host phase
 assert isinstance(s["launches_settled"], int), s
 assert len(s["allocations"]) == 2 and all(a["map"] is None and a["demand"] is None for a in s["allocations"]), s
 assert all(a["resident_bytes"] + a["mapped_bytes"] == a["size"] for a in s["allocations"] if not a["freed"]), s

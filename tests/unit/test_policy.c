@@ -990,6 +990,7 @@ Test(policy, a_host_phase_exchanges_what_its_episode_read_less_for_what_it_read_
 		cr_expect_eq(m.v[k].alloc, seldom, "the region read less goes");
 	for (; k < m.n; k++)
 		cr_expect(m.v[k].promote && m.v[k].alloc == often, "and the region read more comes behind it");
+	cr_expect_eq(ember_table_account(&table, 0)->bytes_phase_exchanged, 12 * REGION, "counted for the exit summary");
 	complete(&m);
 	cr_expect_eq(count_state(often, 0, 20, EMBER_REGION_RESIDENT), 20);
 	ctx.episode++;
