@@ -89,4 +89,18 @@ check "$(field "$on" window_seconds) < 0.75 * $(field "$off" window_seconds)" \
 bfs="$(dirname "$0")/../../tools/bench/results/suite/ab-33/call1/bfs-adaptive-1/diag/bfs-1.5-adaptive.trace.gz"
 b=$("$SIM" --trace "$bfs" --variant adaptive --launches recorded --json 2>/dev/null)
 check "$(field "$b" bytes_demoted) == 0" "bfs's recorded run replayed on its clock demotes nothing ($(field "$b" bytes_demoted) bytes)"
+# star at 1.5x on the H200 at d632657 (ab-38's call 4, traced): the worker saw the host phase after each run
+# (its Q lines) and exchanged the columns the first run read least for those it read most. Replayed on the
+# recorded clock, the episode's exchange moves what the shim moved, within 2%; without it, the second run's
+# per-cycle exchange moves more.
+star="$(dirname "$0")/../../tools/bench/results/suite/diag/star-1.5-adaptive.trace.gz"
+grep -q '^Q [0-9]* 1 1$' <(zcat "$star") || fail "star's diag trace has no Q line of a phase the worker saw"
+s=$("$SIM" --trace "$star" --kernel-reads star --variant adaptive --launches recorded --json 2>/dev/null)
+s0=$("$SIM" --trace "$star" --kernel-reads star --variant adaptive --launches recorded --param phase_exchange=0 --json 2>/dev/null)
+check "$(field "$s" bytes_promoted) > 0.98 * 22901332852 && $(field "$s" bytes_promoted) < 1.02 * 22901332852" \
+	"star's replay promotes what the H200 did ($(field "$s" bytes_promoted) bytes against 22901332852)"
+check "$(field "$s" bytes_demoted) > 0.98 * 6236993880 && $(field "$s" bytes_demoted) < 1.02 * 6236993880" \
+	"and demotes it ($(field "$s" bytes_demoted) bytes against 6236993880)"
+check "$(field "$s0" bytes_demoted) > 1.1 * $(field "$s" bytes_demoted)" \
+	"without the phase's exchange the runs' own exchange demotes more ($(field "$s0" bytes_demoted) bytes)"
 echo PASS
