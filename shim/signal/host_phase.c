@@ -38,39 +38,36 @@ void ember_host_phase_sync(void)
 	__atomic_store_n(&pending, true, __ATOMIC_RELEASE);
 }
 
-/* Whether the wait since the sync is a host phase: enough faults, and host time enough to pay for a refresh. */
-static bool is_host_phase(uint64_t host_ns, uint64_t (*resident)(void *arg), void *arg, uint64_t *faults)
+/*
+ * Declare sync seq's host phase, once whoever looks (a launch or the
+ * worker): it is one when the wait since the sync took enough page faults
+ * and host time enough to pay for a refresh. A launch-and-wait loop (under
+ * EMBER_HOST_PHASE_MIN_NS) takes no getrusage, nor does a phase already
+ * declared. Whether this call declared it.
+ */
+static bool declare_if_host_phase(uint32_t seq, uint64_t (*resident)(void *arg), void *arg, bool by_worker)
 {
-	*faults = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
-	return *faults >= ember_cfg.refresh_faults && *faults < (uint64_t)1 << 62 &&
-	       host_ns >= 10 * ((resident(arg) >> 20) * EMBER_REFRESH_NS_PER_GIB >> 10);
-}
-
-/* Declare sync seq's host phase, once whoever looks: its number, or 0 when it was declared already. */
-static uint32_t declare(uint32_t seq, uint64_t faults, bool by_worker)
-{
+	uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED);
 	uint32_t prev = __atomic_load_n(&declared_seq, __ATOMIC_RELAXED);
-	if (prev == seq || !__atomic_compare_exchange_n(&declared_seq, &prev, seq, false, __ATOMIC_RELAXED,
-							 __ATOMIC_RELAXED))
-		return 0;
+	if (host_ns < EMBER_HOST_PHASE_MIN_NS || prev == seq)
+		return false;
+	uint64_t faults = process_faults() - __atomic_load_n(&faults_at_sync, __ATOMIC_RELAXED);
+	if (faults < ember_cfg.refresh_faults || faults >= (uint64_t)1 << 62 ||
+	    host_ns < 10 * ((resident(arg) >> 20) * EMBER_REFRESH_NS_PER_GIB >> 10) ||
+	    !__atomic_compare_exchange_n(&declared_seq, &prev, seq, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return false;
 	uint32_t now = __atomic_add_fetch(&phase, 1, __ATOMIC_RELAXED);
 	ember_trace_host_phase(ember_driver_now(), now, by_worker);
 	ember_debug("host phase %u: %llu page faults since the GPU was last waited for (seen %s); resident regions "
 		    "are prefetched again at their next launch",
 		    now, (unsigned long long)faults, by_worker ? "while it lasts" : "at the launch after it");
-	return now;
+	return true;
 }
 
 uint32_t ember_host_phase_at_launch(uint64_t (*resident)(void *arg), void *arg)
 {
-	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE)) {
-		uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
-		uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
-		/* a launch-and-wait loop takes no second getrusage; the worker may have seen the phase already */
-		if (host_ns >= EMBER_HOST_PHASE_MIN_NS && __atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq &&
-		    is_host_phase(host_ns, resident, arg, &faults))
-			declare(seq, faults, false);
-	}
+	if (__atomic_load_n(&pending, __ATOMIC_RELAXED) && __atomic_exchange_n(&pending, false, __ATOMIC_ACQUIRE))
+		declare_if_host_phase(__atomic_load_n(&sync_seq, __ATOMIC_RELAXED), resident, arg, false);
 	return __atomic_load_n(&phase, __ATOMIC_RELAXED);
 }
 
@@ -80,12 +77,8 @@ bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t 
 		return false;
 	uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
 	*first = __atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq;
-	if (*first) {
-		uint64_t host_ns = ember_driver_now() - __atomic_load_n(&ns_at_sync, __ATOMIC_RELAXED), faults;
-		if (host_ns < EMBER_HOST_PHASE_MIN_NS || !is_host_phase(host_ns, resident, arg, &faults) ||
-		    !declare(seq, faults, true))
-			return false;
-	}
+	if (*first && !declare_if_host_phase(seq, resident, arg, true))
+		return false;
 	/* declared for this sync, by the worker or a launch on its way: it lasts until a launch takes the sync */
 	*ended = __atomic_load_n(&phase, __ATOMIC_RELAXED) - 1;
 	return __atomic_load_n(&pending, __ATOMIC_ACQUIRE);
