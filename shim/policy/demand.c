@@ -80,7 +80,7 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 				reg->gap = now - reg->last_ref;
 			reg->touch_demand = add_saturating(reg->touch_demand, amount);
 		}
-		if (reg->episode != pc->episode || !reg->last_ref) {
+		if (reg->episode != pc->episode) { /* a region never credited counts nothing in episode 0 either */
 			reg->episode = pc->episode;
 			reg->episode_demand = 0;
 			reg->episode_partial = 0;

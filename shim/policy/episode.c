@@ -13,7 +13,7 @@
 static uint32_t episode_demand(const struct ember_alloc *a, uint32_t r, uint32_t episode)
 {
 	const struct ember_region *reg = &a->regions[r];
-	return reg->last_ref && reg->episode == episode ? reg->episode_demand : 0;
+	return reg->episode == episode ? reg->episode_demand : 0;
 }
 
 /* Read least first; among equals, the victim order (unprotected, lowest score, oldest residency). */
