@@ -21,6 +21,7 @@
 
 #include "locks.h"
 #include "state.h"
+#include "gpu_busy.h"
 #include "grow.h"
 #include "kernels.h"
 #include "launch_scan.h"
@@ -187,7 +188,10 @@ static void relearn(CUgraphExec exec, struct ember_scan *copy, size_t n, uint64_
 
 static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 {
-	if (!ember_active || !(ember_strategy->scans || ember_tracing))
+	if (!ember_active)
+		return;
+	ember_gpu_busy_launch(stream, per_thread);
+	if (!(ember_strategy->scans || ember_tracing))
 		return;
 	if (launched_whole(exec, stream, per_thread))
 		return;

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include "capture.h"
+#include "gpu_busy.h"
 #include "launch_repeat.h"
 #include "launch_scan.h"
 #include "placement.h"
@@ -21,6 +22,7 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 {
 	if (!ember_active || ember_launch_captured(stream, per_thread))
 		return; /* recorded into a graph, not run: placed when the graph is launched */
+	ember_gpu_busy_launch(stream, per_thread);
 	if (!ember_strategy->scans && !ember_tracing) {
 		ember_placement_launch(NULL, stream, per_thread);
 		return;

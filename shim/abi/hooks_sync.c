@@ -7,61 +7,67 @@
  */
 #include <cuda.h>
 
+#include "gpu_busy.h"
 #include "host_phase.h"
 #include "shim.h"
 #include "tracer.h"
 
-/* The driver's call returned: a host phase may begin (host_phase.h). */
-static CUresult waited(CUresult r)
+/*
+ * The driver's call returned: what it waited for has finished (gpu_busy.h),
+ * and a host phase may begin (host_phase.h).
+ */
+static CUresult waited(CUresult r, enum ember_wait_scope scope, CUstream stream, bool per_thread)
 {
+	if (r == CUDA_SUCCESS && ember_active)
+		ember_gpu_busy_waited(scope, stream, per_thread);
 	ember_host_phase_sync();
 	return r;
 }
 
 /* Timed for the trace (the host phase's getrusage, about a microsecond, with it). */
-#define SYNC_CALL(call) EMBER_TRACE_TIMED(waited(call))
+#define SYNC_CALL(call, ...) EMBER_TRACE_TIMED(waited(call, __VA_ARGS__))
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
-	SYNC_CALL(EMBER_REAL(cuStreamSynchronize)(hStream));
+	SYNC_CALL(EMBER_REAL(cuStreamSynchronize)(hStream), EMBER_WAIT_STREAM, hStream, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 {
-	SYNC_CALL(EMBER_REAL(cuStreamSynchronize_ptsz)(hStream));
+	SYNC_CALL(EMBER_REAL(cuStreamSynchronize_ptsz)(hStream), EMBER_WAIT_STREAM, hStream, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuCtxSynchronize(void)
 {
-	SYNC_CALL(EMBER_REAL(cuCtxSynchronize)());
+	SYNC_CALL(EMBER_REAL(cuCtxSynchronize)(), EMBER_WAIT_CONTEXT, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
-	SYNC_CALL(EMBER_REAL(cuCtxSynchronize_v2)(ctx));
+	SYNC_CALL(EMBER_REAL(cuCtxSynchronize_v2)(ctx), EMBER_WAIT_CONTEXT, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
-	SYNC_CALL(EMBER_REAL(cuEventSynchronize)(hEvent));
+	SYNC_CALL(EMBER_REAL(cuEventSynchronize)(hEvent), EMBER_WAIT_EVENT, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2)(dstHost, srcDevice, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2)(dstHost, srcDevice, ByteCount), EMBER_WAIT_STREAM, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2_ptds)(dstHost, srcDevice, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2_ptds)(dstHost, srcDevice, ByteCount), EMBER_WAIT_STREAM, NULL, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-	SYNC_CALL(EMBER_REAL(cuMemcpy)(dst, src, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpy)(dst, src, ByteCount), EMBER_WAIT_STREAM, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-	SYNC_CALL(EMBER_REAL(cuMemcpy_ptds)(dst, src, ByteCount));
+	SYNC_CALL(EMBER_REAL(cuMemcpy_ptds)(dst, src, ByteCount), EMBER_WAIT_STREAM, NULL, true);
 }

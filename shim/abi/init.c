@@ -5,6 +5,7 @@
 
 #include "config_file.h"
 #include "ember/ember.h"
+#include "gpu_busy.h"
 #include "live.h"
 #include "locks.h"
 #include "placement.h"
@@ -26,6 +27,7 @@ static void after_fork_child(void)
 {
 	ember_worker_after_fork_child();
 	ember_streams_after_fork_child();
+	ember_gpu_busy_after_fork_child();
 }
 
 /*

@@ -20,6 +20,7 @@ extern pthread_mutex_t ember_lock_graphs;   /* abi/hooks_graph.c: scans kept for
 extern pthread_mutex_t ember_lock_physical; /* mech/physical.c: cuMemCreate handles */
 extern pthread_mutex_t ember_lock_streams;  /* mech/streams.c: private streams */
 extern pthread_mutex_t ember_lock_said;     /* abi/hooks_memory.c: entry points already logged */
+extern pthread_mutex_t ember_lock_busy;     /* signal/gpu_busy.c: the streams that may still run */
 extern pthread_mutex_t ember_lock_trace;    /* report/tracer.c: the trace buffer */
 extern pthread_mutex_t ember_lock_loader;   /* abi/loader.c: opening the driver */
 

@@ -187,7 +187,7 @@ static void grace_outlasts_the_flight(void)
 	setenv("EMBER_MAX_GRACE_MS", "3000", 1);
 }
 
-static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
+static void flight(CUdeviceptr *seldom, CUdeviceptr *often)
 {
 	cr_assert_str_eq(getenv("EMBER_BASE_GRACE_MS"), "3000", "set before the shim starts");
 	CU_OK(SYM(shim, cuMemAllocManaged)(seldom, 32 * MiB, CU_MEM_ATTACH_GLOBAL));
@@ -199,6 +199,10 @@ static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
 	sync_and_flush(shim);
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)(*often + 46 * MiB)), EMBER_SIM_HOST,
 		     "the first to come filled the budget");
+}
+
+static void host_work(void)
+{
 	size_t len = 1024 * 4096; /* the host's work: fresh pages, a fault each */
 	unsigned char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(fresh, MAP_FAILED);
@@ -208,6 +212,12 @@ static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
 	struct timespec host = { 3, 400 * 1000000L }; /* the arrivals' grace runs out while the phase lasts */
 	nanosleep(&host, NULL);
 	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+}
+
+static void flight_then_host_phase(CUdeviceptr *seldom, CUdeviceptr *often)
+{
+	flight(seldom, often);
+	host_work();
 }
 
 Test(host_phase, adaptive_exchanges_what_the_runs_read_less_while_the_host_phase_lasts)
@@ -230,6 +240,71 @@ Test(host_phase, phase_exchange_off_leaves_the_first_fill)
 	flight_then_host_phase(&seldom, &often);
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), EMBER_SIM_HOST,
 		     "it waits for the next launch that names it");
+}
+
+/*
+ * The flight under adaptive, then a launch on a second stream that credits
+ * neither of its arrays (it fills device memory, which Ember does not place).
+ */
+static CUstream flight_then_a_side_launch(CUdeviceptr *seldom, CUdeviceptr *often, CUdeviceptr *scratch)
+{
+	grace_outlasts_the_flight();
+	start("adaptive", "256");
+	flight(seldom, often);
+	CUstream side;
+	CU_OK(SYM(shim, cuStreamCreate)(&side, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuMemAlloc_v2)(scratch, 4096));
+	unsigned value = 7;
+	size_t words = 1024;
+	void *params[] = { scratch, &value, &words };
+	CU_OK(SYM(shim, cuLaunchKernel)(fill, 1, 1, 1, 1, 1, 1, 0, side, params, NULL));
+	return side;
+}
+
+/*
+ * The same flight, then a launch on a second stream and a wait for the
+ * first stream alone: the host's phase begins while the second may still
+ * run, so no exchange is made beside it. Once the program waits for the
+ * second stream too, the worker's next pass makes it.
+ */
+Test(host_phase, the_exchange_waits_until_every_stream_launched_on_was_waited_for)
+{
+	CUdeviceptr seldom, often, scratch;
+	CUstream side = flight_then_a_side_launch(&seldom, &often, &scratch);
+	CU_OK(SYM(shim, cuStreamSynchronize)(NULL));
+	host_work();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), EMBER_SIM_HOST,
+		     "nothing exchanged while the side stream may run");
+	CU_OK(SYM(shim, cuStreamSynchronize)(side));
+	struct timespec pass = { 0, 500 * 1000000L }; /* a few of the worker's passes */
+	nanosleep(&pass, NULL);
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), 0,
+		     "exchanged once every stream was waited for");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)seldom), EMBER_SIM_HOST, "what it read less went");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(side));
+	CU_OK(SYM(shim, cuMemFree_v2)(scratch));
+}
+
+/*
+ * An event's stream is not known to Ember: a wait for an event is taken to
+ * cover the one stream launched on, the common case of a program that
+ * records an event behind its work and waits for it.
+ */
+Test(host_phase, an_event_wait_covers_the_one_stream_launched_on)
+{
+	CUdeviceptr seldom, often, scratch;
+	CUstream side = flight_then_a_side_launch(&seldom, &often, &scratch);
+	CUevent done;
+	CU_OK(SYM(shim, cuEventCreate)(&done, CU_EVENT_DEFAULT));
+	CU_OK(SYM(shim, cuEventRecord)(done, side));
+	CU_OK(SYM(shim, cuEventSynchronize)(done));
+	host_work();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), 0,
+		     "exchanged while the host phase lasts");
+	CU_OK(SYM(shim, cuEventDestroy_v2)(done));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(side));
+	CU_OK(SYM(shim, cuMemFree_v2)(scratch));
 }
 
 /* A trace records the phase and who saw it (Q <t> <phase> <seen>), for ember-sim's replay to end the episode there. */
