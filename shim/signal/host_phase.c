@@ -13,7 +13,6 @@ static uint64_t ns_at_sync;     /* and the time */
 static uint32_t sync_seq;     /* syncs that began such a wait */
 static uint32_t declared_seq; /* the last of them whose host phase was declared, by a launch or the worker */
 static uint32_t phase;        /* host phases so far */
-static uint32_t idle_seq;     /* the last of them the worker found the GPU idle in */
 
 static uint64_t process_faults(void)
 {
@@ -77,14 +76,14 @@ bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t 
 {
 	if (!ember_active || !ember_cfg.refresh_faults || !__atomic_load_n(&pending, __ATOMIC_ACQUIRE))
 		return false;
-	uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq && !declare_if_host_phase(seq, resident, arg, true))
-		return false;
-	/* the program waited for one stream while another may still run: not the GPU's idle time yet */
+	/* the program waited for one stream while another may still run: not the GPU's idle time (yet) */
 	if (!ember_gpu_idle())
 		return false;
+	uint32_t seq = __atomic_load_n(&sync_seq, __ATOMIC_RELAXED);
+	*first = __atomic_load_n(&declared_seq, __ATOMIC_RELAXED) != seq;
+	if (*first && !declare_if_host_phase(seq, resident, arg, true))
+		return false;
 	/* declared for this sync, by the worker or a launch on its way: it lasts until a launch takes the sync */
-	*first = __atomic_exchange_n(&idle_seq, seq, __ATOMIC_RELAXED) != seq;
 	*ended = __atomic_load_n(&phase, __ATOMIC_RELAXED) - 1;
 	return __atomic_load_n(&pending, __ATOMIC_ACQUIRE);
 }

@@ -42,14 +42,14 @@
 
 /*
  * The worker, while no launch comes: whether a host phase is under way
- * (the same test as at a launch, made while it lasts; the first poll that
- * sees it declares it) with the GPU idle: every stream launched on has
- * been waited for since (gpu_busy.h), so the program's kernels are done,
- * and the episode of launches before it is over (policy.h): *ended is its
- * number. It stays true at each poll until a launch comes, so that the
- * episode's exchange can be tried again once residents still in their
- * grace when the phase began are out of it; *first says whether this is
- * the first poll of the phase that found the GPU idle.
+ * with the GPU idle (the same test as at a launch, made while it lasts,
+ * once every stream launched on has been waited for: gpu_busy.h; the first
+ * poll that sees it declares it, or else the launch after it does). Then
+ * the program's kernels are done, and the episode of launches before it
+ * is over (policy.h): *ended is its number. It stays true at each poll
+ * until a launch comes, so that the episode's exchange can be tried again
+ * once residents still in their grace when the phase began are out of it;
+ * *first says whether this poll declared it.
  */
 bool ember_host_phase_poll(uint64_t (*resident)(void *arg), void *arg, uint32_t *ended, bool *first);
 
