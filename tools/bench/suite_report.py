@@ -552,6 +552,44 @@ def expected():
     yield "hf-mixtral", 1.5, "accelerate"
 
 
+def rates_table(runs, lines):
+    """A probe's rates_Bps ("case/piece": bytes per second) as a table of GB/s, a case a row and a piece size a
+    column; over several runs, each cell their range."""
+    keys = list(dict.fromkeys(k for r in runs for k in r))
+    sizes = sorted({k.split('/')[1] for k in keys}, key=int)
+    lines += ["| case | " + " | ".join(sizes) + " bytes |", "|" + " --- |" * (len(sizes) + 1)]
+
+    def cell(key):
+        got = sorted(r[key] / 1e9 for r in runs if key in r)
+        if not got:
+            return "-"
+        return fmt(got[0], '.3g') if len(got) == 1 or fmt(got[0], '.3g') == fmt(got[-1], '.3g') else \
+            f"{fmt(got[0], '.3g')}-{fmt(got[-1], '.3g')}"
+    for case in dict.fromkeys(k.split('/')[0] for k in keys):
+        lines.append(f"| {case} | " + " | ".join(cell(f"{case}/{s}") for s in sizes) + " |")
+
+
+def backing_table(runs, lines):
+    """ember-backing-probe's runs: the mapped tier's reads against how its host pages were made and how the GPU
+    maps them, with the driver's CPU chunk sizes and the host mappings' page sizes."""
+    runs = [r for r in runs if r.get("backing_probe")]
+    if not runs:
+        return
+    chunks = runs[0].get("uvm_cpu_chunk_allocation_sizes")
+    sizes = ", ".join(f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
+                      for b in sorted((1 << i for i in range(40) if int(chunks or 0) >> i & 1), reverse=True))
+    pages = sorted({v.get("KernelPageSize") for r in runs for v in r.get("smaps_kB", {}).values()} - {None})
+    lines += ["", f"The host backing and the GPU's mappings (`ember-backing-probe`: {len(runs)} runs, pieces at hashed "
+              f"places over {runs[0]['bytes'] >> 30} GiB of managed memory preferring the host, GB/s, the runs' range; "
+              "`touched`: accessed by the GPU, the host's writes in order made the pages; `touched-scattered`: the host "
+              "first wrote one page in each 2 MiB block; `prefetched`: one prefetch to the host made them; `unmapped-*`: "
+              "no accessed-by, the GPU's first reads fault the mappings in, then the same pieces again). The driver's "
+              f"CPU chunk sizes (uvm_cpu_chunk_allocation_sizes {chunks}): {sizes or 'not readable'}; the host mapped "
+              f"every case in {', '.join(f'{p} KiB' for p in pages) or 'unknown'} pages (smaps); transparent huge "
+              f"pages: {runs[0].get('transparent_hugepage')}.", ""]
+    rates_table([r["rates_Bps"] for r in runs], lines)
+
+
 def gather_table(rows, lines):
     """gather_probe.py's rates: PyTorch's own kernels reading a Mixtral-shaped expert tensor, in device memory
     and mapped, GB/s of the bytes gathered (two experts of eight)."""
@@ -576,6 +614,7 @@ def main():
     overhead = load_jsonl(os.path.join(results, "overhead.jsonl"))
     probe = load_json(os.path.join(results, "probe.json"), {})
     sparse = load_json(os.path.join(results, "sparse-probe.json"), {})
+    backing = load_jsonl(os.path.join(results, "backing-probe.jsonl"))
     gather = load_jsonl(os.path.join(results, "gather-probe.jsonl"))
     notes = load_json(os.path.join(results, "notes.json"), {})
     loads = load_jsonl(os.path.join(results, "load.jsonl"))
@@ -608,14 +647,9 @@ def main():
                   f"reads {probe['mapped_read_Bps'] / 1e9:.1f} GB/s, prefetch {probe.get('prefetch_bulk_Bps', 0) / 1e9:.1f} GB/s "
                   "(each record's bound uses its own call's, as its bound note says)."]
     if sparse.get("rates_Bps"):
-        lines += ["", "Sparse access (`ember-sparse-probe`: pieces at hashed places over 4 GiB, GB/s):", "",
-                  "| case | " + " | ".join(sorted({k.split('/')[1] for k in sparse['rates_Bps']}, key=int)) + " bytes |",
-                  ]
-        sizes = sorted({k.split('/')[1] for k in sparse['rates_Bps']}, key=int)
-        lines.append("|" + " --- |" * (len(sizes) + 1))
-        for case in dict.fromkeys(k.split('/')[0] for k in sparse["rates_Bps"]):
-            lines.append(f"| {case} | " + " | ".join(fmt(sparse['rates_Bps'].get(f'{case}/{s}', None) and
-                                                        sparse['rates_Bps'][f'{case}/{s}'] / 1e9, '.3g') for s in sizes) + " |")
+        lines += ["", "Sparse access (`ember-sparse-probe`: pieces at hashed places over 4 GiB, GB/s):", ""]
+        rates_table([sparse["rates_Bps"]], lines)
+    backing_table(backing, lines)
     gather_table(gather, lines)
     for scale in (0.5, 1.5):
         lines += ["", f"## {scale}x of the budget (seconds)", ""]

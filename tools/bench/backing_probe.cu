@@ -1,0 +1,192 @@
+// ember-backing-probe BYTES: whether the mapped tier's sparse reads depend on
+// how its host pages were made and on how the GPU maps them (issue 9: the
+// host backing's page size, which the driver's uvm_cpu_chunk_allocation_sizes
+// bounds, and the GPU's mappings). Each case is a fresh managed allocation of
+// BYTES preferring host memory; one launch reads `pieces` pieces of PIECE
+// bytes at hashed places over it, one warp a piece, and the rate is the bytes
+// read per second:
+//   touched            accessed by the GPU; the host writes it in order from
+//                      all cores (a loader; Ember's EMBER_POPULATE_HOST)
+//   touched-scattered  the same, but the host first writes one 4 KiB page at
+//                      a hashed place in each 2 MiB block, then the rest: the
+//                      driver makes each block's pages fault by fault
+//   prefetched         accessed by the GPU; one prefetch to the host makes
+//                      the pages (the driver's own chunks), then the host
+//                      writes them
+//   unmapped-first     no accessed-by: the host writes it in order, and the
+//                      GPU's first reads fault to map host pages
+//   unmapped-again     the same allocation read again, now mapped
+// It also reports the driver's CPU chunk sizes and the kernel's transparent
+// huge page setting, where this machine lets them be read, and the smaps of
+// each allocation's mapping on the host (its page sizes and huge pages).
+// Prints one JSON record.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cuda_check.h"
+#include "host_fill.h"
+
+__device__ static unsigned long long mix(unsigned long long x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+// One warp per piece: its lanes read the piece's words.
+__global__ void read_pieces(const unsigned *base, size_t words, size_t piece_words, size_t pieces, unsigned *out)
+{
+	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+	unsigned acc = 0;
+	for (size_t p = warp; p < pieces; p += warps) {
+		size_t at = mix(p) % (words / piece_words) * piece_words;
+		for (size_t w = lane; w < piece_words; w += 32)
+			acc += base[at + w];
+	}
+	if (acc == 0xdeadbeef)
+		*out = acc;
+}
+
+static double now_s()
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+static unsigned *out;
+static int nb;
+
+static double rate(const unsigned *p, size_t bytes, size_t piece, size_t pieces)
+{
+	CHECK(cudaDeviceSynchronize());
+	double t0 = now_s();
+	read_pieces<<<nb, 256>>>(p, bytes / 4, piece / 4, pieces, out);
+	CHECK(cudaGetLastError());
+	CHECK(cudaDeviceSynchronize());
+	return piece * (double)pieces / (now_s() - t0);
+}
+
+// A file's first line, JSON-quoted; "null" where it cannot be read.
+static std::string first_line(const char *path)
+{
+	std::ifstream f(path);
+	std::string line;
+	if (!f || !std::getline(f, line))
+		return "null";
+	std::string q = "\"";
+	for (char c : line)
+		if (c == '"' || c == '\\')
+			q += '\\', q += c;
+		else if ((unsigned char)c >= 0x20)
+			q += c;
+	return q + "\"";
+}
+
+// The smaps fields of the host mapping that holds p, as a JSON object of kB.
+static std::string smaps_of(const void *p)
+{
+	std::ifstream f("/proc/self/smaps");
+	std::string line, fields;
+	bool inside = false;
+	const char *wanted[] = { "Rss:", "AnonHugePages:", "KernelPageSize:", "MMUPageSize:" };
+	while (std::getline(f, line)) {
+		unsigned long lo, hi;
+		if (sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+			if (inside)
+				break;
+			inside = (unsigned long)p >= lo && (unsigned long)p < hi;
+			continue;
+		}
+		if (!inside)
+			continue;
+		for (const char *w : wanted)
+			if (!line.compare(0, strlen(w), w)) {
+				std::istringstream s(line.substr(strlen(w)));
+				long kb = 0;
+				s >> kb;
+				fields += (fields.empty() ? "" : ", ") + std::string("\"") + std::string(w, strlen(w) - 1) +
+				          "\": " + std::to_string(kb);
+			}
+	}
+	return "{" + fields + "}";
+}
+
+enum backing { touched, scattered, prefetched, unmapped };
+
+static unsigned *make(size_t bytes, backing how)
+{
+	unsigned *p;
+	CHECK(cudaMallocManaged(&p, bytes));
+	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
+	CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu));
+	if (how != unmapped)
+		CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu));
+	if (how == prefetched) {
+		CHECK(cudaMemPrefetchAsync(p, bytes, cpu, 0, 0));
+		CHECK(cudaDeviceSynchronize());
+	}
+	if (how == scattered)
+		for (size_t block = 0; block < bytes >> 21; block++) // one page a block, at a place of its own
+			p[((block << 21) + (block * 2654435761u % 512) * 4096) / 4] = 1;
+	host_fill(p, bytes);
+	CHECK(cudaDeviceSynchronize());
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: ember-backing-probe BYTES\n");
+		return 2;
+	}
+	size_t bytes = strtoull(argv[1], nullptr, 10) & ~(size_t)((1 << 21) - 1);
+	if (!bytes) {
+		fprintf(stderr, "ember-backing-probe: BYTES below 2 MiB\n");
+		return 2;
+	}
+	int sms;
+	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	nb = sms * 8;
+	CHECK(cudaMalloc(&out, 4));
+	const size_t pieces = 1 << 16, sizes[] = { 128, 4096, 65536 };
+	std::string rates, smaps;
+	auto add = [&](const char *name, size_t piece, double r) {
+		char b[128];
+		snprintf(b, sizeof b, "%s\"%s/%zu\": %.4g", rates.empty() ? "" : ", ", name, piece, r);
+		rates += b;
+		fprintf(stderr, "%-18s %6zu B pieces: %8.3f GB/s\n", name, piece, r / 1e9);
+	};
+	const struct { const char *name; backing how; } cases[] = {
+		{ "touched", touched }, { "touched-scattered", scattered }, { "prefetched", prefetched },
+	};
+	for (auto &c : cases) {
+		unsigned *p = make(bytes, c.how);
+		smaps += std::string(smaps.empty() ? "" : ", ") + "\"" + c.name + "\": " + smaps_of(p);
+		for (size_t piece : sizes) {
+			rate(p, bytes, piece, pieces / 16); // warm
+			add(c.name, piece, rate(p, bytes, piece, pieces));
+		}
+		CHECK(cudaFree(p));
+	}
+	for (size_t piece : sizes) { // a fresh allocation each: its first reads are the faulting ones
+		unsigned *p = make(bytes, unmapped);
+		add("unmapped-first", piece, rate(p, bytes, piece, pieces));
+		add("unmapped-again", piece, rate(p, bytes, piece, pieces));
+		if (piece == sizes[0])
+			smaps += ", \"unmapped\": " + smaps_of(p);
+		CHECK(cudaFree(p));
+	}
+	printf("{\"backing_probe\": true, \"bytes\": %zu, \"pieces\": %zu, \"rates_Bps\": {%s}, "
+	       "\"uvm_cpu_chunk_allocation_sizes\": %s, \"transparent_hugepage\": %s, \"smaps_kB\": {%s}}\n",
+	       bytes, pieces, rates.c_str(), first_line("/sys/module/nvidia_uvm/parameters/uvm_cpu_chunk_allocation_sizes").c_str(),
+	       first_line("/sys/kernel/mm/transparent_hugepage/enabled").c_str(), smaps.c_str());
+	return 0;
+}
