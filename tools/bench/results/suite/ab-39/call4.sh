@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 39, call 4: the pass looks past hot regions covered in part (policy.c, ranked_per_cycle: radix's
 # chunk edges, credited twice and never ranked per cycle, ended every pass) as `head`, against `main`
-# (6e352e7), a process each in turn, the order turning each round, adaptive at 1.5x of a 16 GiB budget:
-# radix and cnn (two rounds), llama.cpp 13B F16 by llama-bench directly (two rounds: its packed tensors
-# share regions too), hf-llama and hf-mixtral (one round), kmeans, star and bfs (one round).
+# (6e352e7; head is 6b94874), a process each in turn, the order turning each round, adaptive at 1.5x of a 16 GiB budget:
+# radix and cnn (two rounds), hf-llama and hf-mixtral (one round), kmeans, star and bfs (one round).
+# llama.cpp, whose packed tensors share regions too, is call 5's (its build was not ready).
 source tools/bench/device-call.sh c4
 cp build/lib/libember.so build/lib-head.so
 use() { cp "build/lib-$1.so" build/lib/libember.so; }
@@ -16,13 +16,6 @@ one() { # FOLDER WORKLOAD [ENV...]
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
 }
-llama() { # VARIANT ROUND
-  use $1; stage "llama-$1-$2"
-  GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 timeout 60 "$run" --driver real --mode adaptive --budget 16G \
-    --stats "$R/llama-$1-$2.stats.json" --log info -- "$EMBER_LLAMA_BENCH" -m /tmp/ember-13b.gguf -p 0 -n 8 -r 3 \
-    -o jsonl -ngl 99 >"$R/llama-$1-$2.jsonl" 2>"$R/llama-$1-$2.log"
-  pack
-}
 hf() { # VARIANT MODEL
   use $1; stage "hf-$2-$1"
   local skip="hf-mixtral-*"; [ $2 = mixtral ] && skip="hf-llama-*"
@@ -32,8 +25,6 @@ hf() { # VARIANT MODEL
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
 }
-stage gguf
-python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
 for round in 0 1; do
   order="head main"; [ $round = 1 ] && order="main head"
   for w in radix cnn; do
@@ -42,10 +33,6 @@ for round in 0 1; do
       use $v; one "$w-$v-$round" "$w" EMBER_LOG=info
     done
   done
-done
-for round in 0 1; do
-  order="head main"; [ $round = 1 ] && order="main head"
-  for v in $order; do time_left 230 && llama $v $round; done
 done
 for m in llama mixtral; do
   for v in head main; do time_left 130 && hf $v $m; done
@@ -57,5 +44,4 @@ use head
 stage done
 pack
 records | sort
-llama_runs
 cat "$R/progress.log"
