@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 39, call 5: the pass looks past hot regions covered in part, and past one makes exchanges only
-# (policy.c; the working tree after 6b94874, as `head`), against `main` (6e352e7), a process each in
+# (policy.c, bb89d28, as `head`), against `main` (6e352e7), a process each in
 # turn, the order turning each round, adaptive at 1.5x of a 16 GiB budget: llama.cpp 13B F16 by
 # llama-bench directly (three rounds: its packed tensors share regions), hf-llama (two rounds; call 4's
 # one process each differed by 10%), radix and cnn (one round).
