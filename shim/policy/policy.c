@@ -62,32 +62,6 @@ static bool read_more_per_cycle(const struct ember_policy_params *p, const struc
 }
 
 /*
- * Whether a hot region's demand ranks it against residents per cycle: not
- * when launches covered it in part. The hottest mapped regions of radix's
- * sort at 1.5x were the edges of its passes' chunks, each covered in part
- * by two launches and so credited twice; no resident could give way to
- * them, and as the hottest they ended every pass, so the second pair of
- * buffers, read through each run, never took the room of the input, read
- * once a run (ember-sim's replay of ab-37's call 7 on its recorded clock).
- */
-static bool ranked_per_cycle(const struct slot *hot)
-{
-	return !hot->a->regions[hot->r].touch_partial;
-}
-
-/*
- * Unranked hot regions a pass looks past, at most: each makes it look at
- * the residents again, under the table lock (radix's first whole region
- * was the seventh hottest; llama.cpp's tensors leave hundreds of shared
- * regions). Past one, only exchanges are made: they rank two regions by
- * what a cycle reads of each, whatever came before, where a replacement
- * (older, departed) must come in the order of demand. Replacements made
- * past them took llama.cpp's recorded trace from 5.1 to 15.2 GiB demoted
- * in ember-sim's replay.
- */
-enum { UNRANKED_PASSED_MAX = 16 };
-
-/*
  * Whether the cold resident region may give way to the hot mapped one, and
  * how. Colder in time means last referenced heat_ratio reuse gaps of the
  * hot region before the hot region's own last reference: the order of
@@ -143,7 +117,6 @@ enum { SELECTED_MAX = 8 };
 static bool replacement_finds_nothing(const struct ember_policy_params *p, const struct slots *resident,
 				      struct slots *hot, uint64_t room, uint64_t now)
 {
-	bool passed_unranked = false;
 	for (size_t k = 0; k < SELECTED_MAX; k++) {
 		if (k == hot->n)
 			return true; /* every hot region fits */
@@ -160,15 +133,9 @@ static bool replacement_finds_nothing(const struct ember_policy_params *p, const
 			continue;
 		}
 		enum ember_victim_reason why;
-		for (size_t i = 0; i < resident->n; i++) {
-			enum replacement how = replaceable(p, &resident->v[i], &h, now, &why);
-			if (how == EXCHANGE || (how == REPLACE && !passed_unranked))
+		for (size_t i = 0; i < resident->n; i++)
+			if (replaceable(p, &resident->v[i], &h, now, &why) != KEEP)
 				return false;
-		}
-		if (!ranked_per_cycle(&h)) {
-			passed_unranked = true; /* those behind it may still beat a resident (SELECTED_MAX bounds the look) */
-			continue;
-		}
 		return true;
 	}
 	return false;
@@ -238,16 +205,15 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 	 * H200 star's 5.8 GiB took 1.3 s of a flight in batches of 16).
 	 */
 	size_t most = p->batch_regions > p->exchange_regions ? p->batch_regions : p->exchange_regions;
-	size_t nreplaced = nvictims, nexchanged = 0, unranked_passed = 0;
+	size_t nreplaced = nvictims, nexchanged = 0;
 	struct slots bring = { 0 }; /* hot regions exchanged for residents */
 	for (size_t h = 0; h < hot.n; h++) {
 		uint64_t need = ember_region_bytes(hot.v[h].a, hot.v[h].r);
 		bool exchanged = false;
-		size_t first_candidate = next;
 		for (; room_later < need && nvictims < most && next < resident.n; next++) {
 			enum ember_victim_reason why;
 			enum replacement how = replaceable(p, &resident.v[next], &hot.v[h], now, &why);
-			if (how == KEEP || (how == REPLACE && (nreplaced >= p->batch_regions || unranked_passed)) ||
+			if (how == KEEP || (how == REPLACE && nreplaced >= p->batch_regions) ||
 			    (how == EXCHANGE && nexchanged >= p->exchange_regions))
 				continue;
 			*(how == EXCHANGE ? &nexchanged : &nreplaced) += 1;
@@ -259,11 +225,6 @@ void ember_policy_reclaim(struct ember_policy_ctx *pc, int dev, uint64_t now, st
 			resident.v[next] = resident.v[nvictims];
 			resident.v[nvictims++] = chosen;
 			room_later += ember_region_bytes(chosen.a, chosen.r);
-		}
-		if (room_later < need && !ranked_per_cycle(&hot.v[h]) && unranked_passed++ < UNRANKED_PASSED_MAX) {
-			/* it beat no resident for want of a rank: the regions behind it may, and may look at every resident it passed */
-			next = first_candidate > nvictims ? first_candidate : nvictims;
-			continue;
 		}
 		if (room_later < need)
 			break;

@@ -864,49 +864,6 @@ Test(policy, regions_a_launch_covers_in_part_are_not_ranked_per_cycle)
 	cr_expect_eq(moves_demoted, 0, "a region shared by two tensors was swapped for one read whole");
 }
 
-/* A launch at now reading bytes of a from offset on, what it can promoted; its edge regions covered in part. */
-static void launch_extent(struct ember_alloc *a, uint64_t offset, uint64_t bytes)
-{
-	struct ember_alloc *one[1] = { a };
-	ember_policy_demand(&ctx, a, (uint32_t)(offset / REGION), (uint32_t)((offset + bytes - 1) / REGION + 1), 256, now);
-	ember_policy_extent_edges(a, offset, bytes);
-	struct ember_moves m = { 0 };
-	ember_policy_promote(&ctx, 0, now, one, 1, &m);
-	complete(&m);
-}
-
-/*
- * Radix's sort at 1.5x (ab-37's call 7, replayed): `input` is read once a
- * run, the buffers four times, each time by two launches whose chunks meet
- * inside region 10, which is credited twice and so is the hottest mapped
- * region, yet covered in part and never ranked per cycle. It must not end
- * the pass: the whole regions behind it are exchanged for the input's.
- */
-Test(policy, a_region_covered_in_part_does_not_stop_the_exchange_behind_it)
-{
-	struct ember_alloc *input = alloc_regions(1ull << 40, 20), *buffers = alloc_regions(2ull << 40, 20);
-	const uint64_t meet = 10 * REGION + REGION / 2;
-	for (int run = 0; run < 2; run++) {
-		queries(input, 20, 1);
-		for (int pass = 0; pass < 4; pass++) {
-			launch_extent(buffers, 0, meet);
-			launch_extent(buffers, meet, 20 * REGION - meet);
-			now += 1 * MS;
-		}
-		if (run == 0)
-			for (int pass = 0; pass < 20; pass++) { /* half a second: the reuse gaps are known at the next run */
-				now += params.interval_ns;
-				worker_pass();
-			}
-	}
-	cr_assert_eq(count_state(buffers, 10, 11, EMBER_REGION_MAPPED), 1, "the chunks' meeting place is mapped");
-	now += params.interval_ns; /* the run's touches have ended */
-	worker_pass();
-	cr_expect_gt(ctx.note.count[EMBER_VICTIM_EXCHANGE], 0, "the input gave way to whole regions of the buffers");
-	cr_expect_gt(count_state(buffers, 11, 20, EMBER_REGION_RESIDENT), 0);
-	cr_expect_eq(count_state(buffers, 10, 11, EMBER_REGION_MAPPED), 1, "the region covered in part is not ranked");
-}
-
 Test(policy, no_exchange_when_none_is_allowed)
 {
 	params.exchange_regions = 0; /* EMBER_EXCHANGE=0 */
