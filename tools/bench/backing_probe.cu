@@ -22,7 +22,6 @@
 // Prints one JSON record.
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,46 +31,15 @@
 
 #include "cuda_check.h"
 #include "host_fill.h"
-
-__device__ static unsigned long long mix(unsigned long long x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-// One warp per piece: its lanes read the piece's words.
-__global__ void read_pieces(const unsigned *base, size_t words, size_t piece_words, size_t pieces, unsigned *out)
-{
-	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
-	unsigned acc = 0;
-	for (size_t p = warp; p < pieces; p += warps) {
-		size_t at = mix(p) % (words / piece_words) * piece_words;
-		for (size_t w = lane; w < piece_words; w += 32)
-			acc += base[at + w];
-	}
-	if (acc == 0xdeadbeef)
-		*out = acc;
-}
-
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+#include "pieces.cuh"
 
 static unsigned *out;
 static int nb;
 
-static double rate(const unsigned *p, size_t bytes, size_t piece, size_t pieces)
+// Bytes read per second in one launch.
+static double rate(unsigned *p, size_t bytes, size_t piece, size_t pieces)
 {
-	CHECK(cudaDeviceSynchronize());
-	double t0 = now_s();
-	read_pieces<<<nb, 256>>>(p, bytes / 4, piece / 4, pieces, out);
-	CHECK(cudaGetLastError());
-	CHECK(cudaDeviceSynchronize());
-	return piece * (double)pieces / (now_s() - t0);
+	return pieces_rate(p, bytes, piece, pieces, 0, nb, out);
 }
 
 // A file's first line, JSON-quoted; "null" where it cannot be read.

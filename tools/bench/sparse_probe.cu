@@ -26,7 +26,6 @@
 // Each mapped case uses a fresh allocation. Prints one JSON record.
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,33 +34,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-
-__device__ static unsigned long long mix(unsigned long long x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-// One warp per piece: its lanes read (or write) the piece's words.
-__global__ void touch(unsigned *base, size_t words, size_t piece_words, size_t pieces, int write, unsigned *out)
-{
-	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
-	unsigned acc = 0;
-	for (size_t p = warp; p < pieces; p += warps) {
-		size_t at = mix(p) % (words / piece_words) * piece_words;
-		for (size_t w = lane; w < piece_words; w += 32) {
-			if (write)
-				base[at + w] = (unsigned)(at + w);
-			else
-				acc += base[at + w];
-		}
-	}
-	if (acc == 0xdeadbeef)
-		*out = acc;
-}
+#include "pieces.cuh"
 
 // One warp per piece. Copying (dependent): its lanes copy the piece from src
 // to another hashed place in dst. Otherwise the even warps read pieces of src
@@ -74,7 +47,8 @@ __global__ void read_write(const unsigned *src, unsigned *dst, size_t words, siz
 	unsigned acc = 0;
 	if (copying) {
 		for (size_t p = warp; p < pieces; p += warps) {
-			size_t from = mix(p) % slots * piece_words, to = mix(p ^ 0x5bd1e995ull) % slots * piece_words;
+			size_t from = pieces_mix(p) % slots * piece_words;
+			size_t to = pieces_mix(p ^ 0x5bd1e995ull) % slots * piece_words;
 			for (size_t w = lane; w < piece_words; w += 32)
 				dst[to + w] = src[from + w];
 		}
@@ -82,7 +56,7 @@ __global__ void read_write(const unsigned *src, unsigned *dst, size_t words, siz
 	}
 	bool reader = warp % 2 == 0;
 	for (size_t p = warp / 2; p < pieces; p += warps / 2) {
-		size_t at = mix(reader ? p : p ^ 0x5bd1e995ull) % slots * piece_words;
+		size_t at = pieces_mix(reader ? p : p ^ 0x5bd1e995ull) % slots * piece_words;
 		for (size_t w = lane; w < piece_words; w += 32) {
 			if (reader)
 				acc += src[at + w];
@@ -94,23 +68,13 @@ __global__ void read_write(const unsigned *src, unsigned *dst, size_t words, siz
 		*out = acc;
 }
 
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 static unsigned *out;
 static int nb;
 
 // Bytes touched per second in one launch.
 static double rate(unsigned *p, size_t bytes, size_t piece, size_t pieces, int write)
 {
-	CHECK(cudaDeviceSynchronize());
-	double t0 = now_s();
-	touch<<<nb, 256>>>(p, bytes / 4, piece / 4, pieces, write, out);
-	CHECK(cudaGetLastError());
-	CHECK(cudaDeviceSynchronize());
-	return piece * (double)pieces / (now_s() - t0);
+	return pieces_rate(p, bytes, piece, pieces, write, nb, out);
 }
 
 // Bytes read and written together per second in one launch that reads and writes `pieces` each.
