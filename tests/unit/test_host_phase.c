@@ -212,8 +212,8 @@ static void host_work(void)
 	for (size_t i = 0; i < len; i += 4096)
 		fresh[i] = 1;
 	munmap(fresh, len);
-	/* the arrivals' grace runs out while the phase lasts */
-	struct timespec host = { atoi(GRACE_MS) / 1000, (atoi(GRACE_MS) % 1000 + 400) * 1000000L };
+	long ms = atol(GRACE_MS) + 400; /* the arrivals' grace runs out while the phase lasts */
+	struct timespec host = { ms / 1000, ms % 1000 * 1000000L };
 	nanosleep(&host, NULL);
 	cr_assert_eq(SYM(shim, ember_flush)(), 0);
 }
