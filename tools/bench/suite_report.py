@@ -563,8 +563,8 @@ def rates_table(runs, lines):
         got = sorted(r[key] / 1e9 for r in runs if key in r)
         if not got:
             return "-"
-        return fmt(got[0], '.3g') if len(got) == 1 or fmt(got[0], '.3g') == fmt(got[-1], '.3g') else \
-            f"{fmt(got[0], '.3g')}-{fmt(got[-1], '.3g')}"
+        lo, hi = fmt(got[0], '.3g'), fmt(got[-1], '.3g')
+        return lo if lo == hi else f"{lo}-{hi}"
     for case in dict.fromkeys(k.split('/')[0] for k in keys):
         lines.append(f"| {case} | " + " | ".join(cell(f"{case}/{s}") for s in sizes) + " |")
 
