@@ -13,16 +13,6 @@ static uint64_t keys[EMBER_BUSY_STREAMS];
 static unsigned count;
 static bool overflow; /* more streams than keys: busy until a context's synchronisation */
 
-/* One key per stream: the legacy and per-thread handles named as NULL is. */
-static uint64_t stream_key(CUstream stream, bool per_thread)
-{
-	if (stream == CU_STREAM_LEGACY)
-		stream = NULL, per_thread = false;
-	else if (stream == CU_STREAM_PER_THREAD)
-		stream = NULL, per_thread = true;
-	return ember_scan_stream_key(stream, per_thread);
-}
-
 static bool listed(uint64_t key)
 {
 	unsigned n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
@@ -34,7 +24,7 @@ static bool listed(uint64_t key)
 
 void ember_gpu_busy_launch(CUstream stream, bool per_thread)
 {
-	uint64_t key = stream_key(stream, per_thread);
+	uint64_t key = ember_scan_stream_key(stream, per_thread);
 	if (listed(key) || __atomic_load_n(&overflow, __ATOMIC_RELAXED))
 		return;
 	ember_lock(&ember_lock_busy);
@@ -68,7 +58,7 @@ void ember_gpu_busy_waited(enum ember_wait_scope scope, CUstream stream, bool pe
 		__atomic_store_n(&count, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&overflow, false, __ATOMIC_RELAXED);
 	} else if (scope == EMBER_WAIT_STREAM) {
-		drop(stream_key(stream, per_thread));
+		drop(ember_scan_stream_key(stream, per_thread));
 	} else if (count == 1 && !overflow) {
 		drop(keys[0]);
 	}

@@ -9,6 +9,11 @@
 
 uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 {
+	/* the special handles name the default streams, as NULL does through a plain or a _ptsz entry point */
+	if (stream == CU_STREAM_LEGACY)
+		stream = NULL, per_thread = false;
+	else if (stream == CU_STREAM_PER_THREAD)
+		stream = NULL, per_thread = true;
 	/* the legacy default stream is one stream; a per-thread default stream is one per thread */
 	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
 }

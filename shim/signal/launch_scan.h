@@ -82,7 +82,12 @@ void ember_scan_release(struct ember_scan *s);
 void ember_scan_unbind(struct ember_scan *s);
 void ember_scan_rebind(struct ember_scan *s);
 
-/* The key of a launch's stream: the handle, or the thread for a per-thread default stream. */
+/*
+ * The key of a launch's stream: the handle, or the thread for a per-thread
+ * default stream. CU_STREAM_LEGACY and CU_STREAM_PER_THREAD get the keys of
+ * the streams they name, so that one stream has one key in the launch
+ * history, the busy streams and a trace's L lines.
+ */
 uint64_t ember_scan_stream_key(CUstream stream, bool per_thread);
 
 #endif

@@ -870,6 +870,42 @@ Test(placement, a_trace_records_budgets_allocations_launches_moves_and_frees)
 	cr_expect_not_null(strstr(buf, "\nE "), "the end: %s", buf);
 }
 
+/* The same 20 MiB read through the NULL handle and through CU_STREAM_LEGACY: one stream. */
+static void read_on_both_names_of_the_legacy_stream(void)
+{
+	start_static();
+	CUdeviceptr p = managed(20 * MiB);
+	static float sum;
+	size_t n = 20 * MiB / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	void *params[] = { &p, &n, &passes, &out };
+	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, CU_STREAM_LEGACY, params, NULL));
+	sync_and_flush(shim);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+}
+
+/* A launch's stream key (the trace's L lines, the launch history) names a stream, not a handle. */
+Test(placement, the_legacy_handle_and_null_are_one_stream)
+{
+	char path[] = "/tmp/ember-trace-XXXXXX";
+	temp_file_env("EMBER_TRACE", path);
+	run_in_child(read_on_both_names_of_the_legacy_stream);
+	char buf[8192];
+	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
+	unlink(path);
+	unsigned launches = 0, on_null = 0;
+	for (const char *l = strstr(buf, "\nL "); l; l = strstr(l + 1, "\nL ")) {
+		unsigned long long t, key;
+		launches++;
+		if (sscanf(l, "\nL %llu %llu ", &t, &key) == 2 && key == 0)
+			on_null++;
+	}
+	cr_expect_eq(launches, 2, "%s", buf);
+	cr_expect_eq(on_null, 2, "both launches keyed as the NULL stream: %s", buf);
+}
+
 Test(placement, output_files_are_never_written_through_a_planted_link)
 {
 	char target[] = "/tmp/ember-victim-XXXXXX";
