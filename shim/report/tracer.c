@@ -115,7 +115,7 @@ void ember_trace_launch(const struct ember_scan *s, const void *stream, bool per
 {
 	if (!ember_tracing)
 		return;
-	char text[LINE_MAX_BYTES - 64];
+	char text[LINE_MAX_BYTES - 64] = ""; /* a launch that names no placed memory writes no ranges */
 	size_t n = 0;
 	unsigned written = 0;
 	for (unsigned i = 0; i < s->nptrs && n < sizeof text - 64; i++) {

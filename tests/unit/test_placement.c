@@ -906,6 +906,51 @@ Test(placement, the_legacy_handle_and_null_are_one_stream)
 	cr_expect_eq(on_null, 2, "both launches keyed as the NULL stream: %s", buf);
 }
 
+/* Printable bytes where the next calls' frames will be, so that a buffer left unwritten shows. */
+static __attribute__((noinline)) void dirty_the_stack(void)
+{
+	volatile char junk[65536];
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = 'x';
+}
+
+/* A launch on plain device memory only: it names nothing Ember places. */
+static void launch_on_plain_memory(void)
+{
+	start_static();
+	CUdeviceptr plain;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&plain, 4096));
+	for (int k = 0; k < 4; k++) {
+		dirty_the_stack();
+		launch_fill(shim, fill, plain, 1024);
+	}
+	sync_and_flush(shim);
+	CU_OK(SYM(shim, cuMemFree_v2)(plain));
+}
+
+/* Every L line ends at its count of ranges when it has none (ab-37's radix trace held stack bytes there). */
+Test(placement, a_launch_naming_no_placed_memory_is_traced_with_no_ranges)
+{
+	char path[] = "/tmp/ember-trace-XXXXXX";
+	temp_file_env("EMBER_TRACE", path);
+	run_in_child(launch_on_plain_memory);
+	char buf[8192];
+	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
+	unlink(path);
+	unsigned launches = 0;
+	for (const char *l = strstr(buf, "\nL "); l; l = strstr(l + 1, "\nL ")) {
+		unsigned long long t, key;
+		char kernel[16];
+		unsigned written;
+		int end = 0;
+		launches++;
+		cr_expect_eq(sscanf(l, "\nL %llu %llu %15s %u%n", &t, &key, kernel, &written, &end), 4, "%s", buf);
+		cr_expect_eq(written, 0, "%s", buf);
+		cr_expect_eq(l[end], '\n', "the line ends after its count: %.40s", l + 1);
+	}
+	cr_expect_eq(launches, 4, "%s", buf);
+}
+
 Test(placement, output_files_are_never_written_through_a_planted_link)
 {
 	char target[] = "/tmp/ember-victim-XXXXXX";
