@@ -17,6 +17,8 @@ H200 profile. Groups (the "group" field):
   recorded     each adaptive 1.5x trace, and bfs's three from ab-33's call 1 (5e07a3b, before the
                per-cycle rule's touches of one cycle), --launches recorded: the policy's moves on the
                H200's own clock against the H200's
+  radix        radix's 1.5x traces from ab-37's calls 6 and 7 (adaptive), async and recorded: whether the
+               buffers its passes read four times a run take the room of its input, read once
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -39,6 +41,8 @@ FIRST_RUNS = ("ab-26/call1/wm97-0", "ab-26/call1/wm90-0", "ab-27/call7/wm97-0", 
               "ab-28/call8/star-debug", "ab-29/call1/suite", "ab-30/call4/star-base-0", "ab-30/call4/star-head-0")
 SPAN = 64 << 20  # EMBER_SPAN's default: an allocation no larger is a table that may be wanted
 WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
+# radix's sort at 1.5x under adaptive on the H200, traced
+RADIX_RUNS = ("ab-37/call6/radix-adaptive-0", "ab-37/call6/radix-adaptive-1", "ab-37/call7/radix-adaptive-0")
 
 
 def kernel_reads(name):
@@ -50,13 +54,14 @@ def kernel_reads(name):
 
 
 def h200(trace):
-    """What the H200 recorded: moves from the stats beside the trace, and the timed window from the trace."""
+    """What the H200 recorded: moves from the stats beside the trace, and the timed window from the trace
+    (read past the stack bytes that ab-37's radix traces hold in three L lines, fixed in 186a9d5)."""
     out = {}
     stats = trace[: -len(".trace.gz")] + ".stats.json"
     if os.path.exists(stats):
         dev = json.load(open(stats))["devices"][0]
         out.update(h200_bytes_promoted=dev["bytes_promoted"], h200_bytes_demoted=dev["bytes_demoted"])
-    lines = [line.split() for line in gzip.open(trace, "rt")]
+    lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]
     mark = start = None
     for f in lines:
         if f and f[0] == "X":
@@ -153,9 +158,13 @@ def main():
         if not trace.startswith(DIAG):
             label = os.path.relpath(os.path.dirname(os.path.dirname(trace)), SUITE) + "/bfs-1.5-adaptive"
         add("recorded", trace, "adaptive", "recorded", label=label)
+    for run in RADIX_RUNS:
+        for launches in ("async", "recorded"):
+            add("radix", os.path.join(SUITE, run, "diag", "radix-1.5-adaptive.trace.gz"), "adaptive", launches,
+                label=f"{run}/radix-1.5-adaptive")
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
-        lines = [line.split() for line in gzip.open(trace, "rt")]
+        lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]
         sizes = {int(f[2]): int(f[4]) for f in lines if f and f[0] == "A"}
         with tempfile.TemporaryDirectory() as tmp:
             moves = os.path.join(tmp, "moves")
