@@ -3,10 +3,10 @@
 // ember-sparse-probe and ember-backing-probe measure the same thing.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 
 #include "cuda_check.h"
+#include "wall_clock.h"
 
 __device__ static unsigned long long pieces_mix(unsigned long long x)
 {
@@ -34,11 +34,6 @@ __global__ static void touch_pieces(unsigned *base, size_t words, size_t piece_w
 	}
 	if (acc == 0xdeadbeef)
 		*out = acc;
-}
-
-static inline double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Bytes touched per second in one launch of `blocks` blocks of 256 threads (out: a word of device memory).

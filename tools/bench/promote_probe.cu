@@ -42,22 +42,17 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
 #include "cuda_check.h"
+#include "wall_clock.h"
 #include "host_fill.h"
 
 static const size_t span = 64ull << 20;
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
-
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // Managed memory as Ember leaves a mapped allocation; written on the host unless untouched.
 static char *mapped_alloc(size_t bytes, bool touch)

@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -34,6 +33,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "wall_clock.h"
 
 namespace {
 
@@ -111,11 +111,6 @@ __global__ void rows_warp(const half2 *w, const half2 *x, float *y, int row2, in
 	acc = warp_sum(acc);
 	if (lane == 0)
 		y[row] = acc;
-}
-
-double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void host_fill(char *p, size_t bytes, unsigned threads)

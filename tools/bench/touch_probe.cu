@@ -25,13 +25,13 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
 #include "cuda_check.h"
+#include "wall_clock.h"
 
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
 
@@ -39,11 +39,6 @@ __global__ void write_all(unsigned *p, size_t n)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
 		p[i] = (unsigned)i;
-}
-
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 #ifndef MADV_POPULATE_WRITE

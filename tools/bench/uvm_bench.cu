@@ -18,7 +18,6 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,12 +26,8 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "wall_clock.h"
 #include "host_fill.h"
-
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // One pass: every element read once, 16 bytes a load; a checksum so nothing is optimized away.
 __global__ void reread_pass(const float4 *x, size_t n4, float *out)

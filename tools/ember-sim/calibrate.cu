@@ -8,12 +8,12 @@
 // usage: ember-sim-calibrate [--size SIZE_MIB] [--device N] [-o FILE]
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "cuda_check.h"
+#include "wall_clock.h"
 
 static const size_t MiB = 1ull << 20, BLOCK = 2 * MiB;
 static int dev;
@@ -54,11 +54,6 @@ static void unadvise(const void *p, size_t n)
 {
 	CHECK(advise(p, n, cudaMemAdviseUnsetPreferredLocation, false));
 	CHECK(advise(p, n, cudaMemAdviseUnsetAccessedBy, true));
-}
-
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 __global__ void stream_read(const uint4 *p, size_t n, unsigned *out)

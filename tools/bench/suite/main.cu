@@ -23,13 +23,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
+#include "wall_clock.h"
 
 static const suite_workload *const workloads[] = {
 	&suite_pathfinder, &suite_kmeans, &suite_cnn, &suite_bitonic,
@@ -86,11 +86,6 @@ int suite_blocks()
 	int sms = 0;
 	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	return sms * 8;
-}
-
-static double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Ember's ember_flush(), when Ember is loaded: each run starts settled.
