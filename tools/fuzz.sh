@@ -11,10 +11,11 @@ build=${EMBER_FUZZ_BUILD:-$root/build-fuzz}
 command -v clang >/dev/null || { echo "fuzz: clang is needed (apt-get install clang)" >&2; exit 1; }
 echo "fuzz: building the targets in $build"
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_FUZZ=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" --target fuzz_config fuzz_uvm_records fuzz_trace fuzz_launch_scan fuzz_counters >/dev/null
+cmake --build "$build" -j "$(nproc)" --target fuzz_config fuzz_uvm_records fuzz_trace fuzz_launch_scan fuzz_counters \
+  fuzz_kernel_types >/dev/null
 mkdir -p "$build/crashes"
 failed=0 passed=0
-for t in config uvm_records trace launch_scan counters; do
+for t in config uvm_records trace launch_scan counters kernel_types; do
   work=$(mktemp -d)
   echo "fuzz: $t for ${seconds}s"
   # an input that takes over 10 s is a hang, and fails the run like a crash

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_types.h"
 #include "kernels.h"
 #include "locks.h"
 #include "shim.h"
@@ -21,6 +22,7 @@ struct layout {
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
+	uint8_t declared[EMBER_SCAN_LEARNED];  /* per pointer argument, from the kernel's mangled name (kernel_types.h) */
 	uint32_t inside;                       /* bit per argument: it has pointed inside an allocation */
 	struct ember_launch_history *history;  /* per pointer argument, made on first use */
 	uint32_t kept;                         /* bit per argument: its history holds a range */
@@ -83,6 +85,11 @@ static struct layout describe(CUfunction f)
 		l.size[i] = (uint32_t)sz;
 		l.n = i + 1;
 	}
+	const char *name = NULL;
+	if (EMBER_REAL(cuFuncGetName)(&name, f) != CUDA_SUCCESS &&
+	    EMBER_REAL(cuKernelGetName)(&name, (CUkernel)f) != CUDA_SUCCESS)
+		name = NULL;
+	ember_kernel_pointee_sizes(name, l.declared, EMBER_SCAN_LEARNED);
 	return l;
 }
 
@@ -98,19 +105,22 @@ static struct layout *slot_of(CUfunction f)
 	return NULL;
 }
 
-/* What launches taught about l's kernel (nothing for no kernel): lock held. */
-static void copy_learned(const struct layout *l, uint8_t *elem_size, uint32_t *inside)
+/* What launches taught about l's kernel and what its name declares (nothing for no kernel): lock held. */
+static void copy_learned(const struct layout *l, uint8_t *elem_size, uint8_t *declared, uint32_t *inside)
 {
-	if (l)
+	if (l) {
 		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
-	else
+		memcpy(declared, l->declared, sizeof l->declared);
+	} else {
 		memset(elem_size, 0, EMBER_SCAN_LEARNED);
+		memset(declared, 0, EMBER_SCAN_LEARNED);
+	}
 	*inside = l ? l->inside : 0;
 }
 
 /* The cached layout of f, described on first sight, copied out with what was learned of it. */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
-			     uint32_t *inside, uint32_t *number)
+			     uint8_t *declared, uint32_t *inside, uint32_t *number)
 {
 	static uint32_t next_number;
 	ember_lock(&layout_lock);
@@ -131,7 +141,7 @@ unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, uns
 	}
 	unsigned n = 0;
 	*number = l ? l->number : UINT32_MAX;
-	copy_learned(l, elem_size, inside);
+	copy_learned(l, elem_size, declared, inside);
 	if (l) {
 		n = l->n < max ? l->n : max;
 		memcpy(offset, l->offset, n * sizeof *offset);
@@ -154,11 +164,11 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 	ember_unlock(&layout_lock);
 }
 
-void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint32_t *inside)
+void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint8_t *declared, uint32_t *inside)
 {
 	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);
-	copy_learned(l && l->f == f ? l : NULL, elem_size, inside);
+	copy_learned(l && l->f == f ? l : NULL, elem_size, declared, inside);
 	ember_unlock(&layout_lock);
 }
 

@@ -15,12 +15,13 @@
 /*
  * f's parameters, described by the driver on first sight: up to max
  * offsets and sizes copied out, with the element size learned for each
- * pointer argument (EMBER_SCAN_LEARNED of them), the arguments learned to
- * point inside allocations (a bit each) and f's number, in order of first
- * sight (UINT32_MAX when the table is full). Returns how many.
+ * pointer argument (EMBER_SCAN_LEARNED of them), the one f's name declares
+ * for it (kernel_types.h; 0: none), the arguments learned to point inside
+ * allocations (a bit each) and f's number, in order of first sight
+ * (UINT32_MAX when the table is full). Returns how many.
  */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
-			     uint32_t *inside, uint32_t *number);
+			     uint8_t *declared, uint32_t *inside, uint32_t *number);
 
 /*
  * Launch order: remember that argument param of f points at elements of
@@ -40,10 +41,10 @@ void ember_kernel_learn_inside(CUfunction f, uint32_t params);
 /*
  * What launches have taught about f since a scan of it was kept (a graph's
  * kernel, scanned at instantiation): each pointer argument's element size
- * and the arguments seen inside allocations. Both zero for a kernel not in
+ * (and the one f's name declares) and the arguments seen inside allocations. Both zero for a kernel not in
  * the table.
  */
-void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint32_t *inside);
+void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint8_t *declared, uint32_t *inside);
 
 /*
  * Launch order, per stream: the ranges the arguments of f (bit per argument

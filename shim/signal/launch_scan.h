@@ -44,6 +44,8 @@ struct ember_scan {
 	uint32_t kernel_number; /* f's number in order of first sight (EMBER_TRACE), UINT32_MAX if unknown */
 	/* per argument: the element size earlier launches of f showed (0: unknown) */
 	uint8_t elem_size[EMBER_SCAN_LEARNED];
+	/* per argument: the element size f's mangled name declares (0: none, kernel_types.h) */
+	uint8_t declared[EMBER_SCAN_LEARNED];
 	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
 	uint32_t inside;        /* bit per argument: earlier launches of f passed it pointing inside an allocation */
 	uint32_t newly_inside;  /* bit per argument: this launch showed it so, to be kept */

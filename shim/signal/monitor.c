@@ -84,8 +84,15 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 		    largest < limit / 64 / 16)
 			return limit;
 	}
-	/* 2: the element size an earlier launch of this kernel showed, else 4 bytes (float, int) */
-	unsigned elem = param < EMBER_SCAN_LEARNED && s->elem_size[param] ? s->elem_size[param] : 4;
+	/*
+	 * 2: the element size an earlier launch of this kernel showed, else
+	 * the one its name declares (kernel_types.h), else 4 bytes (float, int)
+	 */
+	unsigned elem = 4;
+	if (param < EMBER_SCAN_LEARNED && s->elem_size[param])
+		elem = s->elem_size[param];
+	else if (param < EMBER_SCAN_LEARNED && s->declared[param])
+		elem = s->declared[param];
 	uint64_t best = 0;
 	for (unsigned k = 0; k < s->nscalars; k++)
 		if (s->scalars[k] * elem <= limit && s->scalars[k] * elem > best)

@@ -65,12 +65,30 @@ static CUresult CUDAAPI kernel_param_info(CUkernel k, size_t index, size_t *offs
 	return param_info((CUfunction)k, index, offset, size);
 }
 
+/* Each handle's name: a C kernel's, and mangled ones that declare halves, floats and doubles, and void. */
+static CUresult CUDAAPI func_name(const char **name, CUfunction f)
+{
+	static const char *const names[KERNELS] = { "t_plain", "_Z1kPK6__halfmi", "_Z1kPfPdPcm", "_Z1kPvS_" };
+	unsigned h = (unsigned)(((uintptr_t)f - 0x1000) / 64);
+	if (h >= KERNELS || !kernel[h].loaded)
+		return CUDA_ERROR_INVALID_VALUE;
+	*name = names[h];
+	return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI kernel_name(const char **name, CUkernel k)
+{
+	return func_name(name, (CUfunction)k);
+}
+
 /* libFuzzer's one-time setup, before the first input */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	ember_slot_table[EMBER_SLOT_cuFuncGetParamInfo] = (void *)param_info;
 	ember_slot_table[EMBER_SLOT_cuKernelGetParamInfo] = (void *)kernel_param_info;
+	ember_slot_table[EMBER_SLOT_cuFuncGetName] = (void *)func_name;
+	ember_slot_table[EMBER_SLOT_cuKernelGetName] = (void *)kernel_name;
 	fuzz_policy_init(&accounts);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * simulated driver knows which 2 MiB blocks its host kernels really touch,
  * so the scan's accuracy is measured against the truth here.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier;
+static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -32,6 +33,13 @@ static void k_touch4(const struct ember_sim_launch *l, void **params)
 	const float *x = *(const float **)params[0];
 	size_t n = *(size_t *)params[1]; /* in 16-byte elements, as a float4 kernel counts */
 	SYM(sim, ember_sim_access)(x, n * 16, 0);
+}
+
+static void k_half(const struct ember_sim_launch *l, void **params)
+{
+	const void *x = *(const void **)params[0];
+	size_t n = *(size_t *)params[1]; /* in 2-byte halves, as its mangled name declares */
+	SYM(sim, ember_sim_access)(x, n * 2, 0);
 }
 
 static void k_touch64(const struct ember_sim_launch *l, void **params)
@@ -102,6 +110,8 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_scaled", k_scaled, scale, 4), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_rows", k_rows, dp, 4), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_frontier", k_frontier, graph, 3), 0);
+	/* half_piece(__half const*, unsigned long) */
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z10half_piecePK6__halfm", k_half, one, 2), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -112,6 +122,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&scaled, mod, "t_scaled"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&rows, mod, "t_rows"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&frontier, mod, "t_frontier"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&half_piece, mod, "_Z10half_piecePK6__halfm"));
 }
 
 TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
@@ -266,6 +277,17 @@ Test(adaptive, launch_scan_accuracy)
 	CUdeviceptr r_at = r + 16 * MiB;
 	launch(touch4b, (void *[]){ &r_at, &n16 });
 	score_scan("interior pointer, 16-byte count, after a whole-array launch", r, 64 * MiB, 1.0, 1.0);
+	/*
+	 * a count of 2-byte halves on an interior pointer, in a kernel whose
+	 * mangled name declares __half const*: the program's C++ runtime
+	 * (loaded local, as Python loads its modules) demangles it
+	 */
+	void *runtime = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(runtime, "a C++ runtime to stand for the program's: %s", dlerror());
+	CUdeviceptr h = managed(64 * MiB), h_at = h + 16 * MiB;
+	size_t nh = 8 * MiB / 2;
+	launch(half_piece, (void *[]){ &h_at, &nh });
+	score_scan("interior pointer and a count of the halves the kernel's name declares", h, 64 * MiB, 1.0, 1.0);
 	/* a base pointer and a count of 64-byte records (k-means' points): the whole array */
 	CUdeviceptr pts = managed(64 * MiB);
 	size_t npts = 64 * MiB / 64;
