@@ -159,7 +159,7 @@ typedef char *(*demangle_fn)(const char *mangled, char *out, size_t *len, int *s
  * modules with their C++ runtime local to them, out of the global scope,
  * so the runtime is asked for by name first.
  */
-static demangle_fn demangler(void)
+static demangle_fn find_demangler(void)
 {
 	static const char *const runtimes[] = { "libstdc++.so.6", "libc++abi.so.1", "libc++.so.1" };
 	for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++) {
@@ -172,6 +172,16 @@ static demangle_fn demangler(void)
 			return (demangle_fn)fn;
 	}
 	return (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+}
+
+/* Found once and kept (a C++ runtime is not unloaded); looked for again while none is loaded. */
+static demangle_fn demangler(void)
+{
+	static demangle_fn found;
+	demangle_fn fn = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
+	if (!fn && (fn = find_demangler()))
+		__atomic_store_n(&found, fn, __ATOMIC_RELEASE);
+	return fn;
 }
 
 unsigned ember_kernel_pointee_sizes(const char *mangled, uint8_t *sizes, unsigned max)
