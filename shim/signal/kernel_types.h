@@ -4,8 +4,8 @@
  * two bytes an element, `float*` four. Without them the launch scan takes a
  * count as four-byte elements, and llama.cpp's F16 weights, one buffer of
  * tensors back to back, were each credited twice their bytes, over the next
- * tensor (the H200's trace of ab-32: 104,857,600 bytes for each 5120 x 5120
- * tensor of 52,428,800).
+ * tensor (results/suite/diag's llama.cpp trace from the H200: 104,857,600
+ * bytes for each 5120 x 5120 tensor of 52,428,800).
  */
 #ifndef EMBER_KERNEL_TYPES_H
 #define EMBER_KERNEL_TYPES_H
