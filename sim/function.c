@@ -87,3 +87,9 @@ SIM_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
 	*name = f->kernel->name;
 	return CUDA_SUCCESS;
 }
+
+/* A kernel of a library is its function here (library.c), as for cuKernelGetParamInfo. */
+SIM_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+	return cuFuncGetName(name, (CUfunction)hfunc);
+}
