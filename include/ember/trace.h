@@ -15,7 +15,8 @@
  *   F <t> <id>                                           allocation freed
  *   L <t> <stream> <kernel> <n> <id>:<offset>:<bytes>[:<arg>] ...
  *                                                        launch: the n ranges it references, one per pointer
- *                                                        as the scan saw them; they may overlap (a kernel
+ *                                                        as the scan saw them (n 0 and none: it named no
+ *                                                        placed memory); they may overlap (a kernel
  *                                                        can pass one pointer in several arguments), and
  *                                                        what the launch reads is their union. <kernel>
  *                                                        numbers the kernel in order of first sight ('-':
