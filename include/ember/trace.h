@@ -33,9 +33,11 @@
  *   Q <t> <phase> <seen>                                 a host phase (the program waited for the GPU, then
  *                                                        took page faults on the host): <phase> counts them,
  *                                                        from 1; <seen> 1 when Ember saw it while it lasted
- *                                                        (the worker, which then ended the episode of
- *                                                        launches before it: shim/policy/policy.h), 0 when
- *                                                        the launch after it did
+ *                                                        with no stream the program launched on left
+ *                                                        running (the worker, which then ended the episode
+ *                                                        of launches before it: shim/policy/policy.h,
+ *                                                        shim/signal/gpu_busy.h), 0 when the launch after
+ *                                                        it did; a replay ends the episode where it is 1
  *   X <t>                                                the application called ember_flush(): programs
  *                                                        that time a phase flush first, so a replay can
  *                                                        time from the last X that a launch follows to
