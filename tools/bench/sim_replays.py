@@ -19,6 +19,10 @@ H200 profile. Groups (the "group" field):
                H200's own clock against the H200's
   radix        radix's 1.5x traces from ab-37's calls 6 and 7 (adaptive), async and recorded: whether the
                buffers its passes read four times a run take the room of its input, read once
+  scan-types   llama.cpp's trace with its weights' ranges as the scan now credits them (trace_ranges.py):
+               the output norm at the buffer's base a 20 KiB piece (eb80af3), alone, and with it the F16
+               matrix kernels' ranges halved (their mangled names declare __half, 051153a); adaptive,
+               async and on the recorded clock
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -33,6 +37,7 @@ import sys
 import tempfile
 
 import trace_burst
+import trace_ranges
 
 DIAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "suite", "diag")
 SUITE = os.path.dirname(DIAG)
@@ -41,6 +46,12 @@ FIRST_RUNS = ("ab-26/call1/wm97-0", "ab-26/call1/wm90-0", "ab-27/call7/wm97-0", 
               "ab-28/call8/star-debug", "ab-29/call1/suite", "ab-30/call4/star-base-0", "ab-30/call4/star-head-0")
 SPAN = 64 << 20  # EMBER_SPAN's default: an allocation no larger is a table that may be wanted
 WATERMARKS = {"90/85": ("90", "85"), "97/93": ("97", "93")}
+# what the scan credits llama.cpp's weights buffer (allocation 0 of diag's trace) with: its kernels 0 and 13
+# (the output norm at the buffer's base) and its F16 matrix kernels 1, 9, 10, 14, 22 and 23
+LLAMA_RESCANS = {
+    "norm-piece": ["--piece", "0,13:25704878080:20480"],
+    "norm-piece-f16": ["--piece", "0,13:25704878080:20480", "--scale", "1,9,10,14,22,23:0.5"],
+}
 # radix's sort at 1.5x under adaptive on the H200, traced
 RADIX_RUNS = ("ab-37/call6/radix-adaptive-0", "ab-37/call6/radix-adaptive-1", "ab-37/call7/radix-adaptive-0")
 
@@ -162,6 +173,14 @@ def main():
         for launches in ("async", "recorded"):
             add("radix", os.path.join(SUITE, run, "diag", "radix-1.5-adaptive.trace.gz"), "adaptive", launches,
                 label=f"{run}/radix-1.5-adaptive")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, how in LLAMA_RESCANS.items():
+            rescanned = os.path.join(tmp, f"llama-cpp-{label}.trace.gz")
+            sys.argv = ["trace_ranges.py", os.path.join(DIAG, "llama-cpp-1.5-adaptive.trace.gz"), rescanned,
+                        "--alloc", "0"] + how
+            trace_ranges.main()
+            for launches in ("async", "recorded"):
+                add("scan-types", rescanned, "adaptive", launches, label=f"llama-cpp-1.5-adaptive-{label}")
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]

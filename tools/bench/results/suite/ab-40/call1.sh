@@ -6,7 +6,7 @@
 # First one llama.cpp process under head, traced: its F16 matrix kernels' L ranges should be their
 # tensors' bytes (52,428,800 for a 5120 x 5120 tensor, where diag/llama-cpp-1.5-adaptive has 104,857,600),
 # which says the demangling works inside llama-bench. Then llama.cpp by llama-bench directly (three
-# rounds: that trace with its F16 ranges halved replays demoting 0.14 GiB against 2.04), hf-llama (two:
+# rounds: that trace with its F16 ranges halved replays demoting 0.14 GiB against 1.39), hf-llama (two:
 # PyTorch's kernels that take typed pointers are sized too) and bfs (two: expand's row offsets are
 # uint64_t, 8 bytes an element where 4 were taken).
 source tools/bench/device-call.sh c1
