@@ -1,10 +1,16 @@
-// now_s(): the steady clock in seconds, for timing on the host. The one
-// copy for the tools' CUDA programs (tools/bench, tools/ember-sim).
+/*
+ * now_s(): the monotonic clock in seconds, for timing on the host (what
+ * std::chrono::steady_clock reads on Linux). The one copy for the tools'
+ * programs, C and CUDA alike (tools/bench, tools/ember-sim, the demo and
+ * the torture test).
+ */
 #pragma once
 
-#include <chrono>
+#include <time.h>
 
-static inline double now_s()
+static inline double now_s(void)
 {
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "wall_clock.h"
+
 extern const char ember_demo_ptx[];
 
 #define CHECK(call)                                                                        \
@@ -26,13 +28,6 @@ extern const char ember_demo_ptx[];
 			exit(1);                                                           \
 		}                                                                          \
 	} while (0)
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Say which Ember, if any, this process runs under. */
 static void report_ember(void)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wall_clock.h"
+
 extern const char ember_demo_ptx[];
 
 #define CHECK(call)                                                                              \
@@ -33,13 +35,6 @@ static CUfunction saxpy;
 static double deadline;
 static size_t max_bytes;
 static uint64_t verified, allocations, mismatches;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* A thread's long-lived data: read again and again, so the policy keeps moving it in and out. */
 struct kept {
