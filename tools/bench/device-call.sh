@@ -19,6 +19,14 @@
 #   llama_runs a line per llama-bench process run directly ($R/llama-*.jsonl):
 #              its mean and samples in seconds, and the bytes its
 #              .stats.json says were promoted and demoted
+# and, for an A/B of Ember libraries a process each in turn (the packed
+# build's kept as build/lib-head.so, others stripped in as build/lib-X.so
+# after device-pack.sh), adaptive at 1.5x of a 16 GiB budget:
+#   use X                 make build/lib-X.so the library the runs load
+#   one DIR W [ENV...]    the suite's kernel workload W, its results in $R/DIR
+#   llama X ROUND         under X, llama.cpp 13B F16 by llama-bench directly
+#                         (-n 8 -r 3; /tmp/ember-13b.gguf, made by make_gguf.py)
+#   hf X ROUND            under X, transformers generate() on hf-llama
 set -uo pipefail
 name=${1:?usage: source tools/bench/device-call.sh NAME}
 here=$PWD
@@ -30,6 +38,33 @@ run=$here/build/bin/ember-run
 pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
 stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
 time_left() { [ "$SECONDS" -lt $((540 - ${1:-60})) ]; }
+cp build/lib/libember.so build/lib-head.so
+use() { cp "build/lib-$1.so" build/lib/libember.so; }
+one() { # DIR WORKLOAD [ENV...]
+  local dir=$1 w=$2 out; shift 2
+  stage "$dir"
+  out=$R/$dir; mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  env "$@" EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive \
+    EMBER_SUITE_ONLY=$w EMBER_SUITE_TIMEOUT=60 timeout 90 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
+  pack
+}
+llama() { # VARIANT ROUND
+  use "$1"; stage "llama-$1-$2"
+  GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 timeout 60 "$run" --driver real --mode adaptive --budget 16G \
+    --stats "$R/llama-$1-$2.stats.json" --log info -- "$EMBER_LLAMA_BENCH" -m /tmp/ember-13b.gguf -p 0 -n 8 -r 3 \
+    -o jsonl -ngl 99 >"$R/llama-$1-$2.jsonl" 2>"$R/llama-$1-$2.log"
+  pack
+}
+hf() { # VARIANT ROUND
+  local out=$R/hf-llama-$1-$2
+  use "$1"; stage "hf-llama-$1-$2"
+  mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive EMBER_SUITE_SKIP="hf-mixtral-*" \
+    EMBER_SUITE_TIMEOUT=90 timeout $((560 - SECONDS)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
+  pack
+}
 records() {
   local f
   for f in "$R"/*/suite.jsonl; do

@@ -10,32 +10,6 @@
 # PyTorch's kernels that take typed pointers are sized too) and bfs (two: expand's row offsets are
 # uint64_t, 8 bytes an element where 4 were taken).
 source tools/bench/device-call.sh c1
-cp build/lib/libember.so build/lib-head.so
-use() { cp "build/lib-$1.so" build/lib/libember.so; }
-one() { # FOLDER WORKLOAD [ENV...]
-  local dir=$1 w=$2; shift 2
-  stage "$dir"
-  out=$R/$dir; mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  env "$@" EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive \
-    EMBER_SUITE_ONLY=$w EMBER_SUITE_TIMEOUT=60 timeout 90 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
-  pack
-}
-llama() { # VARIANT ROUND
-  use $1; stage "llama-$1-$2"
-  GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 timeout 60 "$run" --driver real --mode adaptive --budget 16G \
-    --stats "$R/llama-$1-$2.stats.json" --log info -- "$EMBER_LLAMA_BENCH" -m /tmp/ember-13b.gguf -p 0 -n 8 -r 3 \
-    -o jsonl -ngl 99 >"$R/llama-$1-$2.jsonl" 2>"$R/llama-$1-$2.log"
-  pack
-}
-hf() { # VARIANT ROUND
-  use $1; stage "hf-llama-$1-$2"
-  out=$R/hf-llama-$1-$2; mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive EMBER_SUITE_SKIP="hf-mixtral-*" \
-    EMBER_SUITE_TIMEOUT=90 timeout $((560 - SECONDS)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
-  pack
-}
 stage gguf
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
 use head; stage "llama traced"
