@@ -51,14 +51,19 @@ CUmodule start_context(void *shim)
 	return mod;
 }
 
-void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes)
+void launch_reread_on(void *shim, CUfunction f, CUdeviceptr p, size_t bytes, CUstream stream)
 {
 	static float sum;
 	size_t n = bytes / sizeof(float);
 	unsigned passes = 1;
 	float *out = &sum;
 	void *params[] = { &p, &n, &passes, &out };
-	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, stream, params, NULL));
+}
+
+void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes)
+{
+	launch_reread_on(shim, f, p, bytes, NULL);
 }
 
 void sync_and_flush(void *shim)

@@ -24,6 +24,8 @@ CUmodule start_context(void *shim);
 
 /* Launch the simulated driver's ember_reread_sum f through the shim over [p, p + bytes), once: a launch Ember scans. */
 void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes);
+/* The same on stream (launch_reread's is NULL). */
+void launch_reread_on(void *shim, CUfunction f, CUdeviceptr p, size_t bytes, CUstream stream);
 
 /* Through the shim: wait for the GPU, then for Ember's moves (ember_flush). */
 void sync_and_flush(void *shim);

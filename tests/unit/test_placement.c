@@ -850,17 +850,24 @@ static void read_and_free_20_mib(void)
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
 
-Test(placement, a_trace_records_budgets_allocations_launches_moves_and_frees)
+/* The trace child() records under EMBER_TRACE, into buf, and the file's permission bits. */
+static mode_t trace_of_child(void (*child)(void), char *buf, size_t len)
 {
 	char path[] = "/tmp/ember-trace-XXXXXX";
 	temp_file_env("EMBER_TRACE", path);
-	run_in_child(read_and_free_20_mib);
-	char buf[8192];
-	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
+	run_in_child(child);
+	cr_assert_gt(read_file(path, buf, len), 0);
 	struct stat st;
 	cr_assert_eq(stat(path, &st), 0);
 	unlink(path);
-	cr_expect_eq(st.st_mode & 0777, 0600, "a trace holds addresses: private to its owner");
+	return st.st_mode & 0777;
+}
+
+Test(placement, a_trace_records_budgets_allocations_launches_moves_and_frees)
+{
+	char buf[8192];
+	mode_t mode = trace_of_child(read_and_free_20_mib, buf, sizeof buf);
+	cr_expect_eq(mode, 0600, "a trace holds addresses: private to its owner");
 	cr_expect_eq(strncmp(buf, "ember-trace 2\n", 14), 0, "%s", buf);
 	cr_expect_not_null(strstr(buf, "\nD 0 67108864 "), "the budget: %s", buf);
 	cr_expect_not_null(strstr(buf, " 0 0 20971520 m\n"), "the allocation: %s", buf);
@@ -875,13 +882,8 @@ static void read_on_both_names_of_the_legacy_stream(void)
 {
 	start_static();
 	CUdeviceptr p = managed(20 * MiB);
-	static float sum;
-	size_t n = 20 * MiB / sizeof(float);
-	unsigned passes = 1;
-	float *out = &sum;
-	void *params[] = { &p, &n, &passes, &out };
-	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-	CU_OK(SYM(shim, cuLaunchKernel)(reread, 1, 1, 1, 1, 1, 1, 0, CU_STREAM_LEGACY, params, NULL));
+	launch_reread_on(shim, reread, p, 20 * MiB, NULL);
+	launch_reread_on(shim, reread, p, 20 * MiB, CU_STREAM_LEGACY);
 	sync_and_flush(shim);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
@@ -889,12 +891,8 @@ static void read_on_both_names_of_the_legacy_stream(void)
 /* A launch's stream key (the trace's L lines, the launch history) names a stream, not a handle. */
 Test(placement, the_legacy_handle_and_null_are_one_stream)
 {
-	char path[] = "/tmp/ember-trace-XXXXXX";
-	temp_file_env("EMBER_TRACE", path);
-	run_in_child(read_on_both_names_of_the_legacy_stream);
 	char buf[8192];
-	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
-	unlink(path);
+	trace_of_child(read_on_both_names_of_the_legacy_stream, buf, sizeof buf);
 	unsigned launches = 0, on_null = 0;
 	for (const char *l = strstr(buf, "\nL "); l; l = strstr(l + 1, "\nL ")) {
 		unsigned long long t, key;
@@ -931,12 +929,8 @@ static void launch_on_plain_memory(void)
 /* Every L line ends at its count of ranges when it has none (ab-37's radix trace held stack bytes there). */
 Test(placement, a_launch_naming_no_placed_memory_is_traced_with_no_ranges)
 {
-	char path[] = "/tmp/ember-trace-XXXXXX";
-	temp_file_env("EMBER_TRACE", path);
-	run_in_child(launch_on_plain_memory);
 	char buf[8192];
-	cr_assert_gt(read_file(path, buf, sizeof buf), 0);
-	unlink(path);
+	trace_of_child(launch_on_plain_memory, buf, sizeof buf);
 	unsigned launches = 0;
 	for (const char *l = strstr(buf, "\nL "); l; l = strstr(l + 1, "\nL ")) {
 		unsigned long long t, key;
