@@ -176,9 +176,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for label, how in LLAMA_RESCANS.items():
             rescanned = os.path.join(tmp, f"llama-cpp-{label}.trace.gz")
-            sys.argv = ["trace_ranges.py", os.path.join(DIAG, "llama-cpp-1.5-adaptive.trace.gz"), rescanned,
-                        "--alloc", "0"] + how
-            trace_ranges.main()
+            trace_ranges.main([os.path.join(DIAG, "llama-cpp-1.5-adaptive.trace.gz"), rescanned, "--alloc", "0"] + how)
             for launches in ("async", "recorded"):
                 add("scan-types", rescanned, "adaptive", launches, label=f"llama-cpp-1.5-adaptive-{label}")
     for run in FIRST_RUNS:

@@ -21,29 +21,24 @@ def kernels_and(spec, arity):
     return set(parts[0].split(",")), parts[1:]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("src")
-    ap.add_argument("out")
-    ap.add_argument("--alloc", required=True)
-    ap.add_argument("--scale", action="append", default=[], type=lambda s: kernels_and(s, 2))
-    ap.add_argument("--piece", action="append", default=[], type=lambda s: kernels_and(s, 3))
-    args = ap.parse_args()
-    opener = gzip.open if args.out.endswith(".gz") else open
+def rewrite(src_path, out_path, alloc, scales=(), pieces=()):
+    """Copy src_path to out_path with alloc's ranges rescanned: scales are (kernels, [factor]) and pieces
+    (kernels, [whole, bytes]), as kernels_and parses --scale and --piece. Returns how many changed."""
+    opener = gzip.open if out_path.endswith(".gz") else open
     changed = 0
-    with gzip.open(args.src, "rt", errors="replace") as src, opener(args.out, "wt") as out:
+    with gzip.open(src_path, "rt", errors="replace") as src, opener(out_path, "wt") as out:
         for line in src:
             f = line.split()
             if len(f) > 5 and f[0] == "L":
                 ranges = []
                 for r in f[5:]:
                     p = r.split(":")
-                    if len(p) >= 3 and p[0] == args.alloc and p[2].isdigit():
+                    if len(p) >= 3 and p[0] == alloc and p[2].isdigit():
                         size = int(p[2])
-                        for kernels, (factor,) in args.scale:
+                        for kernels, (factor,) in scales:
                             if f[3] in kernels and size >= 1 << 20:
                                 size = int(size * float(factor))
-                        for kernels, (whole, piece) in args.piece:
+                        for kernels, (whole, piece) in pieces:
                             if f[3] in kernels and size == int(whole):
                                 size = int(piece)
                         if size != int(p[2]):
@@ -52,6 +47,18 @@ def main():
                     ranges.append(":".join(p))
                 line = " ".join(f[:5] + ranges) + "\n"
             out.write(line)
+    return changed
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("src")
+    ap.add_argument("out")
+    ap.add_argument("--alloc", required=True)
+    ap.add_argument("--scale", action="append", default=[], type=lambda s: kernels_and(s, 2))
+    ap.add_argument("--piece", action="append", default=[], type=lambda s: kernels_and(s, 3))
+    args = ap.parse_args(argv)
+    changed = rewrite(args.src, args.out, args.alloc, args.scale, args.piece)
     print(f"trace_ranges: {changed} ranges changed")
 
 
