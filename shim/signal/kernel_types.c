@@ -120,7 +120,8 @@ unsigned ember_signature_pointee_sizes(const char *demangled, uint8_t *sizes, un
 	/* the parameter list: the last parenthesis, back to its match */
 	const char *close = e - 1, *open = NULL;
 	int depth = 0;
-	for (const char *p = close; p >= b; p--) {
+	for (const char *p = e; p > b;) { /* back from the ')', never before b */
+		p--;
 		if (closes(*p))
 			depth++;
 		else if (opens(*p) && --depth == 0) {
