@@ -16,13 +16,13 @@ import gzip
 import sys
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trace")
     ap.add_argument("out")
     ap.add_argument("--run", type=int, default=1)
     ap.add_argument("--apart-us", type=int, default=1000)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     opener = gzip.open if a.trace.endswith(".gz") else open
     with opener(a.trace, "rt") as f:
         lines = f.read().splitlines()
