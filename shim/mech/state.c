@@ -37,6 +37,7 @@ void ember_state_init(void)
 		.batch_regions = ember_cfg.batch_regions,
 		.exchange_regions = ember_cfg.exchange_regions,
 		.heat_ratio = ember_cfg.heat_ratio,
+		.partial_rank = ember_cfg.partial_rank,
 		.stale_intervals = ember_cfg.stale_intervals,
 		.protection = ember_cfg.protection,
 		.base_grace_ns = ember_cfg.base_grace_ms * MS,

@@ -66,11 +66,17 @@ int ember_victim_order(const void *x, const void *y)
  * against static's 1.08 s), and the star queries their dimension tables.
  * Then in address order, so that spans come out adjacent and merge.
  */
+static uint32_t rank_demand(const struct slot *s)
+{
+	return s->partial ? s->demand / 2 : s->demand;
+}
+
 int ember_hottest_first(const void *x, const void *y)
 {
 	const struct slot *a = x, *b = y;
-	if (a->demand != b->demand)
-		return (a->demand < b->demand) - (a->demand > b->demand);
+	uint32_t da = rank_demand(a), db = rank_demand(b);
+	if (da != db)
+		return (da < db) - (da > db);
 	if (a->a != b->a && a->a->size != b->a->size)
 		return a->a->size < b->a->size ? -1 : 1;
 	if (a->a != b->a)
@@ -91,11 +97,25 @@ void ember_slots_sort(struct slot *v, size_t n, int (*cmp)(const void *, const v
 		qsort(v, n, sizeof *v, cmp);
 }
 
-/* A hot mapped region r of a, as a candidate. */
-struct slot ember_slot_hot(struct ember_alloc *a, uint32_t r)
+/*
+ * A hot mapped region r of a, as a candidate. Under partial_rank, one
+ * that a launch of its last touch covered only in part ranks at half its
+ * demand: two launches that each read part of it (radix sort's chunk
+ * edges, two tensors packed in one buffer) each credit it whole, so it
+ * looks twice as hot as what it holds of either, and as the hottest hot
+ * region it ended every pass of radix at 1.5x (its exchange may not rank
+ * it, policy.c). Only the order changes; whether it beats a resident
+ * does not.
+ */
+struct slot ember_slot_hot(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t r)
 {
 	const struct ember_region *reg = &a->regions[r];
-	return (struct slot){ .a = a, .r = r, .demand = reg->ref_demand, .last_ref = reg->last_ref, .gap = reg->gap };
+	return (struct slot){ .a = a,
+			      .r = r,
+			      .demand = reg->ref_demand,
+			      .last_ref = reg->last_ref,
+			      .gap = reg->gap,
+			      .partial = p->partial_rank && reg->touch_partial };
 }
 
 /* A resident region r of a, as a candidate victim. */
@@ -137,7 +157,7 @@ uint64_t ember_survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct
 			else if (reg->state == EMBER_REGION_RESIDENT)
 				ember_slots_push(resident, resident_slot(pc, a, r, now, epoch));
 			else if (hot && reg->state == EMBER_REGION_MAPPED && ember_demand_hot(p, reg, now))
-				ember_slots_push(hot, ember_slot_hot(a, r));
+				ember_slots_push(hot, ember_slot_hot(p, a, r));
 		}
 	}
 	return leaving;

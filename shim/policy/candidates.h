@@ -25,6 +25,7 @@ struct slot {
 	uint32_t demand;
 	uint64_t last_ref; /* when it was last referenced */
 	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
+	bool partial;      /* hot: ranked at half its demand (ember_slot_hot) */
 	enum ember_victim_reason why; /* a victim: for what it gave way (EXCHANGE: a region read more a cycle) */
 	struct ember_alloc *for_a;    /* a victim of replacement: the hot region it gave way for (NULL: none) */
 	uint32_t for_r;
@@ -55,7 +56,7 @@ void ember_slots_push(struct slots *s, struct slot x);
 void ember_slots_sort(struct slot *v, size_t n, int (*cmp)(const void *, const void *));
 
 /* A hot mapped region r of a, as a candidate. */
-struct slot ember_slot_hot(struct ember_alloc *a, uint32_t r);
+struct slot ember_slot_hot(const struct ember_policy_params *p, struct ember_alloc *a, uint32_t r);
 
 /* Resident victims and (unless hot is NULL) hot mapped candidates of dev; returns the bytes already leaving. */
 uint64_t ember_survey(struct ember_policy_ctx *pc, int dev, uint64_t now, struct slots *resident, struct slots *hot);

@@ -360,7 +360,7 @@ size_t ember_policy_promote(struct ember_policy_ctx *pc, int dev, uint64_t now, 
 				continue;
 			ember_demand_catch_up(reg, epoch);
 			if (ember_demand_hot(p, reg, now))
-				ember_slots_push(&hot, ember_slot_hot(a, r));
+				ember_slots_push(&hot, ember_slot_hot(p, a, r));
 		}
 	}
 	/*

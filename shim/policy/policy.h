@@ -47,6 +47,7 @@ struct ember_policy_params {
 	uint32_t batch_regions;     /* regions per demotion batch: 16 */
 	uint32_t exchange_regions;  /* regions a pass may exchange for regions read more a cycle (0: none) */
 	double heat_ratio;          /* hottest mapped / coldest resident to replace: 2 */
+	bool partial_rank;          /* hot regions covered in part rank at half their demand (EMBER_PARTIAL_RANK) */
 	uint32_t stale_intervals;   /* silent intervals until a resident region counts as cold: 5 */
 	bool protection;            /* migration-aware protection on */
 	uint64_t base_grace_ns;     /* grace after arrival: 100 ms */

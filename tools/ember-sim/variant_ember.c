@@ -194,6 +194,7 @@ static struct ember_policy_params params_of(const struct sim_env *env)
 		.batch_regions = (uint32_t)shim_param(env, "batch"),
 		.exchange_regions = (uint32_t)shim_param(env, "exchange"),
 		.heat_ratio = shim_param(env, "heat_ratio"),
+		.partial_rank = shim_param(env, "partial_rank") != 0,
 		.stale_intervals = (uint32_t)shim_param(env, "stale_intervals"),
 		.protection = shim_param(env, "protection") != 0,
 		.base_grace_ns = (uint64_t)(shim_param(env, "base_grace_ms") * MS),
