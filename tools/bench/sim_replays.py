@@ -23,6 +23,8 @@ H200 profile. Groups (the "group" field):
                the output norm at the buffer's base a 20 KiB piece (eb80af3), alone, and with it the F16
                matrix kernels' ranges halved (their mangled names declare __half, 051153a); adaptive,
                async and on the recorded clock
+  partial-rank the radix and scan-types replays, and each adaptive 1.5x trace on its recorded clock (as in
+               recorded), with EMBER_PARTIAL_RANK=1: hot regions a launch covered in part ranked at half their demand
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -53,6 +55,8 @@ LLAMA_RESCANS = {
     "norm-piece-f16": ["--piece", "0,13:25704878080:20480", "--scale", "1,9,10,14,22,23:0.5"],
 }
 # radix's sort at 1.5x under adaptive on the H200, traced
+# EMBER_PARTIAL_RANK on: the partial-rank group replays these against radix, scan-types and recorded (off)
+PARTIAL_RANK = ("partial_rank=1",)
 RADIX_RUNS = ("ab-37/call6/radix-adaptive-0", "ab-37/call6/radix-adaptive-1", "ab-37/call7/radix-adaptive-0")
 
 
@@ -114,8 +118,10 @@ def arrivals(sizes, moves):
             "columns_in_seconds": max(columns) / 1e9 if columns else None}
 
 
-def replay(sim, trace, variant, launches="sync", model=None, marks=None, moves=None):
+def replay(sim, trace, variant, launches="sync", model=None, marks=None, moves=None, params=()):
     cmd = [sim, "--trace", trace, "--variant", variant, "--launches", launches, "--json"]
+    for p in params:
+        cmd += ["--param", p]
     if moves:
         cmd += ["--moves", moves]
     if model:
@@ -130,11 +136,11 @@ def main():
     sim, out_path = sys.argv[1:3]
     rows = []
 
-    def add(group, trace, variant, launches="sync", model=None, marks=None, burst=False, label=None):
+    def add(group, trace, variant, launches="sync", model=None, marks=None, burst=False, label=None, params=()):
         name = label or os.path.basename(trace)[: -len(".trace.gz")]
-        rec = replay(sim, trace, variant, launches, model, WATERMARKS[marks] if marks else None)
+        rec = replay(sim, trace, variant, launches, model, WATERMARKS[marks] if marks else None, params=params)
         rec.update(group=group, trace=name, kernel_reads=model, launches=launches, watermarks=marks or "recorded",
-                   burst=burst)
+                   burst=burst, params=list(params))
         if not burst and name.endswith("-" + variant):
             rec.update(h200(trace))
         rows.append(rec)
@@ -149,8 +155,7 @@ def main():
     star = os.path.join(DIAG, "star-1.5-adaptive.trace.gz")
     with tempfile.TemporaryDirectory() as tmp:
         burst = os.path.join(tmp, "star-burst.trace")
-        sys.argv = ["trace_burst.py", star, burst]
-        trace_burst.main()
+        trace_burst.main([star, burst])
         for marks in WATERMARKS:
             add("burst", burst, "adaptive", "async", "star", marks, burst=True, label="star-1.5-adaptive-burst")
     for trace in sorted(glob.glob(os.path.join(DIAG, "*-1.5-*.trace.gz"))):
@@ -179,6 +184,14 @@ def main():
             trace_ranges.main([os.path.join(DIAG, "llama-cpp-1.5-adaptive.trace.gz"), rescanned, "--alloc", "0"] + how)
             for launches in ("async", "recorded"):
                 add("scan-types", rescanned, "adaptive", launches, label=f"llama-cpp-1.5-adaptive-{label}")
+                add("partial-rank", rescanned, "adaptive", launches, label=f"llama-cpp-1.5-adaptive-{label}",
+                    params=PARTIAL_RANK)
+    for run in RADIX_RUNS:
+        for launches in ("async", "recorded"):
+            add("partial-rank", os.path.join(SUITE, run, "diag", "radix-1.5-adaptive.trace.gz"), "adaptive", launches,
+                label=f"{run}/radix-1.5-adaptive", params=PARTIAL_RANK)
+    for trace in adaptive:
+        add("partial-rank", trace, "adaptive", "recorded", params=PARTIAL_RANK)
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]
