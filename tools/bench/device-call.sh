@@ -19,14 +19,16 @@
 #   llama_runs a line per llama-bench process run directly ($R/llama-*.jsonl):
 #              its mean and samples in seconds, and the bytes its
 #              .stats.json says were promoted and demoted
+#   finish     the call's last step: the packed build in place again, $R
+#              packed, then records, llama_runs and the progress log
 # and, for an A/B of Ember libraries a process each in turn (the packed
 # build's kept as build/lib-head.so, others stripped in as build/lib-X.so
 # after device-pack.sh), adaptive at 1.5x of a 16 GiB budget:
-#   use X                 make build/lib-X.so the library the runs load
-#   one DIR W [ENV...]    the suite's kernel workload W, its results in $R/DIR
-#   llama X ROUND         under X, llama.cpp 13B F16 by llama-bench directly
-#                         (-n 8 -r 3; /tmp/ember-13b.gguf, made by make_gguf.py)
-#   hf X ROUND            under X, transformers generate() on hf-llama
+#   use X                   make build/lib-X.so the library the runs load
+#   one DIR W [ENV...]      the suite's kernel workload W, its results in $R/DIR
+#   llama X ROUND [ENV...]  under X, llama.cpp 13B F16 by llama-bench directly
+#                           (-n 8 -r 3; /tmp/ember-13b.gguf, made by make_gguf.py)
+#   hf X ROUND [ENV...]     under X, transformers generate() on hf-llama
 set -uo pipefail
 name=${1:?usage: source tools/bench/device-call.sh NAME}
 here=$PWD
@@ -49,18 +51,20 @@ one() { # DIR WORKLOAD [ENV...]
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
 }
-llama() { # VARIANT ROUND
-  use "$1"; stage "llama-$1-$2"
-  GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 timeout 60 "$run" --driver real --mode adaptive --budget 16G \
-    --stats "$R/llama-$1-$2.stats.json" --log info -- "$EMBER_LLAMA_BENCH" -m /tmp/ember-13b.gguf -p 0 -n 8 -r 3 \
-    -o jsonl -ngl 99 >"$R/llama-$1-$2.jsonl" 2>"$R/llama-$1-$2.log"
+llama() { # VARIANT ROUND [ENV...]
+  local v=$1 round=$2; shift 2
+  use "$v"; stage "llama-$v-$round"
+  env "$@" GGML_CUDA_ENABLE_UNIFIED_MEMORY=1 timeout 60 "$run" --driver real --mode adaptive --budget 16G \
+    --stats "$R/llama-$v-$round.stats.json" --log info -- "$EMBER_LLAMA_BENCH" -m /tmp/ember-13b.gguf -p 0 -n 8 \
+    -r 3 -o jsonl -ngl 99 >"$R/llama-$v-$round.jsonl" 2>"$R/llama-$v-$round.log"
   pack
 }
-hf() { # VARIANT ROUND
-  local out=$R/hf-llama-$1-$2
-  use "$1"; stage "hf-llama-$1-$2"
+hf() { # VARIANT ROUND [ENV...]
+  local v=$1 round=$2; shift 2
+  local out=$R/hf-llama-$v-$round
+  use "$v"; stage "hf-llama-$v-$round"
   mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive EMBER_SUITE_SKIP="hf-mixtral-*" \
+  env "$@" EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive EMBER_SUITE_SKIP="hf-mixtral-*" \
     EMBER_SUITE_TIMEOUT=90 timeout $((560 - SECONDS)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
@@ -92,6 +96,14 @@ for l in open(sys.argv[1]):
           dev.get('bytes_promoted'), dev.get('bytes_demoted'))
 " "$f"
   done
+}
+finish() { # the call's end: the packed build back, its results packed and summed up
+  use head
+  stage done
+  pack
+  records | sort
+  llama_runs
+  cat "$R/progress.log"
 }
 # The seeds are the H200's: ab-23's bandwidth probe and ab-31's sparse probe
 # (the first with reads and writes at once). On another card (the lent kind

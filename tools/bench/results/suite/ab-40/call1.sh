@@ -43,9 +43,4 @@ for round in 0 1; do
   order="head base"; [ $round = 1 ] && order="base head"
   for v in $order; do time_left 20 && { use $v; one "bfs-$v-$round" bfs EMBER_LOG=info; }; done
 done
-use head
-stage done
-pack
-records | sort
-llama_runs
-cat "$R/progress.log"
+finish
