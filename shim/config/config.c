@@ -302,6 +302,12 @@ static const char *lookup(const char *var, bool secure, const struct ember_setti
 	return v ? v : *from ? (*from)->value : NULL;
 }
 
+const char *ember_config_value(const char *var)
+{
+	const struct ember_setting *from;
+	return lookup(var, ember_config_secure_execution(), &from);
+}
+
 /* How an error line names a file's line: "/etc/ember.conf:3: ", and "" for the environment. */
 static const char *where(const struct ember_setting *from, char *buf, size_t size)
 {

@@ -76,6 +76,13 @@ extern const size_t ember_var_count;
  */
 int ember_config_load(struct ember_config *cfg, char *err, size_t errlen);
 
+/*
+ * The value of var in effect for this process, as ember_config_load reads
+ * it (the environment unless under secure execution, then the files), or
+ * NULL when it is unset.
+ */
+const char *ember_config_value(const char *var);
+
 /* Whether name (len bytes, not NUL-terminated) is the table's, a per-GPU one with its ordinal. */
 bool ember_config_known_name(const char *name, size_t len);
 

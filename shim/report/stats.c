@@ -50,6 +50,50 @@ static void write_alloc_stats(FILE *f, const struct ember_alloc_stats *s)
 		s->bytes_refreshed, s->bytes_populated, s->migrate_ns / 1e9);
 }
 
+/* s as a JSON string: quotes and backslashes escaped, control and non-ASCII bytes as \u00NN. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20 || *c > 0x7e)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * Every EMBER_* variable set for this process, by the environment or a
+ * configuration file, with its value: which variant a record measured,
+ * written with the figures it explains. Read at exit, as the environment
+ * is then.
+ */
+static void write_settings(FILE *f)
+{
+	const char *sep = "";
+	fputc('{', f);
+	for (size_t i = 0; i < ember_var_count; i++) {
+		const struct ember_var_doc *d = &ember_var_docs[i];
+		for (unsigned g = 0; g < (d->per_gpu ? EMBER_CONFIG_MAX_GPUS : 1); g++) {
+			char var[80];
+			if (d->per_gpu)
+				snprintf(var, sizeof var, "%s%u", d->name, g);
+			else
+				snprintf(var, sizeof var, "%s", d->name);
+			const char *v = ember_config_value(var);
+			if (!v)
+				continue;
+			fprintf(f, "%s\"%s\": ", sep, var);
+			json_string(f, v);
+			sep = ", ";
+		}
+	}
+	fputc('}', f);
+}
+
 void ember_stats_write(FILE *f)
 {
 	/* the event queue's lock comes before the table's (locks.h): its counts first */
@@ -58,9 +102,12 @@ void ember_stats_write(FILE *f)
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f,
 		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"populate_host\": %s,"
-		"\n  \"launches_settled\": %" PRIu64 ",\n  \"devices\": [",
+		"\n  \"launches_settled\": %" PRIu64 ",",
 		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false",
 		ember_cfg.populate_host ? "true" : "false", ember_settled_launches());
+	fprintf(f, "\n  \"settings\": ");
+	write_settings(f);
+	fprintf(f, ",\n  \"devices\": [");
 	const char *sep = "\n";
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
 		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);

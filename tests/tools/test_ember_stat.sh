@@ -34,10 +34,12 @@ rm -f "/dev/shm/ember-$pid.live" # a killed program cannot remove its own
 pid=
 
 # after a program: its exit statistics
-"$bin/ember-run" --driver sim --budget 64M --stats "$dir/stats.json" -- "$bin/ember-demo" 48 3 >"$dir/demo.out" 2>&1 ||
-  fail "the demo failed: $(cat "$dir/demo.out")"
+# (a setting whose value JSON must escape: a pattern matching no program)
+EMBER_DISABLE_FOR='x"y\z' "$bin/ember-run" --driver sim --budget 64M --stats "$dir/stats.json" -- \
+  "$bin/ember-demo" 48 3 >"$dir/demo.out" 2>&1 || fail "the demo failed: $(cat "$dir/demo.out")"
 out=$("$bin/ember-stat" --file "$dir/stats.json") || fail "ember-stat --file: $out"
 grep -q '^the program: Ember adaptive mode (at exit)' <<<"$out" || fail "exit text: $out"
+grep -q '^settings: .*EMBER_BUDGET=64M' <<<"$out" || fail "exit settings: $out"
 grep -q 'promotions and 0 demotions (' <<<"$out" || fail "exit moves: $out"
 "$bin/ember-stat" --json --file "$dir/stats.json" >"$dir/exit.json"
 python3 - "$dir/exit.json" <<'PY'
@@ -51,6 +53,8 @@ assert d["bytes_wanted"] == 0, d  # the demo's arrays are not small tables besid
 assert d["bytes_margin"] == 0, d
 assert d["bytes_phase_exchanged"] == 0, d  # nothing exchanged at a host phase
 assert isinstance(s["launches_settled"], int), s
+assert s["settings"]["EMBER_BUDGET"] == "64M" and s["settings"]["EMBER_DISABLE_FOR"] == 'x"y\\z', s["settings"]
+assert "EMBER_HIGH_WATERMARK" not in s["settings"], s["settings"]  # left at its default: not set
 assert len(s["allocations"]) == 2 and all(a["map"] is None and a["demand"] is None for a in s["allocations"]), s
 assert all(a["resident_bytes"] + a["mapped_bytes"] == a["size"] for a in s["allocations"] if not a["freed"]), s
 PY

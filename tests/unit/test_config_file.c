@@ -110,6 +110,10 @@ Test(config_file, each_file_overrides_the_one_before_and_the_environment_overrid
 	cr_expect_eq(s->line, 1);
 	cr_expect_not_null(strstr(s->file, "/second.conf"), "%s", s->file);
 	cr_expect_eq(notes(), 0);
+	/* what the exit statistics name as the settings: the value in effect, from wherever it came */
+	cr_expect_str_eq(ember_config_value("EMBER_BUDGET"), "4G");
+	cr_expect_str_eq(ember_config_value("EMBER_LOG"), "debug");
+	cr_expect_null(ember_config_value("EMBER_SPAN"), "unset: its default is no setting");
 }
 
 Test(config_file, the_user_file_is_under_xdg_config_home_else_home)

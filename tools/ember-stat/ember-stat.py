@@ -30,6 +30,8 @@ Text by default; --json prints one object, the same for both sources:
                       "freed" (exit; false live)}],
      "launches_settled": int | null,                   (exit only: launches that found nothing left to
                                                           decide and skipped their scan)
+     "settings": {"EMBER_NAME": "value", ...} | null,  (exit only: every EMBER_* variable set for the
+                                                          program, by the environment or a file)
      "uvm_events": {...} | null}                       (exit only: the event queue's counts)
 
 Exit status: 0 shown, 1 no such process or file, 2 bad arguments or an
@@ -47,7 +49,7 @@ def parse_live(text):
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
     out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
-           "uvm_events": None}
+           "settings": None, "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -91,7 +93,8 @@ def parse_exit(stats):
         d["mapped_bytes"] = (sum(a["mapped_bytes"] for a in mine)
                              if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
-            "launches_settled": stats.get("launches_settled"), "uvm_events": stats.get("uvm_events")}
+            "launches_settled": stats.get("launches_settled"), "settings": stats.get("settings"),
+            "uvm_events": stats.get("uvm_events")}
 
 
 def gib(b):
@@ -104,6 +107,8 @@ def gib(b):
 def text(s):
     who = f"process {s['pid']}" if s["pid"] is not None else "the program"
     lines = [f"{who}: Ember {s['mode']} mode ({'live' if s['source'] == 'live' else 'at exit'})"]
+    if s.get("settings"):
+        lines.append("settings: " + " ".join(f"{k}={v}" for k, v in s["settings"].items()))
     for d in s["devices"]:
         lines.append(f"GPU {d['device']}: {gib(d['resident_bytes'])} resident of a {gib(d['budget_bytes'])} budget "
                      f"(high watermark {gib(d['high_bytes'])}, peak {gib(d['peak_bytes'])}), "
