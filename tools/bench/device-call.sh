@@ -17,8 +17,9 @@
 #   records    a line per record in $R/*/suite.jsonl: its folder, bench,
 #              variant, seconds, runs, bytes demoted and error
 #   llama_runs a line per llama-bench process run directly ($R/llama-*.jsonl):
-#              its mean and samples in seconds, and the bytes its
-#              .stats.json says were promoted and demoted
+#              its mean and samples in seconds, the bytes its .stats.json
+#              says were promoted and demoted, and the EMBER_* settings it
+#              names (paths left out)
 #   finish     the call's last step: the packed build in place again, $R
 #              packed, then records, llama_runs and the progress log
 # and, for an A/B of Ember libraries a process each in turn (the packed
@@ -89,11 +90,14 @@ llama_runs() {
     python3 -c "
 import json, os, sys
 name, stats = os.path.basename(sys.argv[1])[:-6], sys.argv[1][:-6] + '.stats.json'
-dev = json.load(open(stats))['devices'][0] if os.path.exists(stats) else {}
+st = json.load(open(stats)) if os.path.exists(stats) else {}
+dev = st['devices'][0] if st.get('devices') else {}
+paths = ('EMBER_STATS', 'EMBER_TRACE', 'EMBER_REAL_LIBCUDA', 'EMBER_LOG_FILE')
+given = ' '.join(f'{k}={v}' for k, v in st.get('settings', {}).items() if k not in paths)
 for l in open(sys.argv[1]):
     r = json.loads(l)
     print(name, r.get('avg_ns', 0) / 1e9, [round(x / 1e9, 4) for x in r.get('samples_ns', [])],
-          dev.get('bytes_promoted'), dev.get('bytes_demoted'))
+          dev.get('bytes_promoted'), dev.get('bytes_demoted'), given)
 " "$f"
   done
 }
