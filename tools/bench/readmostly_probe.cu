@@ -24,6 +24,22 @@
 //   readmostly_read_after  a kernel reads it after: at the device's rate the
 //                          duplicate stayed, at the mapped rate it went
 //   unset_readmostly       the advice withdrawn: its time, and the read after
+//   host_check_*           a host that reads results back between runs, as
+//                          pathfinder's check does (a few words of each 2 MiB
+//                          block of a GPU-resident array that kernels only
+//                          read): _plain with the array resident as Ember's
+//                          promotions leave it (preferred location the GPU,
+//                          accessed by it), _readmostly with read-mostly advice
+//                          given once it arrived. Each reports the host's reads
+//                          (host_seconds), a kernel's read after them
+//                          (seconds: at the device's rate the GPU's copy
+//                          stayed), and for _plain a prefetch back first, as
+//                          Ember's refresh makes (refresh_seconds)
+//   readmostly_demote      the read-mostly array given back to the mapped tier:
+//                          the advice withdrawn, preferred location the host,
+//                          a prefetch there (demote_seconds), then a kernel's
+//                          read (seconds: at the mapped rate it is mapped, far
+//                          slower it faults)
 //   beside_compute         a read-mostly prefetch of BYTES on one stream while
 //                          a kernel reads BYTES of device memory, pass after
 //                          pass, on another: each one's time against alone
@@ -42,6 +58,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "cuda_check.h"
 #include "host_fill.h"
@@ -192,6 +209,48 @@ static void readmostly_cases(probe &pr)
 	reset(pr);
 }
 
+// What a host check of the results costs: 3 words of each 2 MiB block read, each at its own 4 KiB page.
+static double host_check(probe &pr)
+{
+	auto t0 = std::chrono::steady_clock::now();
+	unsigned long long acc = 0;
+	for (size_t block = 0; block < pr.bytes; block += 2 << 20)
+		for (size_t k = 0; k < 3; k++)
+			acc += *(volatile const unsigned *)(pr.data + block + k * (640 << 10));
+	double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	if (acc == 42ull)
+		printf(" ");
+	return t;
+}
+
+// The array resident as Ember's promotions leave it, read-mostly or not; a host check; a kernel's read after.
+static void host_check_case(probe &pr, bool readmostly)
+{
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
+	prefetch(pr, gpu);
+	if (readmostly)
+		CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	read_data(pr);
+	double resident = read_data(pr), host = host_check(pr), refresh = readmostly ? 0.0 : prefetch(pr, gpu);
+	char extra[192];
+	snprintf(extra, sizeof extra, ", \"host_seconds\": %.6f, \"resident_read_seconds\": %.6f", host, resident);
+	if (!readmostly)
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", \"refresh_seconds\": %.6f", refresh);
+	report(pr, readmostly ? "host_check_readmostly" : "host_check_plain", read_data(pr), extra);
+	if (readmostly) { // back to the mapped tier as a demotion would take it
+		double demote = wall([&] {
+			CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetReadMostly, gpu));
+			CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
+			CHECK(cudaMemPrefetchAsync(pr.data, pr.bytes, cpu, 0, pr.s));
+		});
+		snprintf(extra, sizeof extra, ", \"demote_seconds\": %.6f", demote);
+		report(pr, "readmostly_demote", read_data(pr), extra);
+	}
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetAccessedBy, gpu));
+	reset(pr);
+}
+
 // A kernel over device memory on pr.other for about `target` seconds, beside a read-mostly prefetch on pr.s.
 static void beside_compute(probe &pr, double target)
 {
@@ -303,6 +362,8 @@ int main(int argc, char **argv)
 	       pr.grid);
 	plain_cases(pr);
 	readmostly_cases(pr);
+	host_check_case(pr, false);
+	host_check_case(pr, true);
 	beside_compute(pr, 0.5);
 	for (int g : { sms / 4, sms / 2, sms, pr.grid })
 		beside_mapped(pr, g);

@@ -9,7 +9,13 @@
 # their bytes. The replays of the scan-types rewrite (results/sim/replays.jsonl, group partial-rank)
 # put llama.cpp with exact ranges at 0.13 GiB demoted against 0.14 without the rule.
 # Radix three rounds, llama.cpp three; call3.sh takes hf-llama, cnn and star.
+# First ember-readmostly-probe (4 GiB, without Ember), for its host_check cases: whether read-mostly advice
+# on a resident array that kernels only read keeps the GPU's copy through a host's check (pathfinder's run
+# after its check pays 117 ms of refresh for 15,888 faults), and whether the demotion that withdraws the
+# advice leaves the array mapped.
 source tools/bench/device-call.sh c2
+stage readmostly-probe
+timeout 120 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"
 cp build/lib-head.so build/lib-rank.so
 stage gguf
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
