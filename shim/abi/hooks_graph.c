@@ -173,7 +173,7 @@ static bool launched_whole(CUgraphExec exec, CUstream stream, bool per_thread)
 static void relearn(CUgraphExec exec, struct ember_scan *copy, size_t n, uint64_t gen)
 {
 	for (size_t i = 0; i < n; i++)
-		ember_kernel_learned(copy[i].f, copy[i].elem_size, copy[i].declared, &copy[i].inside);
+		ember_kernel_learned(copy[i].f, copy[i].elem_size, &copy[i].declared, &copy[i].inside);
 	ember_lock(&records_lock);
 	struct graph_record *g = find(exec);
 	if (g && g->n == n) {

@@ -75,42 +75,55 @@ static bool drop_last_word(const char *b, const char **e, const char *w)
 	return true;
 }
 
-/* [b, e) less the qualifiers a demangler writes after a type. */
-static void drop_qualifiers(const char *b, const char **e)
+/* [b, e) less the qualifiers a demangler writes after a type; whether `const` was among them. */
+static bool drop_qualifiers(const char *b, const char **e)
 {
 	static const char *const words[] = { "const", "volatile", "restrict", "__restrict", "__restrict__" };
+	bool is_const = false;
 	for (bool again = true; again;) {
 		again = false;
 		trim(&b, e);
 		for (size_t i = 0; i < sizeof words / sizeof words[0] && !again; i++)
-			again = drop_last_word(b, e, words[i]);
+			if ((again = drop_last_word(b, e, words[i])))
+				is_const |= i == 0;
 	}
+	return is_const;
 }
 
-/* The bytes of what parameter [b, e) points to; 0 when it is no pointer or an unknown type. */
-static uint8_t pointee_bytes(const char *b, const char *e)
+/*
+ * What parameter [b, e) points to: its bytes (0 when it is no pointer or an
+ * unknown type), and whether it is a pointer to const (*read_only), which
+ * a kernel reads and never writes through (`float const*`, and `float*
+ * const*` too: the array of pointers is read, whatever they point to).
+ */
+static uint8_t pointee(const char *b, const char *e, bool *read_only)
 {
+	*read_only = false;
 	drop_qualifiers(b, &e);
 	trim(&b, &e);
 	if (e == b || e[-1] != '*')
 		return 0;
 	e--;
-	drop_qualifiers(b, &e);
+	*read_only = drop_qualifiers(b, &e);
 	trim(&b, &e);
 	if (e > b && e[-1] == '*')
 		return (uint8_t)sizeof(void *); /* an array of pointers */
-	if ((size_t)(e - b) > 6 && !memcmp(b, "const ", 6))
+	if ((size_t)(e - b) > 6 && !memcmp(b, "const ", 6)) {
 		b += 6;
+		*read_only = true;
+	}
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strlen(known[i].name) == (size_t)(e - b) && !memcmp(known[i].name, b, (size_t)(e - b)))
 			return known[i].bytes;
 	return 0;
 }
 
-unsigned ember_signature_pointee_sizes(const char *demangled, uint8_t *sizes, unsigned max)
+unsigned ember_signature_pointee_sizes(const char *demangled, uint8_t *sizes, uint32_t *read_only, unsigned max)
 {
 	if (max)
 		memset(sizes, 0, max);
+	if (read_only)
+		*read_only = 0;
 	if (!demangled)
 		return 0;
 	const char *b = demangled, *e = demangled + strlen(demangled);
@@ -143,8 +156,12 @@ unsigned ember_signature_pointee_sizes(const char *demangled, uint8_t *sizes, un
 		else if (p < le && closes(*p))
 			depth--;
 		else if (p == le || (*p == ',' && depth == 0)) {
+			bool to_const;
+			uint8_t bytes = pointee(start, p, &to_const);
 			if (n < max)
-				sizes[n] = pointee_bytes(start, p);
+				sizes[n] = bytes;
+			if (read_only && to_const && n < max && n < 32)
+				*read_only |= 1u << n;
 			n++;
 			start = p + 1;
 		}
@@ -185,16 +202,23 @@ static demangle_fn demangler(void)
 	return fn;
 }
 
-unsigned ember_kernel_pointee_sizes(const char *mangled, uint8_t *sizes, unsigned max)
+void ember_kernel_declared(const char *mangled, struct ember_declared *out)
+{
+	ember_kernel_pointee_sizes(mangled, out->elem_size, &out->read_only, EMBER_DECLARED_PARAMS);
+}
+
+unsigned ember_kernel_pointee_sizes(const char *mangled, uint8_t *sizes, uint32_t *read_only, unsigned max)
 {
 	if (max)
 		memset(sizes, 0, max);
+	if (read_only)
+		*read_only = 0;
 	if (!mangled || strncmp(mangled, "_Z", 2) != 0)
 		return 0;
 	demangle_fn demangle = demangler();
 	int status = -1;
 	char *text = demangle ? demangle(mangled, NULL, NULL, &status) : NULL;
-	unsigned n = status == 0 ? ember_signature_pointee_sizes(text, sizes, max) : 0;
+	unsigned n = status == 0 ? ember_signature_pointee_sizes(text, sizes, read_only, max) : 0;
 	free(text);
 	return n;
 }

@@ -12,20 +12,33 @@
 
 #include <stdint.h>
 
+enum { EMBER_DECLARED_PARAMS = 32 };
+
+/* What a kernel's name declares of its first EMBER_DECLARED_PARAMS parameters. */
+struct ember_declared {
+	uint8_t elem_size[EMBER_DECLARED_PARAMS]; /* the bytes each points to (0: no pointer, or a type not known) */
+	uint32_t read_only;                       /* bit per parameter: a pointer to const, only read through */
+};
+
 /*
  * From a demangled signature ("void k<__half>(__half const*, float*, int)"):
  * sizes[i] = the bytes of what parameter i points to, for a pointer to a
  * scalar or vector type the table knows, else 0, for the first max
- * parameters. Returns how many parameters the signature has (0 when it
- * is not one).
+ * parameters; and unless read_only is NULL, its bit i set when parameter i
+ * (of the first max, and of the first 32) is a pointer to const, which the
+ * kernel only reads through. Returns how many parameters the signature
+ * has (0 when it is not one).
  */
-unsigned ember_signature_pointee_sizes(const char *demangled, uint8_t *sizes, unsigned max);
+unsigned ember_signature_pointee_sizes(const char *demangled, uint8_t *sizes, uint32_t *read_only, unsigned max);
 
 /*
  * The same from a mangled name ("_Z..."), demangled by the process's own
  * C++ runtime where one is loaded (a CUDA program's host code is C++); 0
  * for a C kernel's plain name, or when there is none to demangle with.
  */
-unsigned ember_kernel_pointee_sizes(const char *mangled, uint8_t *sizes, unsigned max);
+unsigned ember_kernel_pointee_sizes(const char *mangled, uint8_t *sizes, uint32_t *read_only, unsigned max);
+
+/* Both, for a kernel's mangled name, into *out (cleared when it declares nothing). */
+void ember_kernel_declared(const char *mangled, struct ember_declared *out);
 
 #endif

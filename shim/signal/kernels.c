@@ -22,7 +22,7 @@ struct layout {
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
 	uint8_t elem_size[EMBER_SCAN_LEARNED]; /* learned per pointer argument */
-	uint8_t declared[EMBER_SCAN_LEARNED];  /* per pointer argument, from the kernel's mangled name (kernel_types.h) */
+	struct ember_declared declared;        /* from the kernel's mangled name (kernel_types.h) */
 	uint32_t inside;                       /* bit per argument: it has pointed inside an allocation */
 	struct ember_launch_history *history;  /* per pointer argument, made on first use */
 	uint32_t kept;                         /* bit per argument: its history holds a range */
@@ -89,7 +89,7 @@ static struct layout describe(CUfunction f)
 	if (EMBER_REAL(cuFuncGetName)(&name, f) != CUDA_SUCCESS &&
 	    EMBER_REAL(cuKernelGetName)(&name, (CUkernel)f) != CUDA_SUCCESS)
 		name = NULL;
-	ember_kernel_pointee_sizes(name, l.declared, EMBER_SCAN_LEARNED);
+	ember_kernel_declared(name, &l.declared);
 	return l;
 }
 
@@ -106,21 +106,21 @@ static struct layout *slot_of(CUfunction f)
 }
 
 /* What launches taught about l's kernel and what its name declares (nothing for no kernel): lock held. */
-static void copy_learned(const struct layout *l, uint8_t *elem_size, uint8_t *declared, uint32_t *inside)
+static void copy_learned(const struct layout *l, uint8_t *elem_size, struct ember_declared *declared, uint32_t *inside)
 {
 	if (l) {
 		memcpy(elem_size, l->elem_size, sizeof l->elem_size);
-		memcpy(declared, l->declared, sizeof l->declared);
+		*declared = l->declared;
 	} else {
 		memset(elem_size, 0, EMBER_SCAN_LEARNED);
-		memset(declared, 0, EMBER_SCAN_LEARNED);
+		memset(declared, 0, sizeof *declared);
 	}
 	*inside = l ? l->inside : 0;
 }
 
 /* The cached layout of f, described on first sight, copied out with what was learned of it. */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
-			     uint8_t *declared, uint32_t *inside, uint32_t *number)
+			     struct ember_declared *declared, uint32_t *inside, uint32_t *number)
 {
 	static uint32_t next_number;
 	ember_lock(&layout_lock);
@@ -164,7 +164,7 @@ void ember_kernel_learn(CUfunction f, unsigned param, unsigned elem_size)
 	ember_unlock(&layout_lock);
 }
 
-void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint8_t *declared, uint32_t *inside)
+void ember_kernel_learned(CUfunction f, uint8_t *elem_size, struct ember_declared *declared, uint32_t *inside)
 {
 	ember_lock(&layout_lock);
 	struct layout *l = slot_of(f);

@@ -21,7 +21,7 @@
  * (UINT32_MAX when the table is full). Returns how many.
  */
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
-			     uint8_t *declared, uint32_t *inside, uint32_t *number);
+			     struct ember_declared *declared, uint32_t *inside, uint32_t *number);
 
 /*
  * Launch order: remember that argument param of f points at elements of
@@ -44,7 +44,7 @@ void ember_kernel_learn_inside(CUfunction f, uint32_t params);
  * (and the one f's name declares) and the arguments seen inside allocations. Both zero for a kernel not in
  * the table.
  */
-void ember_kernel_learned(CUfunction f, uint8_t *elem_size, uint8_t *declared, uint32_t *inside);
+void ember_kernel_learned(CUfunction f, uint8_t *elem_size, struct ember_declared *declared, uint32_t *inside);
 
 /*
  * Launch order, per stream: the ranges the arguments of f (bit per argument

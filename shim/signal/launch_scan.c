@@ -193,7 +193,7 @@ static void reset(struct ember_scan *out, CUfunction f)
 	out->kernel_number = UINT32_MAX;
 	out->newly_learned = out->newly_ranged = out->inside = out->newly_inside = 0;
 	memset(out->elem_size, 0, sizeof out->elem_size);
-	memset(out->declared, 0, sizeof out->declared);
+	memset(&out->declared, 0, sizeof out->declared);
 	out->stream_key = 0;
 	out->repeat = false;
 }
@@ -216,7 +216,7 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 	const unsigned char *buf = NULL;
 	bool placed = ember_table_any_placed(EMBER_TABLE);
 	if (placed && kernel_params) {
-		n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, out->declared, &out->inside,
+		n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->declared, &out->inside,
 					       &out->kernel_number);
 		if (args)
 			keep_params(args, kernel_params, size, n);
@@ -246,7 +246,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 	if (kernel_params) {
 		enum { MAX = 256 };
 		uint32_t offset[MAX], size[MAX];
-		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, out->declared, &out->inside,
+		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->declared, &out->inside,
 					       &out->kernel_number);
 		ember_table_lock(EMBER_TABLE);
 		read_params(out, kernel_params, size, n, lo, hi);

@@ -12,10 +12,13 @@
 
 #include <cuda.h>
 
+#include "kernel_types.h"
 #include "launch_order.h"
 #include "regions.h"
 
-enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32, EMBER_SCAN_LEARNED = 32 };
+enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALARS = 32 };
+/* the arguments learned per kernel: as many as its name's declarations cover (32) */
+enum { EMBER_SCAN_LEARNED = EMBER_DECLARED_PARAMS };
 enum { EMBER_SCAN_KEPT_PARAMS = 32, EMBER_SCAN_KEPT_BYTES = 512 };
 
 /* A launch's argument bytes, kept so that its repeats are recognised (launch_repeat.h). */
@@ -44,8 +47,8 @@ struct ember_scan {
 	uint32_t kernel_number; /* f's number in order of first sight (EMBER_TRACE), UINT32_MAX if unknown */
 	/* per argument: the element size earlier launches of f showed (0: unknown) */
 	uint8_t elem_size[EMBER_SCAN_LEARNED];
-	/* per argument: the element size f's mangled name declares (0: none, kernel_types.h) */
-	uint8_t declared[EMBER_SCAN_LEARNED];
+	/* per argument: the element size f's mangled name declares, and which it reads only (kernel_types.h) */
+	struct ember_declared declared;
 	uint32_t newly_learned; /* bit per argument: learned by this launch, to be kept */
 	uint32_t inside;        /* bit per argument: earlier launches of f passed it pointing inside an allocation */
 	uint32_t newly_inside;  /* bit per argument: this launch showed it so, to be kept */

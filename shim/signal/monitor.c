@@ -91,8 +91,8 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	unsigned elem = 4;
 	if (param < EMBER_SCAN_LEARNED && s->elem_size[param])
 		elem = s->elem_size[param];
-	else if (param < EMBER_SCAN_LEARNED && s->declared[param])
-		elem = s->declared[param];
+	else if (param < EMBER_SCAN_LEARNED && s->declared.elem_size[param])
+		elem = s->declared.elem_size[param];
 	uint64_t best = 0;
 	for (unsigned k = 0; k < s->nscalars; k++)
 		if (s->scalars[k] * elem <= limit && s->scalars[k] * elem > best)

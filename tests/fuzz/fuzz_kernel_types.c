@@ -19,9 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum { MAX = 8 };
 	uint8_t sizes[MAX + 1];
 	sizes[MAX] = 0xa5;
-	unsigned n = ember_signature_pointee_sizes(text, sizes, MAX);
+	uint32_t read_only;
+	unsigned n = ember_signature_pointee_sizes(text, sizes, &read_only, MAX);
 	if (sizes[MAX] != 0xa5)
 		abort(); /* wrote past max */
+	if (read_only >> (n < MAX ? n : MAX))
+		abort(); /* a bit for a parameter past max, or that the signature does not have */
 	for (unsigned i = n; i < MAX; i++)
 		if (sizes[i])
 			abort(); /* a size for a parameter the signature does not have */

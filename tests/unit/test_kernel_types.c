@@ -12,7 +12,7 @@
 	do {                                                                                                \
 		const uint8_t want[] = { __VA_ARGS__ };                                                      \
 		uint8_t got[16];                                                                            \
-		unsigned n = ember_signature_pointee_sizes(sig, got, 16);                                    \
+		unsigned n = ember_signature_pointee_sizes(sig, got, NULL, 16);                                  \
 		cr_expect_eq(n, want_n, "%s: %u parameters", sig, n);                                       \
 		for (unsigned i = 0; i < sizeof want && i < 16; i++)                                        \
 			cr_expect_eq(got[i], want[i], "%s: parameter %u points to %u bytes", sig, i, got[i]); \
@@ -41,23 +41,46 @@ Test(kernel_types, what_it_cannot_size_is_zero)
 	EXPECT_SIZES("void k(my_const*)", 1, 0);
 }
 
+/* A pointer to const is read, never written through: the bits the scan reads allocations as read-only by. */
+Test(kernel_types, pointers_to_const_are_read_only)
+{
+	uint8_t got[8];
+	uint32_t read_only = 0xffffffff;
+	cr_expect_eq(ember_signature_pointee_sizes("void mul_mat_vec<__half, float>(__half const*, float const*, "
+						   "float*, int const, void const*, block_q4_0 const* __restrict__)",
+						   got, &read_only, 8),
+		     6);
+	cr_expect_eq(read_only, 0x33, "the halves, the floats read, void and struct pointers to const: %#x", read_only);
+	cr_expect_eq(ember_signature_pointee_sizes("void k(const float*, float* const*, float const**, float* const)", got,
+						   &read_only, 8),
+		     4);
+	/* a leading const; an array of pointers that is read; one whose pointers are const but not the array; a const pointer */
+	cr_expect_eq(read_only, 0x3, "%#x", read_only);
+	cr_expect_eq(ember_signature_pointee_sizes("void k(my_const*, int)", got, &read_only, 8), 2);
+	cr_expect_eq(read_only, 0, "a type named like the qualifier is not const: %#x", read_only);
+	cr_expect_eq(ember_signature_pointee_sizes("void k(float const*, float const*)", got, &read_only, 1), 2);
+	cr_expect_eq(read_only, 0x1, "past max: no bit (%#x)", read_only);
+	cr_expect_eq(ember_signature_pointee_sizes("t_touch", got, &read_only, 8), 0);
+	cr_expect_eq(read_only, 0, "not a signature: cleared");
+}
+
 Test(kernel_types, what_is_not_a_signature_has_no_parameters)
 {
 	uint8_t got[4] = { 9, 9, 9, 9 };
-	cr_expect_eq(ember_signature_pointee_sizes("void k()", got, 4), 0);
-	cr_expect_eq(ember_signature_pointee_sizes("void k(void)", got, 4), 0);
-	cr_expect_eq(ember_signature_pointee_sizes("t_touch", got, 4), 0);
-	cr_expect_eq(ember_signature_pointee_sizes("", got, 4), 0);
-	cr_expect_eq(ember_signature_pointee_sizes("k)", got, 4), 0);
-	cr_expect_eq(ember_signature_pointee_sizes("((((", got, 4), 0);
-	cr_expect_eq(ember_signature_pointee_sizes(NULL, got, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes("void k()", got, NULL, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes("void k(void)", got, NULL, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes("t_touch", got, NULL, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes("", got, NULL, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes("k)", got, NULL, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes("((((", got, NULL, 4), 0);
+	cr_expect_eq(ember_signature_pointee_sizes(NULL, got, NULL, 4), 0);
 	cr_expect_eq(got[0] | got[1] | got[2] | got[3], 0, "cleared, whatever the signature");
 }
 
 Test(kernel_types, more_parameters_than_room_are_counted_not_written)
 {
 	uint8_t got[3] = { 0, 0, 7 };
-	cr_expect_eq(ember_signature_pointee_sizes("void k(float*, double*, int*)", got, 2), 3);
+	cr_expect_eq(ember_signature_pointee_sizes("void k(float*, double*, int*)", got, NULL, 2), 3);
 	cr_expect_eq(got[0], 4);
 	cr_expect_eq(got[1], 8);
 	cr_expect_eq(got[2], 7, "past max: untouched");
@@ -70,12 +93,14 @@ Test(kernel_types, a_mangled_name_through_the_loaded_cxx_runtime)
 	cr_assert_not_null(runtime, "a C++ runtime to stand for the program's: %s", dlerror());
 	uint8_t got[4];
 	/* half_piece(__half const*, unsigned long) */
-	cr_expect_eq(ember_kernel_pointee_sizes("_Z10half_piecePK6__halfm", got, 4), 2);
+	uint32_t read_only;
+	cr_expect_eq(ember_kernel_pointee_sizes("_Z10half_piecePK6__halfm", got, &read_only, 4), 2);
 	cr_expect_eq(got[0], 2);
 	cr_expect_eq(got[1], 0);
+	cr_expect_eq(read_only, 0x1, "the halves are read only: %#x", read_only);
 	/* a C kernel's plain name, and a name the demangler refuses */
-	cr_expect_eq(ember_kernel_pointee_sizes("t_touch", got, 4), 0);
-	cr_expect_eq(ember_kernel_pointee_sizes("_Zfoo", got, 4), 0);
-	cr_expect_eq(ember_kernel_pointee_sizes(NULL, got, 4), 0);
+	cr_expect_eq(ember_kernel_pointee_sizes("t_touch", got, NULL, 4), 0);
+	cr_expect_eq(ember_kernel_pointee_sizes("_Zfoo", got, NULL, 4), 0);
+	cr_expect_eq(ember_kernel_pointee_sizes(NULL, got, NULL, 4), 0);
 	dlclose(runtime);
 }
