@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ops_driver.h"
+#include "read_dup.h"
 #include "shim.h"
 #include "streams.h"
 
@@ -187,12 +188,20 @@ static void settle(void *self, struct ember_op *op)
 {
 	if (!op->move.refresh && !advised_first(op))
 		prefer(op, home_gpu(op));
+	ember_read_dup_arrived(op->move.alloc, move_start(op), ember_move_bytes(&op->move));
 }
 
+/*
+ * Preferring the host first, then withdrawing any read-mostly advice: a
+ * page the host holds a copy of keeps that one and drops the GPU's, where
+ * withdrawn under the GPU preference it would collapse onto the GPU and be
+ * copied back (read_dup.h).
+ */
 static int demote(void *self, struct ember_op *op)
 {
 	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
 	prefer(op, host);
+	ember_read_dup_leaving(op->move.alloc, move_start(op), ember_move_bytes(&op->move));
 	return prefetch(op, host);
 }
 

@@ -7,6 +7,7 @@
 #include "host_phase.h"
 #include "launch_scan.h"
 #include "placement.h"
+#include "read_dup.h"
 #include "shim.h"
 #include "split.h"
 #include "state.h"
@@ -139,8 +140,10 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 	at.device = scan ? ember_budget_current_device() : -1;
 	ember_gpus_launch(scan, at.device, &at); /* several GPUs: gpus.h */
-	if (scan && ember_strategy->moves)
+	if (scan && ember_strategy->moves) {
+		ember_read_dup_launch(scan);
 		refresh_after_host_phase(scan, &at);
+	}
 	ember_strategy->launch(scan, &at);
 	ember_gpus_after_launch(scan, &at); /* the peer tier: gpus.h */
 }

@@ -104,6 +104,8 @@ struct ember_alloc {
 	uint32_t refreshed_phase;    /* host_phase.h: the last host phase after which its residents were refreshed */
 	uint32_t ac_launch;          /* counters.c: its launches while the counters were read, counted */
 	uint64_t ac_launch_at;       /* counters.c: when the latest of them was made */
+	uint8_t gpu_access;          /* read_dup.h: what launches did to it (enum ember_gpu_access); atomic */
+	bool read_dup;               /* read_dup.h: read-mostly advice may be on ranges of it; atomic */
 	struct ember_region regions[];
 };
 

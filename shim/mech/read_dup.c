@@ -1,0 +1,59 @@
+/* Read-mostly advice for resident memory that kernels only read (read_dup.h). */
+#include "read_dup.h"
+#include "shim.h"
+
+/* Advice on [start, start + bytes) of a's GPU; a failure leaves the advice as it was, with one debug line. */
+static void advise(const struct ember_alloc *a, CUdeviceptr start, size_t bytes, CUmem_advise advice)
+{
+	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = a->device };
+	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, bytes, advice, gpu);
+	static bool said;
+	if (r != CUDA_SUCCESS && ember_first_time(&said))
+		ember_debug("read-mostly advice %s failed (CUresult %d): the range keeps the advice it had",
+			    advice == CU_MEM_ADVISE_SET_READ_MOSTLY ? "given" : "withdrawn", (int)r);
+}
+
+/* Raise a's access to at least `to`; whether it was below. */
+static bool rise(struct ember_alloc *a, uint8_t to)
+{
+	uint8_t was = __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST);
+	while (was < to)
+		if (__atomic_compare_exchange_n(&a->gpu_access, &was, to, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return true;
+	return false;
+}
+
+void ember_read_dup_launch(const struct ember_scan *s)
+{
+	for (unsigned i = 0; i < s->nptrs; i++) {
+		struct ember_alloc *a = s->ptrs[i].alloc;
+		unsigned param = s->ptrs[i].param;
+		bool reads = param < EMBER_SCAN_LEARNED && (s->declared.read_only >> param & 1u);
+		if (!rise(a, reads ? EMBER_GPU_READS : EMBER_GPU_WRITES) || reads)
+			continue;
+		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
+		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
+			advise(a, a->base, a->size, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+	}
+}
+
+void ember_read_dup_arrived(struct ember_alloc *a, CUdeviceptr start, size_t bytes)
+{
+	if (!ember_cfg.read_mostly || __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) != EMBER_GPU_READS)
+		return;
+	/*
+	 * Marked before the advice and checked after it: a launch that writes
+	 * a meanwhile either finds the mark and withdraws the advice from all
+	 * of a, or is seen here and this range's is withdrawn.
+	 */
+	__atomic_store_n(&a->read_dup, true, __ATOMIC_SEQ_CST);
+	advise(a, start, bytes, CU_MEM_ADVISE_SET_READ_MOSTLY);
+	if (__atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) != EMBER_GPU_READS)
+		advise(a, start, bytes, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+}
+
+void ember_read_dup_leaving(struct ember_alloc *a, CUdeviceptr start, size_t bytes)
+{
+	if (__atomic_load_n(&a->read_dup, __ATOMIC_SEQ_CST))
+		advise(a, start, bytes, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+}

@@ -1,0 +1,180 @@
+/*
+ * Read-mostly advice for memory kernels only read (EMBER_READ_MOSTLY,
+ * shim/mech/read_dup.h), against the simulated driver: given once a
+ * promotion of an allocation every launch passed through pointers to const
+ * has landed; never to one a launch may write; withdrawn from all of it at
+ * its first such launch, and from a range before its demotion, which then
+ * leaves no copy on the GPU. The kernels' names are mangled as nvcc
+ * mangles them, so the shim reads their parameter types.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ember/ember.h"
+#include "ember_sim.h"
+#include "harness.h"
+
+#define MiB (1ull << 20)
+
+static void *sim, *shim;
+static CUfunction reader, writer;
+
+/* read(float const*, unsigned long) and write(float*, unsigned long): what they say, over n floats. */
+static void k_read(const struct ember_sim_launch *l, void **params)
+{
+	SYM(sim, ember_sim_access)(*(const float **)params[0], *(size_t *)params[1] * sizeof(float), 0);
+}
+
+static void k_write(const struct ember_sim_launch *l, void **params)
+{
+	SYM(sim, ember_sim_access)(*(float **)params[0], *(size_t *)params[1] * sizeof(float), 1);
+}
+
+static void start(const char *mode, const char *read_mostly)
+{
+	setenv("EMBER_MODE", mode, 1);
+	setenv("EMBER_BUDGET", "64M", 1);
+	setenv("EMBER_INTERVAL_MS", "5", 1);
+	setenv("EMBER_SPAN", "8M", 1);
+	if (read_mostly)
+		setenv("EMBER_READ_MOSTLY", read_mostly, 1);
+	else
+		unsetenv("EMBER_READ_MOSTLY");
+	sim = load_sim();
+	shim = load_shim();
+	/* a CUDA program's host code is C++: its runtime, whose demangler the shim reads kernel names with */
+	cr_assert_not_null(dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL), "%s", dlerror());
+	static const size_t two[] = { 8, 8 };
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z4readPKfm", k_read, two, 2), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z5writePfm", k_write, two, 2), 0);
+	CUmodule mod = start_context(shim);
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reader, mod, "_Z4readPKfm"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&writer, mod, "_Z5writePfm"));
+}
+
+TestSuite(read_dup, .init = table1_watermarks, .timeout = 60);
+
+/* Managed memory the host wrote, as a program's input is. */
+static CUdeviceptr input(size_t bytes)
+{
+	CUdeviceptr p = 0;
+	CU_OK(SYM(shim, cuMemAllocManaged)(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)p, 1, bytes);
+	return p;
+}
+
+static void launch(CUfunction f, CUdeviceptr p, size_t bytes)
+{
+	size_t n = bytes / sizeof(float);
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, NULL, (void *[]){ &p, &n }, NULL));
+}
+
+/* How many of the 2 MiB blocks of [p, p + bytes) are on GPU 0, and how many carry read-mostly advice. */
+static void blocks(CUdeviceptr p, size_t bytes, unsigned *on_gpu, unsigned *read_mostly, unsigned *host_copies)
+{
+	*on_gpu = *read_mostly = 0;
+	if (host_copies)
+		*host_copies = 0;
+	for (size_t at = 0; at < bytes; at += 2 * MiB) {
+		struct ember_sim_block_info b;
+		cr_assert_eq(SYM(sim, ember_sim_block_info)((const void *)(p + at), &b), 0);
+		*on_gpu += b.location == 0;
+		*read_mostly += b.read_mostly != 0;
+		if (host_copies)
+			*host_copies += b.host_copy != 0;
+	}
+}
+
+/* Static mode, EMBER_READ_MOSTLY as given (NULL: unset): 16 MiB of input read once, its blocks counted after. */
+static CUdeviceptr read_once(const char *read_mostly, unsigned *on_gpu, unsigned *advised)
+{
+	start("static", read_mostly);
+	CUdeviceptr p = input(16 * MiB);
+	launch(reader, p, 16 * MiB);
+	sync_and_flush(shim);
+	blocks(p, 16 * MiB, on_gpu, advised, NULL);
+	return p;
+}
+
+Test(read_dup, what_kernels_only_read_is_advised_once_resident_and_withdrawn_at_its_first_write)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_expect_eq(on_gpu, 8, "promoted whole at its first launch");
+	cr_expect_eq(advised, 8, "and advised read-mostly once there");
+	launch(writer, p, 16 * MiB);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 0, "withdrawn before the launch that may write it runs");
+	sync_and_flush(shim);
+	launch(reader, p, 16 * MiB);
+	sync_and_flush(shim);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 0, "written once, never advised again");
+}
+
+Test(read_dup, off_by_default)
+{
+	unsigned on_gpu, advised;
+	read_once(NULL, &on_gpu, &advised);
+	cr_expect_eq(on_gpu, 8);
+	cr_expect_eq(advised, 0);
+}
+
+Test(read_dup, memory_a_launch_may_write_is_never_advised)
+{
+	start("static", "1");
+	CUdeviceptr p = input(16 * MiB), q = input(8 * MiB);
+	unsigned on_gpu, advised;
+	launch(writer, p, 16 * MiB); /* its first launch writes it */
+	launch(reader, p, 16 * MiB);
+	/* one launch reading q through a pointer to const and writing it through another: written */
+	size_t n = 8 * MiB / sizeof(float);
+	static const size_t three[] = { 8, 8, 8 };
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z4copyPKfPfm", k_read, three, 3), 0);
+	CUfunction copy;
+	CU_OK(SYM(shim, cuModuleGetFunction)(&copy, start_context(shim), "_Z4copyPKfPfm"));
+	CU_OK(SYM(shim, cuLaunchKernel)(copy, 1, 1, 1, 1, 1, 1, 0, NULL, (void *[]){ &q, &q, &n }, NULL));
+	sync_and_flush(shim);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(on_gpu, 8);
+	cr_expect_eq(advised, 0, "written by its first launch");
+	blocks(q, 8 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(on_gpu, 4);
+	cr_expect_eq(advised, 0, "passed to a pointer that may be written through");
+}
+
+static void sleep_ms(long ms)
+{
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 }, NULL);
+}
+
+/* A demotion withdraws the advice first, under the host preference: no copy stays on the GPU. */
+Test(read_dup, a_demotion_leaves_no_copy_on_the_gpu)
+{
+	start("adaptive", "1");
+	CUdeviceptr a = input(40 * MiB), b = input(40 * MiB);
+	unsigned on_gpu, advised, copies;
+	launch(reader, a, 40 * MiB);
+	sync_and_flush(shim);
+	blocks(a, 40 * MiB, &on_gpu, &advised, NULL);
+	cr_assert_eq(on_gpu, 20, "a, read, fills its room");
+	cr_expect_eq(advised, 20);
+	for (int i = 0; i < 400; i++) { /* b read again and again, a no longer: b takes a's room */
+		launch(reader, b, 40 * MiB);
+		sync_and_flush(shim);
+		blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
+		if (on_gpu < 20)
+			break;
+		sleep_ms(5);
+	}
+	cr_assert_lt(on_gpu, 20, "a gave way to b");
+	unsigned left = 20 - on_gpu;
+	blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
+	cr_expect_eq(advised, on_gpu, "the advice withdrawn from every block that left (%u of 20 left, %u advised)",
+		     left, advised);
+	blocks(b, 40 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_gt(on_gpu, 0);
+	cr_expect_eq(advised, on_gpu, "b's promoted blocks advised in turn");
+	cr_expect_leq(SYM(sim, ember_sim_device_resident_bytes)(0), 64 * MiB, "no duplicate left on the GPU past the budget");
+}
