@@ -33,13 +33,15 @@
 //                          given once it arrived. Each reports the host's reads
 //                          (host_seconds), a kernel's read after them
 //                          (seconds: at the device's rate the GPU's copy
-//                          stayed), and for _plain a prefetch back first, as
-//                          Ember's refresh makes (refresh_seconds)
-//   readmostly_demote      the read-mostly array given back to the mapped tier:
-//                          the advice withdrawn, preferred location the host,
-//                          a prefetch there (demote_seconds), then a kernel's
-//                          read (seconds: at the mapped rate it is mapped, far
-//                          slower it faults)
+//                          stayed), then a prefetch to the GPU, as Ember's
+//                          refresh makes it (refresh_seconds), and a read
+//                          after that (refreshed_read_seconds)
+//   readmostly_demote_*    the read-mostly array, after another check, given
+//                          back to the mapped tier: the host preferred and the
+//                          advice withdrawn (_prefer_first, as read_dup.c does,
+//                          or _unset_first), a prefetch to the host
+//                          (demote_seconds), then a kernel's read (seconds: at
+//                          the mapped rate it is mapped, far slower it faults)
 //   beside_compute         a read-mostly prefetch of BYTES on one stream while
 //                          a kernel reads BYTES of device memory, pass after
 //                          pass, on another: each one's time against alone
@@ -223,29 +225,41 @@ static double host_check(probe &pr)
 	return t;
 }
 
-// The array resident as Ember's promotions leave it, read-mostly or not; a host check; a kernel's read after.
-static void host_check_case(probe &pr, bool readmostly)
+// The array resident as Ember's promotions leave it, read-mostly or not; a host check; a kernel's read after;
+// then the refresh Ember would make, a prefetch to the GPU; read-mostly, then the demotion, in the order
+// read_dup.c makes it (the host preferred first, then the advice withdrawn) or the other (unset first).
+enum check_mode { PLAIN, READMOSTLY_PREFER_FIRST, READMOSTLY_UNSET_FIRST };
+
+static void host_check_case(probe &pr, check_mode mode)
 {
+	bool readmostly = mode != PLAIN;
 	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
 	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
 	prefetch(pr, gpu);
 	if (readmostly)
 		CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
 	read_data(pr);
-	double resident = read_data(pr), host = host_check(pr), refresh = readmostly ? 0.0 : prefetch(pr, gpu);
-	char extra[192];
-	snprintf(extra, sizeof extra, ", \"host_seconds\": %.6f, \"resident_read_seconds\": %.6f", host, resident);
-	if (!readmostly)
-		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", \"refresh_seconds\": %.6f", refresh);
-	report(pr, readmostly ? "host_check_readmostly" : "host_check_plain", read_data(pr), extra);
+	double resident = read_data(pr), host = host_check(pr), after = read_data(pr);
+	double refresh = prefetch(pr, gpu), refreshed = read_data(pr);
+	char extra[256];
+	snprintf(extra, sizeof extra,
+		 ", \"host_seconds\": %.6f, \"resident_read_seconds\": %.6f, \"refresh_seconds\": %.6f, "
+		 "\"refreshed_read_seconds\": %.6f",
+		 host, resident, refresh, refreshed);
+	report(pr, readmostly ? "host_check_readmostly" : "host_check_plain", after, extra);
 	if (readmostly) { // back to the mapped tier as a demotion would take it
+		host_check(pr); // host copies of some pages again, as a demotion after a check would find them
 		double demote = wall([&] {
+			if (mode == READMOSTLY_PREFER_FIRST)
+				CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
 			CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetReadMostly, gpu));
-			CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
+			if (mode == READMOSTLY_UNSET_FIRST)
+				CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, cpu));
 			CHECK(cudaMemPrefetchAsync(pr.data, pr.bytes, cpu, 0, pr.s));
 		});
 		snprintf(extra, sizeof extra, ", \"demote_seconds\": %.6f", demote);
-		report(pr, "readmostly_demote", read_data(pr), extra);
+		report(pr, mode == READMOSTLY_PREFER_FIRST ? "readmostly_demote_prefer_first" : "readmostly_demote_unset_first",
+		       read_data(pr), extra);
 	}
 	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetAccessedBy, gpu));
 	reset(pr);
@@ -362,8 +376,9 @@ int main(int argc, char **argv)
 	       pr.grid);
 	plain_cases(pr);
 	readmostly_cases(pr);
-	host_check_case(pr, false);
-	host_check_case(pr, true);
+	host_check_case(pr, PLAIN);
+	host_check_case(pr, READMOSTLY_PREFER_FIRST);
+	host_check_case(pr, READMOSTLY_UNSET_FIRST);
 	beside_compute(pr, 0.5);
 	for (int g : { sms / 4, sms / 2, sms, pr.grid })
 		beside_mapped(pr, g);
