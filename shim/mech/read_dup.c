@@ -2,11 +2,16 @@
 #include "read_dup.h"
 #include "shim.h"
 
+static struct ember_read_dup_counts counts; /* atomic */
+
 /* Advice on [start, start + bytes) of a's GPU; a failure leaves the advice as it was, with one debug line. */
 static void advise(const struct ember_alloc *a, CUdeviceptr start, size_t bytes, CUmem_advise advice)
 {
 	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = a->device };
 	CUresult r = EMBER_REAL(cuMemAdvise_v2)(start, bytes, advice, gpu);
+	if (r == CUDA_SUCCESS)
+		__atomic_add_fetch(advice == CU_MEM_ADVISE_SET_READ_MOSTLY ? &counts.bytes_advised : &counts.bytes_withdrawn,
+				   bytes, __ATOMIC_RELAXED);
 	static bool said;
 	if (r != CUDA_SUCCESS && ember_first_time(&said))
 		ember_debug("read-mostly advice %s failed (CUresult %d): the range keeps the advice it had",
@@ -32,8 +37,10 @@ void ember_read_dup_launch(const struct ember_scan *s)
 		if (!rise(a, reads ? EMBER_GPU_READS : EMBER_GPU_WRITES) || reads)
 			continue;
 		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
-		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
+		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST)) {
+			__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
 			advise(a, a->base, a->size, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+		}
 	}
 }
 
@@ -56,4 +63,11 @@ void ember_read_dup_leaving(struct ember_alloc *a, CUdeviceptr start, size_t byt
 {
 	if (__atomic_load_n(&a->read_dup, __ATOMIC_SEQ_CST))
 		advise(a, start, bytes, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+}
+
+void ember_read_dup_counts(struct ember_read_dup_counts *out)
+{
+	out->bytes_advised = __atomic_load_n(&counts.bytes_advised, __ATOMIC_RELAXED);
+	out->bytes_withdrawn = __atomic_load_n(&counts.bytes_withdrawn, __ATOMIC_RELAXED);
+	out->written = __atomic_load_n(&counts.written, __ATOMIC_RELAXED);
 }

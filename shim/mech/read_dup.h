@@ -37,4 +37,12 @@ void ember_read_dup_arrived(struct ember_alloc *a, CUdeviceptr start, size_t byt
 /* Before a demotion of [start, start + bytes) of a: the advice withdrawn there, so the GPU's copy goes. */
 void ember_read_dup_leaving(struct ember_alloc *a, CUdeviceptr start, size_t bytes);
 
+/* What the advice did so far, for the exit statistics: bytes advised, and bytes it was withdrawn from. */
+struct ember_read_dup_counts {
+	uint64_t bytes_advised;   /* promoted ranges given the advice */
+	uint64_t bytes_withdrawn; /* ranges it was withdrawn from: before demotions, and whole allocations written */
+	uint64_t written;         /* allocations advised, then passed to a launch that may write them */
+};
+void ember_read_dup_counts(struct ember_read_dup_counts *out);
+
 #endif

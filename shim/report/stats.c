@@ -5,6 +5,7 @@
 
 #include "outfile.h"
 #include "peer.h"
+#include "read_dup.h"
 #include "state.h"
 #include "tracer.h"
 #include "census.h"
@@ -107,6 +108,14 @@ void ember_stats_write(FILE *f)
 		ember_cfg.populate_host ? "true" : "false", ember_settled_launches());
 	fprintf(f, "\n  \"settings\": ");
 	write_settings(f);
+	if (ember_cfg.read_mostly) {
+		struct ember_read_dup_counts rd;
+		ember_read_dup_counts(&rd);
+		fprintf(f,
+			",\n  \"read_mostly\": {\"bytes_advised\": %" PRIu64 ", \"bytes_withdrawn\": %" PRIu64
+			", \"allocations_written\": %" PRIu64 "}",
+			rd.bytes_advised, rd.bytes_withdrawn, rd.written);
+	}
 	fprintf(f, ",\n  \"devices\": [");
 	const char *sep = "\n";
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {

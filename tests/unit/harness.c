@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,5 +141,29 @@ unsigned lines_with(const char *text, const char *needle)
 	unsigned n = 0;
 	for (const char *p = text; (p = strstr(p, needle)); p++)
 		n++;
+	return n;
+}
+
+pid_t run_in_child(void (*child)(void))
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		child();
+		exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return pid;
+}
+
+size_t output_of_child(const char *var, void (*child)(void), char *buf, size_t len)
+{
+	char path[] = "/tmp/ember-output-XXXXXX";
+	temp_file_env(var, path);
+	run_in_child(child);
+	size_t n = read_file(path, buf, len);
+	unlink(path);
+	cr_assert_gt(n, 0, "%s=%s was left empty", var, path);
 	return n;
 }

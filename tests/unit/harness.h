@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <sys/types.h>
 
 /*
  * The simulated driver, loaded directly. The shim, loaded with
@@ -42,6 +43,12 @@ CUdeviceptr resident_allocation(void *shim, void *sim, CUfunction f, size_t byte
  * the GPU, taking a page fault in each of fresh_pages new pages, then sleeps sleep_ms: a host phase. */
 void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t bytes, size_t fresh_pages,
 		     unsigned sleep_ms);
+
+/* Run child() in a process of its own, which must exit 0 (and so run Ember's exit handlers). Returns its ID. */
+pid_t run_in_child(void (*child)(void));
+
+/* What child(), run so, wrote to a new private file that var (EMBER_STATS, say) names: into buf, NUL-ended. */
+size_t output_of_child(const char *var, void (*child)(void), char *buf, size_t len);
 
 /* Table 1's watermarks (90 and 85), not the shim's defaults: the suite init of the tests whose counts of
  * regions and bytes are that split's. test_config checks the defaults themselves. */

@@ -108,7 +108,7 @@ static int child_uses_driver(void *shim)
 	return 0;
 }
 
-static int run_in_child(void *shim)
+static int status_of_child(void *shim)
 {
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
@@ -124,12 +124,12 @@ Test(loader, a_forked_child_can_use_the_driver)
 {
 	void *shim = load_shim();
 	CU_OK(SYM(shim, cuInit)(0));
-	cr_expect_eq(run_in_child(shim), 0);
+	cr_expect_eq(status_of_child(shim), 0);
 	cr_expect_eq(child_uses_driver(shim), 0, "the parent still works");
 }
 
 Test(loader, a_child_forked_before_the_first_call_opens_the_driver_itself)
 {
 	void *shim = load_shim();
-	cr_expect_eq(run_in_child(shim), 0);
+	cr_expect_eq(status_of_child(shim), 0);
 }

@@ -113,6 +113,25 @@ Test(read_dup, what_kernels_only_read_is_advised_once_resident_and_withdrawn_at_
 	cr_expect_eq(advised, 0, "written once, never advised again");
 }
 
+static void advised_then_written(void)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	launch(writer, p, 16 * MiB);
+	sync_and_flush(shim);
+}
+
+/* The exit statistics say what the advice did: EMBER_READ_MOSTLY's A/B reads them. */
+Test(read_dup, the_statistics_count_what_was_advised_and_withdrawn)
+{
+	char buf[8192];
+	output_of_child("EMBER_STATS", advised_then_written, buf, sizeof buf);
+	cr_expect_not_null(strstr(buf, "\"read_mostly\": {\"bytes_advised\": 16777216, \"bytes_withdrawn\": 16777216, "
+				       "\"allocations_written\": 1}"),
+			   "%s", buf);
+	cr_expect_not_null(strstr(buf, "\"EMBER_READ_MOSTLY\": \"1\""), "the settings name it: %s", buf);
+}
+
 Test(read_dup, off_by_default)
 {
 	unsigned on_gpu, advised;

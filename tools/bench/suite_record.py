@@ -326,7 +326,8 @@ def main():
         devs = st.get("devices", [])
         rec["h2d_bytes"] = sum(d.get("bytes_promoted", 0) for d in devs)
         rec["d2h_bytes"] = sum(d.get("bytes_demoted", 0) for d in devs)
-        for k in ("uvm_events", "entry_points", "settings"):  # settings: the EMBER_* variables the run was given
+        # settings: the EMBER_* variables the run was given; read_mostly: what EMBER_READ_MOSTLY's advice did
+        for k in ("uvm_events", "entry_points", "settings", "read_mostly"):
             if k in st:
                 rec[k] = st[k]
     results = a.results
