@@ -251,6 +251,7 @@ void ember_placement_displaced(uint64_t addr, uint64_t bytes)
 
 static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
 {
+	__atomic_store_n(&a->app_advised, true, __ATOMIC_SEQ_CST);
 	for (uint32_t r = r0; r < r1; r++)
 		a->regions[r].hinted = 1;
 	ember_trace_hint(a, (uint64_t)r0 << EMBER_REGION_SHIFT, (uint64_t)(r1 - r0) << EMBER_REGION_SHIFT);

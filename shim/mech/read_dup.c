@@ -1,6 +1,9 @@
 /* Read-mostly advice for resident memory that kernels only read (read_dup.h). */
+#include <stdlib.h>
+
 #include "read_dup.h"
 #include "shim.h"
+#include "state.h"
 
 static struct ember_read_dup_counts counts; /* atomic */
 
@@ -28,6 +31,40 @@ static bool rise(struct ember_alloc *a, uint8_t to)
 	return false;
 }
 
+/*
+ * Withdraw the advice from all of a but the regions the application
+ * advised or prefetched itself: read-mostly advice there may be its own.
+ * The runs are found under the table lock and advised after it.
+ */
+static void withdraw_all(struct ember_alloc *a)
+{
+	if (!__atomic_load_n(&a->app_advised, __ATOMIC_SEQ_CST)) {
+		advise(a, a->base, a->size, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+		return;
+	}
+	uint32_t *runs = malloc(sizeof *runs * 2 * (a->nregions / 2 + 1)), n = 0;
+	if (!runs)
+		return; /* the advice stays: a write to a duplicated page costs a collapse, nothing more */
+	ember_table_lock(EMBER_TABLE);
+	for (uint32_t r = 0; r < a->nregions;) {
+		if (a->regions[r].hinted) {
+			r++;
+			continue;
+		}
+		uint32_t end = r;
+		while (end < a->nregions && !a->regions[end].hinted)
+			end++;
+		runs[n++] = r;
+		runs[n++] = end;
+		r = end;
+	}
+	ember_table_unlock(EMBER_TABLE);
+	for (uint32_t i = 0; i < n; i += 2)
+		advise(a, a->base + ((uint64_t)runs[i] << EMBER_REGION_SHIFT),
+		       ember_span_bytes(a, runs[i], runs[i + 1] - runs[i]), CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+	free(runs);
+}
+
 void ember_read_dup_launch(const struct ember_scan *s)
 {
 	for (unsigned i = 0; i < s->nptrs; i++) {
@@ -39,15 +76,16 @@ void ember_read_dup_launch(const struct ember_scan *s)
 		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
 		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST)) {
 			__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
-			advise(a, a->base, a->size, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+			withdraw_all(a);
 		}
 	}
 }
 
 void ember_read_dup_arrived(struct ember_alloc *a, CUdeviceptr start, size_t bytes)
 {
-	if (!ember_cfg.read_mostly || __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) != EMBER_GPU_READS)
-		return;
+	if (!ember_cfg.read_mostly || __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) != EMBER_GPU_READS ||
+	    __atomic_load_n(&a->app_advised, __ATOMIC_SEQ_CST))
+		return; /* written, or placed by the application in part: its advice is its own */
 	/*
 	 * Marked before the advice and checked after it: a launch that writes
 	 * a meanwhile either finds the mark and withdraws the advice from all

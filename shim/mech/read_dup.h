@@ -13,7 +13,9 @@
  * landed, and withdrawn from the whole allocation at the first launch that
  * may write it, and from a range before its demotion: a write to a
  * duplicated page, or a demotion that left the GPU's copy, would cost what
- * the advice saves.
+ * the advice saves. An allocation the application advised or prefetched
+ * itself, in part or whole, gets none, and what was given before keeps off
+ * its ranges when withdrawn.
  */
 #ifndef EMBER_READ_DUP_H
 #define EMBER_READ_DUP_H

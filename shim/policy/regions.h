@@ -106,6 +106,7 @@ struct ember_alloc {
 	uint64_t ac_launch_at;       /* counters.c: when the latest of them was made */
 	uint8_t gpu_access;          /* read_dup.h: what launches did to it (enum ember_gpu_access); atomic */
 	bool read_dup;               /* read_dup.h: read-mostly advice may be on ranges of it; atomic */
+	bool app_advised;            /* the application advised or prefetched some of it (its regions hinted); atomic */
 	struct ember_region regions[];
 };
 

@@ -113,6 +113,29 @@ Test(read_dup, what_kernels_only_read_is_advised_once_resident_and_withdrawn_at_
 	cr_expect_eq(advised, 0, "written once, never advised again");
 }
 
+/* The application's own read-mostly advice is its own: Ember's withdrawal keeps off it, and gives none after it. */
+Test(read_dup, the_application_s_own_advice_stays)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CU_OK(SYM(shim, cuMemAdvise_v2)(p, 2 * MiB, CU_MEM_ADVISE_SET_READ_MOSTLY, gpu)); /* its first 2 MiB */
+	launch(writer, p, 16 * MiB);
+	sync_and_flush(shim);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 1, "withdrawn from all but the application's range (%u advised)", advised);
+	struct ember_sim_block_info b;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((const void *)p, &b), 0);
+	cr_expect(b.read_mostly, "the application's advice on its first block stays");
+	CUdeviceptr q = input(8 * MiB);
+	CU_OK(SYM(shim, cuMemAdvise_v2)(q, 2 * MiB, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, gpu));
+	launch(reader, q, 8 * MiB);
+	sync_and_flush(shim);
+	blocks(q, 8 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 0, "placed by the application in part: Ember advises none of it");
+}
+
 static void advised_then_written(void)
 {
 	unsigned on_gpu, advised;
