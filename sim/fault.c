@@ -126,6 +126,11 @@ static uint64_t cpu_touch(struct sim_alloc *a, size_t i, bool write)
 		return 0;
 	}
 	size_t len = sim_block_len(a, i);
+	if (b->read_mostly && !write) { /* read duplication: the host's read makes a copy, the GPU keeps its own */
+		b->host_copy = true;
+		sim_mem.migrated[EMBER_SIM_TO_HOST] += len;
+		return sim_transfer_ns(len, SIM_DEMOTE_BPS);
+	}
 	sim_block_move(a, i, SIM_LOC_HOST);
 	return sim_transfer_ns(len, SIM_DEMOTE_BPS);
 }

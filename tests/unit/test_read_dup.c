@@ -113,6 +113,33 @@ Test(read_dup, what_kernels_only_read_is_advised_once_resident_and_withdrawn_at_
 	cr_expect_eq(advised, 0, "written once, never advised again");
 }
 
+/*
+ * A host reading the results back (pathfinder's check between runs): under
+ * the advice its reads make copies and the GPU keeps its own, where without
+ * it every block it touched leaves the GPU.
+ */
+static unsigned blocks_kept_through_a_host_read(const char *read_mostly)
+{
+	unsigned on_gpu, advised, copies;
+	CUdeviceptr p = read_once(read_mostly, &on_gpu, &advised);
+	cr_assert_eq(on_gpu, 8);
+	for (size_t at = 0; at < 16 * MiB; at += 2 * MiB) /* a word of each block, as a check reads a column */
+		SYM(sim, ember_sim_access)((const void *)(p + at + 4096), sizeof(float), 0);
+	blocks(p, 16 * MiB, &on_gpu, &advised, &copies);
+	cr_expect_eq(copies, *read_mostly == '1' ? on_gpu : 0, "a host copy beside each block kept (%u)", copies);
+	return on_gpu;
+}
+
+Test(read_dup, a_host_read_leaves_the_gpu_its_copy)
+{
+	cr_expect_eq(blocks_kept_through_a_host_read("1"), 8);
+}
+
+Test(read_dup, without_the_advice_a_host_read_takes_the_blocks)
+{
+	cr_expect_eq(blocks_kept_through_a_host_read("0"), 0);
+}
+
 /* The application's own read-mostly advice is its own: Ember's withdrawal keeps off it, and gives none after it. */
 Test(read_dup, the_application_s_own_advice_stays)
 {
