@@ -34,12 +34,14 @@ rm -f "/dev/shm/ember-$pid.live" # a killed program cannot remove its own
 pid=
 
 # after a program: its exit statistics
-# (a setting whose value JSON must escape: a pattern matching no program)
-EMBER_DISABLE_FOR='x"y\z' "$bin/ember-run" --driver sim --budget 64M --stats "$dir/stats.json" -- \
+# (a setting whose value JSON must escape: a pattern matching no program; the demo's C kernels declare no
+# pointers to const, so EMBER_READ_MOSTLY advises nothing)
+EMBER_DISABLE_FOR='x"y\z' EMBER_READ_MOSTLY=1 "$bin/ember-run" --driver sim --budget 64M --stats "$dir/stats.json" -- \
   "$bin/ember-demo" 48 3 >"$dir/demo.out" 2>&1 || fail "the demo failed: $(cat "$dir/demo.out")"
 out=$("$bin/ember-stat" --file "$dir/stats.json") || fail "ember-stat --file: $out"
 grep -q '^the program: Ember adaptive mode (at exit)' <<<"$out" || fail "exit text: $out"
 grep -q '^settings: .*EMBER_BUDGET=64M' <<<"$out" || fail "exit settings: $out"
+grep -q '^read-mostly advice on 0.00 GiB' <<<"$out" || fail "exit read-mostly line: $out"
 grep -q 'promotions and 0 demotions (' <<<"$out" || fail "exit moves: $out"
 "$bin/ember-stat" --json --file "$dir/stats.json" >"$dir/exit.json"
 python3 - "$dir/exit.json" <<'PY'
@@ -55,6 +57,7 @@ assert d["bytes_phase_exchanged"] == 0, d  # nothing exchanged at a host phase
 assert isinstance(s["launches_settled"], int), s
 assert s["settings"]["EMBER_BUDGET"] == "64M" and s["settings"]["EMBER_DISABLE_FOR"] == 'x"y\\z', s["settings"]
 assert "EMBER_HIGH_WATERMARK" not in s["settings"], s["settings"]  # left at its default: not set
+assert s["read_mostly"] == {"bytes_advised": 0, "bytes_withdrawn": 0, "allocations_written": 0}, s["read_mostly"]
 assert len(s["allocations"]) == 2 and all(a["map"] is None and a["demand"] is None for a in s["allocations"]), s
 assert all(a["resident_bytes"] + a["mapped_bytes"] == a["size"] for a in s["allocations"] if not a["freed"]), s
 PY

@@ -32,6 +32,9 @@ Text by default; --json prints one object, the same for both sources:
                                                           decide and skipped their scan)
      "settings": {"EMBER_NAME": "value", ...} | null,  (exit only: every EMBER_* variable set for the
                                                           program, by the environment or a file)
+     "read_mostly": {"bytes_advised", "bytes_withdrawn",
+                     "allocations_written"} | null,     (exit only, under EMBER_READ_MOSTLY=1: what its
+                                                          advice did)
      "uvm_events": {...} | null}                       (exit only: the event queue's counts)
 
 Exit status: 0 shown, 1 no such process or file, 2 bad arguments or an
@@ -49,7 +52,7 @@ def parse_live(text):
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
     out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
-           "settings": None, "uvm_events": None}
+           "settings": None, "read_mostly": None, "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -94,6 +97,7 @@ def parse_exit(stats):
                              if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
             "launches_settled": stats.get("launches_settled"), "settings": stats.get("settings"),
+            "read_mostly": stats.get("read_mostly"),
             "uvm_events": stats.get("uvm_events")}
 
 
@@ -136,6 +140,11 @@ def text(s):
     for a in sorted(live, key=lambda a: -a["size"])[:8]:
         shown = a["map"] if a["map"] is not None else f"{gib(a['resident_bytes'])} resident"
         lines.append(f"  #{a['id']:<4} {gib(a['size']):>11} {a['kind']:9} {shown[:64]}")
+    if s.get("read_mostly"):
+        r = s["read_mostly"]
+        lines.append(f"read-mostly advice on {gib(r['bytes_advised'])} of resident memory kernels only read, "
+                     f"withdrawn from {gib(r['bytes_withdrawn'])} ({r['allocations_written']} allocations written "
+                     f"after it)")
     if s.get("launches_settled"):
         lines.append(f"{s['launches_settled']} launches found nothing left to decide and skipped their scan")
     if s["uvm_events"]:
