@@ -67,6 +67,8 @@ static void withdraw_all(struct ember_alloc *a)
 
 void ember_read_dup_launch(const struct ember_scan *s)
 {
+	if (!s->f)
+		return; /* a graph's allocations merged in one scan (hooks_graph.c): its kernels' own scans say */
 	for (unsigned i = 0; i < s->nptrs; i++) {
 		struct ember_alloc *a = s->ptrs[i].alloc;
 		unsigned param = s->ptrs[i].param;

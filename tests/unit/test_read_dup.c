@@ -140,6 +140,36 @@ Test(read_dup, without_the_advice_a_host_read_takes_the_blocks)
 	cr_expect_eq(blocks_kept_through_a_host_read("0"), 0);
 }
 
+/*
+ * A graph of kernels that only read: launched again and again, once its
+ * launches have nothing left to decide they are placed as one merged scan
+ * (hooks_graph.c), which names no kernel and so takes nothing back.
+ */
+Test(read_dup, a_graph_of_readers_keeps_the_advice)
+{
+	start("static", "1");
+	CUdeviceptr p = input(16 * MiB);
+	size_t n = 16 * MiB / sizeof(float);
+	void *params[] = { &p, &n };
+	CUgraph graph;
+	CUgraphExec exec;
+	CUgraphNode node;
+	CUDA_KERNEL_NODE_PARAMS kp = { .func = reader, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
+				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
+	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
+	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	for (int i = 0; i < 300; i++) /* past the launches an unsettled table waits between surveys */
+		CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	sync_and_flush(shim);
+	unsigned on_gpu, advised;
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(on_gpu, 8);
+	cr_expect_eq(advised, 8, "still advised after the graph's launches (%u)", advised);
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+}
+
 /* The application's own read-mostly advice is its own: Ember's withdrawal keeps off it, and gives none after it. */
 Test(read_dup, the_application_s_own_advice_stays)
 {
