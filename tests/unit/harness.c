@@ -167,3 +167,15 @@ size_t output_of_child(const char *var, void (*child)(void), char *buf, size_t l
 	cr_assert_gt(n, 0, "%s=%s was left empty", var, path);
 	return n;
 }
+
+CUgraphExec one_kernel_graph(void *shim, CUfunction f, void **params, CUgraph *graph)
+{
+	CUgraphExec exec;
+	CUgraphNode node;
+	CUDA_KERNEL_NODE_PARAMS kp = { .func = f, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
+				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
+	CU_OK(SYM(shim, cuGraphCreate)(graph, 0));
+	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, *graph, NULL, 0, &kp));
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, *graph, 0));
+	return exec;
+}

@@ -44,6 +44,9 @@ CUdeviceptr resident_allocation(void *shim, void *sim, CUfunction f, size_t byte
 void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t bytes, size_t fresh_pages,
 		     unsigned sleep_ms);
 
+/* Through the shim: a graph of one one-block launch of f with params, instantiated; *graph is set for its destroy. */
+CUgraphExec one_kernel_graph(void *shim, CUfunction f, void **params, CUgraph *graph);
+
 /* Run child() in a process of its own, which must exit 0 (and so run Ember's exit handlers). Returns its ID. */
 pid_t run_in_child(void (*child)(void));
 

@@ -345,13 +345,7 @@ Test(adaptive, a_graph_scanned_before_its_kernel_ran_takes_what_launches_taught_
 	int none = -1;
 	void *at_base[] = { &pool, &nw, &one_f, &none };
 	CUgraph graph;
-	CUgraphExec exec;
-	CUgraphNode node;
-	CUDA_KERNEL_NODE_PARAMS kp = { .func = scaled, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
-				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = at_base };
-	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
-	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
-	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	CUgraphExec exec = one_kernel_graph(shim, scaled, at_base, &graph);
 	launch(scaled, (void *[]){ &piece, &nw, &one_f, &none });
 	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
 	CU_OK(SYM(shim, cuCtxSynchronize)());

@@ -152,13 +152,7 @@ Test(read_dup, a_graph_of_readers_keeps_the_advice)
 	size_t n = 16 * MiB / sizeof(float);
 	void *params[] = { &p, &n };
 	CUgraph graph;
-	CUgraphExec exec;
-	CUgraphNode node;
-	CUDA_KERNEL_NODE_PARAMS kp = { .func = reader, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
-				       .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
-	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
-	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
-	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
+	CUgraphExec exec = one_kernel_graph(shim, reader, params, &graph);
 	for (int i = 0; i < 300; i++) /* past the launches an unsettled table waits between surveys */
 		CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
 	sync_and_flush(shim);
