@@ -78,6 +78,8 @@ void ember_read_dup_launch(const struct ember_scan *s)
 		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
 		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST)) {
 			__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
+			ember_debug("allocation %llu: a launch may write it; its read-mostly advice is withdrawn",
+				    (unsigned long long)a->id);
 			withdraw_all(a);
 		}
 	}
@@ -93,7 +95,10 @@ void ember_read_dup_arrived(struct ember_alloc *a, CUdeviceptr start, size_t byt
 	 * a meanwhile either finds the mark and withdraws the advice from all
 	 * of a, or is seen here and this range's is withdrawn.
 	 */
-	__atomic_store_n(&a->read_dup, true, __ATOMIC_SEQ_CST);
+	if (!__atomic_exchange_n(&a->read_dup, true, __ATOMIC_SEQ_CST))
+		ember_debug("allocation %llu (%llu MiB): every launch reads it through pointers to const; its resident "
+			    "ranges get read-mostly advice",
+			    (unsigned long long)a->id, (unsigned long long)(a->size >> 20));
 	advise(a, start, bytes, CU_MEM_ADVISE_SET_READ_MOSTLY);
 	if (__atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) != EMBER_GPU_READS)
 		advise(a, start, bytes, CU_MEM_ADVISE_UNSET_READ_MOSTLY);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ember/ember.h"
 #include "ember_sim.h"
@@ -195,11 +196,18 @@ static void advised_then_written(void)
 	sync_and_flush(shim);
 }
 
-/* The exit statistics say what the advice did: EMBER_READ_MOSTLY's A/B reads them. */
+/* The exit statistics say what the advice did (EMBER_READ_MOSTLY's A/B reads them), and the debug log when. */
 Test(read_dup, the_statistics_count_what_was_advised_and_withdrawn)
 {
+	char log_path[] = "/tmp/ember-test-read-dup-XXXXXX", log[8192];
+	setenv("EMBER_LOG", "debug", 1);
+	temp_file_env("EMBER_LOG_FILE", log_path);
 	char buf[8192];
 	output_of_child("EMBER_STATS", advised_then_written, buf, sizeof buf);
+	read_file(log_path, log, sizeof log);
+	unlink(log_path);
+	cr_expect_eq(lines_with(log, "every launch reads it through pointers to const"), 1, "%s", log);
+	cr_expect_eq(lines_with(log, "a launch may write it; its read-mostly advice is withdrawn"), 1, "%s", log);
 	cr_expect_not_null(strstr(buf, "\"read_mostly\": {\"bytes_advised\": 16777216, \"bytes_withdrawn\": 16777216, "
 				       "\"allocations_written\": 1}"),
 			   "%s", buf);
