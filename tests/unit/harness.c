@@ -99,6 +99,11 @@ void host_reads_back(void *shim, void *sim, CUfunction f, CUdeviceptr p, size_t 
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 	SYM(sim, ember_sim_access)((void *)p, bytes, 0);
 	cr_assert_eq(SYM(sim, ember_sim_block_location)((void *)p), EMBER_SIM_HOST, "the host took it");
+	host_faults(fresh_pages, sleep_ms);
+}
+
+void host_faults(size_t fresh_pages, unsigned sleep_ms)
+{
 	/* the simulated driver's host memory is plain memory: the page faults come from fresh pages */
 	size_t len = fresh_pages * 4096;
 	if (len) {

@@ -53,6 +53,9 @@ pid_t run_in_child(void (*child)(void));
 /* What child(), run so, wrote to a new private file that var (EMBER_STATS, say) names: into buf, NUL-ended. */
 size_t output_of_child(const char *var, void (*child)(void), char *buf, size_t len);
 
+/* The host's page faults of a host phase: one in each of fresh_pages new pages, then a sleep of sleep_ms. */
+void host_faults(size_t fresh_pages, unsigned sleep_ms);
+
 /* Table 1's watermarks (90 and 85), not the shim's defaults: the suite init of the tests whose counts of
  * regions and bytes are that split's. test_config checks the defaults themselves. */
 void table1_watermarks(void);
