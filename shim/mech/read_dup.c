@@ -21,10 +21,10 @@ static void advise(const struct ember_alloc *a, CUdeviceptr start, size_t bytes,
 			    advice == CU_MEM_ADVISE_SET_READ_MOSTLY ? "given" : "withdrawn", (int)r);
 }
 
-/* Raise a's access to at least `to`; whether it was below. */
+/* Raise a's access to at least `to`; whether it was below. Most launches find it there: a plain load. */
 static bool rise(struct ember_alloc *a, uint8_t to)
 {
-	uint8_t was = __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST);
+	uint8_t was = __atomic_load_n(&a->gpu_access, __ATOMIC_RELAXED);
 	while (was < to)
 		if (__atomic_compare_exchange_n(&a->gpu_access, &was, to, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			return true;
