@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return usage();
 	const char *label = argc > 3 ? argv[3] : "unlabelled";
-	setenv("EMBER_REAL_LIBCUDA", argv[1], 1);
+	bench_real_driver(argv[1]);
 	struct lib libs[2] = { open_lib(argv[1], "direct"), open_lib(argv[2], "ember") };
 	for (int i = 0; i < 2; i++) {
 		int v;

@@ -97,7 +97,7 @@ static CUgraphExec build(void *sim, void *shim, size_t wbytes, struct node_args 
 
 int graph_bench(const char *sim_path, const char *shim_path, const char *label)
 {
-	setenv("EMBER_REAL_LIBCUDA", sim_path, 1);
+	bench_real_driver(sim_path);
 	const char *mode = getenv("EMBER_MODE") && *getenv("EMBER_MODE") ? getenv("EMBER_MODE") : "adaptive";
 	void *sim = bench_open(sim_path), *shim = bench_open(shim_path);
 	static struct node_args args[NODES];

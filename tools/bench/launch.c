@@ -29,6 +29,7 @@
  */
 #include <cuda.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,17 @@ struct args {
 	size_t n;
 	CUdeviceptr tensors[TORCH_ALLOCS];
 };
+
+void bench_real_driver(const char *path)
+{
+	char *absolute = realpath(path, NULL);
+	if (!absolute) {
+		fprintf(stderr, "ember-callbench: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	setenv("EMBER_REAL_LIBCUDA", absolute, 1);
+	free(absolute);
+}
 
 void *bench_open(const char *path)
 {
@@ -212,7 +224,7 @@ static void report(const char *label, const char *mode, const char *pattern, con
 
 int launch_bench(const char *sim_path, const char *shim_path, const char *label)
 {
-	setenv("EMBER_REAL_LIBCUDA", sim_path, 1);
+	bench_real_driver(sim_path);
 	const char *mode = getenv("EMBER_MODE") && *getenv("EMBER_MODE") ? getenv("EMBER_MODE") : "adaptive";
 	void *sim = bench_open(sim_path), *shim = bench_open(shim_path);
 	struct args a = set_up(sim, shim);

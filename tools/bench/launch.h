@@ -21,6 +21,9 @@ void *bench_symbol(void *h, const char *name);
 /* A typed pointer to `name` in a library. */
 #define SYM_CALL(h, name) ((__typeof__(&name))bench_symbol((h), #name))
 
+/* Make path, as an absolute path, the driver the shim forwards to (EMBER_REAL_LIBCUDA takes no other), or end saying why. */
+void bench_real_driver(const char *path);
+
 /* The library at path, or the program ends saying why (launch.c). */
 void *bench_open(const char *path);
 
