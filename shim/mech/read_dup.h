@@ -42,7 +42,7 @@ void ember_read_dup_leaving(struct ember_alloc *a, CUdeviceptr start, size_t byt
 /* What the advice did so far, for the exit statistics: bytes advised, and bytes it was withdrawn from. */
 struct ember_read_dup_counts {
 	uint64_t bytes_advised;   /* promoted (or refreshed) ranges given the advice, each time */
-	uint64_t bytes_withdrawn; /* ranges it was withdrawn from: before demotions, and whole allocations written */
+	uint64_t bytes_withdrawn; /* ranges a withdrawal was issued for: demotions from an advised allocation, those written */
 	uint64_t written;         /* allocations advised, then passed to a launch that may write them */
 };
 void ember_read_dup_counts(struct ember_read_dup_counts *out);
