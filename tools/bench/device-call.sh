@@ -23,8 +23,8 @@
 #   finish     the call's last step: the packed build in place again, $R
 #              packed, then records, llama_runs and the progress log
 # and, for an A/B of Ember libraries a process each in turn (the packed
-# build's kept as build/lib-head.so, others stripped in as build/lib-X.so
-# after device-pack.sh), adaptive at 1.5x of a 16 GiB budget:
+# build's kept as build/lib-head.so, others built by device-pack.sh's
+# EMBER_PACK_LIBS as build/lib-X.so), adaptive at 1.5x of a 16 GiB budget:
 #   use X                   make build/lib-X.so the library the runs load
 #   one DIR W [ENV...]      the suite's kernel workload W, its results in $R/DIR
 #   llama X ROUND [ENV...]  under X, llama.cpp 13B F16 by llama-bench directly

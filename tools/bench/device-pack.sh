@@ -5,21 +5,38 @@
 #               libraries the tests need beside them (devlibs.sh)
 #   .llama/     with LLAMA_BUILD (a llama.cpp build folder, DESIGN.md): its
 #               llama-bench stripped and xz-compressed, and llama.cpp's gguf-py
+#   build-gpu/lib-NAME.so  for each NAME=REV of EMBER_PACK_LIBS (such as
+#               "base=7af7afe"): libember.so built at REV in a worktree of its
+#               own and stripped, for device-call.sh's `use NAME`
 # Both belong in .git/info/exclude and in the call's carry list. It then
 # checks the total against the 64 MiB a call may carry (tracked files,
 # untracked files git does not ignore, ../shared and the carried folders).
 # On the GPU machine, device-unpack.sh puts them back in place.
-#   device-pack.sh [LLAMA_BUILD]
+#   [EMBER_PACK_LIBS="NAME=REV ..."] device-pack.sh [LLAMA_BUILD]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 [ -x build/bin/ember-run ] || { echo "device-pack: no build/ here: run ./tools/test.sh or ./tools/demo.sh first" >&2; exit 1; }
+for lib in ${EMBER_PACK_LIBS:-}; do
+  [[ $lib =~ ^[a-z0-9-]+=[^=]+$ ]] && git rev-parse -q --verify "${lib#*=}^{commit}" >/dev/null ||
+    { echo "device-pack: EMBER_PACK_LIBS takes NAME=REV with REV a commit here, got '$lib'" >&2; exit 1; }
+done
 rm -rf build-gpu
 cp -a build build-gpu
 find build-gpu \( -name '*.o' -o -name '*.a' -o -name '*.log' \) -delete
 find build-gpu -type d -name CMakeFiles -prune -exec rm -rf {} +
 find build-gpu/bin build-gpu/lib -type f -exec strip --strip-debug {} + 2>/dev/null || true
 bash tools/bench/devlibs.sh "$root/build-gpu" >/dev/null
+for lib in ${EMBER_PACK_LIBS:-}; do
+  name=${lib%%=*} rev=${lib#*=}
+  wt=$(mktemp -d /tmp/ember-pack-XXXXXX)
+  git worktree add -q --detach "$wt" "$rev"
+  echo "device-pack: building lib-$name.so at $(git -C "$wt" rev-parse --short HEAD)"
+  cmake -S "$wt" -B "$wt/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$wt/build" --target ember -j"$(nproc)" >/dev/null
+  strip --strip-debug -o "build-gpu/lib-$name.so" "$wt/build/lib/libember.so"
+  git worktree remove --force "$wt"
+done
 carried=(build-gpu)
 if [ $# -gt 0 ]; then
   llama=$1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared in session 40, when no device was lent; not yet run. The launch scan's element sizes from the
-# kernels' mangled names (051153a, `head`) against its parent (7af7afe, `base`: build it in a worktree,
-# `cmake --build ... --target ember`, and strip it into build-gpu/lib-base.so after device-pack.sh),
+# kernels' mangled names (051153a, `head`) against its parent (7af7afe, `base`: pack with
+# EMBER_PACK_LIBS=base=7af7afe bash tools/bench/device-pack.sh LLAMA_BUILD),
 # adaptive at 1.5x of a 16 GiB budget, a process each in turn, the order turning each round.
 # First one llama.cpp process under head, traced: its F16 matrix kernels' L ranges should be their
 # tensors' bytes (52,428,800 for a 5120 x 5120 tensor, where diag/llama-cpp-1.5-adaptive has 104,857,600),
