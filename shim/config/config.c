@@ -302,6 +302,14 @@ static const char *lookup(const char *var, bool secure, const struct ember_setti
 	return v ? v : *from ? (*from)->value : NULL;
 }
 
+void ember_var_name(const struct ember_var_doc *d, unsigned g, char *out, size_t len)
+{
+	if (d->per_gpu)
+		snprintf(out, len, "%s%u", d->name, g);
+	else
+		snprintf(out, len, "%s", d->name);
+}
+
 const char *ember_config_value(const char *var)
 {
 	const struct ember_setting *from;

@@ -83,6 +83,15 @@ int ember_config_load(struct ember_config *cfg, char *err, size_t errlen);
  */
 const char *ember_config_value(const char *var);
 
+/* How many variables d stands for: one, or one per GPU ordinal (EMBER_BUDGET_0, ...). */
+static inline unsigned ember_var_names(const struct ember_var_doc *d)
+{
+	return d->per_gpu ? EMBER_CONFIG_MAX_GPUS : 1;
+}
+
+/* The name of the gth of them (g < ember_var_names(d)). */
+void ember_var_name(const struct ember_var_doc *d, unsigned g, char *out, size_t len);
+
 /* Whether name (len bytes, not NUL-terminated) is the table's, a per-GPU one with its ordinal. */
 bool ember_config_known_name(const char *name, size_t len);
 

@@ -78,12 +78,9 @@ static void write_settings(FILE *f)
 	fputc('{', f);
 	for (size_t i = 0; i < ember_var_count; i++) {
 		const struct ember_var_doc *d = &ember_var_docs[i];
-		for (unsigned g = 0; g < (d->per_gpu ? EMBER_CONFIG_MAX_GPUS : 1); g++) {
+		for (unsigned g = 0; g < ember_var_names(d); g++) {
 			char var[80];
-			if (d->per_gpu)
-				snprintf(var, sizeof var, "%s%u", d->name, g);
-			else
-				snprintf(var, sizeof var, "%s", d->name);
+			ember_var_name(d, g, var, sizeof var);
 			const char *v = ember_config_value(var);
 			if (!v)
 				continue;

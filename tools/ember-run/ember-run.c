@@ -170,14 +170,10 @@ static int print_config(void)
 	int rc = ember_config_load(&cfg, err, sizeof err); /* reads the files */
 	for (size_t i = 0; i < ember_var_count; i++) {
 		const struct ember_var_doc *d = &ember_var_docs[i];
-		for (unsigned g = 0; g < (d->per_gpu ? EMBER_CONFIG_MAX_GPUS : 1); g++) {
+		for (unsigned g = 0; g < ember_var_names(d); g++) {
 			char var[80], from[PATH_MAX + 16];
-			if (d->per_gpu)
-				snprintf(var, sizeof var, "%s%u", d->name, g);
-			else
-				snprintf(var, sizeof var, "%s", d->name);
-			const struct ember_setting *set = ember_config_file_setting(var);
-			const char *v = getenv(var) ? getenv(var) : set ? set->value : NULL;
+			ember_var_name(d, g, var, sizeof var);
+			const char *v = ember_config_value(var);
 			if (d->per_gpu && !v)
 				continue; /* unset GPUs take EMBER_BUDGET */
 			printf("%-26s %-22s %s\n", var, v ? v : *d->def ? d->def : "(unset)",
