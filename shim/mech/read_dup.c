@@ -67,8 +67,8 @@ static void withdraw_all(struct ember_alloc *a)
 
 void ember_read_dup_launch(const struct ember_scan *s)
 {
-	if (!s->f)
-		return; /* a graph's allocations merged in one scan (hooks_graph.c): its kernels' own scans say */
+	if (!ember_cfg.read_mostly || !s->f)
+		return; /* off: nothing reads the tracking; a graph's merged scan (hooks_graph.c): its kernels' own say */
 	for (unsigned i = 0; i < s->nptrs; i++) {
 		struct ember_alloc *a = s->ptrs[i].alloc;
 		unsigned param = s->ptrs[i].param;

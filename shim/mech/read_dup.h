@@ -30,7 +30,7 @@ enum ember_gpu_access {
 	EMBER_GPU_WRITES, /* a launch passed it otherwise: a pointer that may be written through, a struct, a packed buffer */
 };
 
-/* Before a launch: what it does to each allocation it references; the advice withdrawn from those it may write. */
+/* Before a launch, under EMBER_READ_MOSTLY: what it does to each allocation it references; the advice withdrawn from those it may write. */
 void ember_read_dup_launch(const struct ember_scan *s);
 
 /* A promotion of [start, start + bytes) of a has landed: the advice, if a is read only. */
