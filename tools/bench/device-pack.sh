@@ -2,7 +2,9 @@
 # Before a lent GPU machine's call: make what travels with the working tree.
 #   build-gpu/  a copy of build/ without objects, archives or logs, its
 #               programs and libraries stripped of debug sections, and the
-#               libraries the tests need beside them (devlibs.sh)
+#               libraries the tests need beside them (devlibs.sh); with
+#               EMBER_PACK_TESTS=0, for a call that runs no unit tests,
+#               without the tests or the libraries only they need
 #   .llama/     with LLAMA_BUILD (a llama.cpp build folder, DESIGN.md): its
 #               llama-bench stripped and xz-compressed, and llama.cpp's gguf-py
 #   build-gpu/lib-NAME.so  for each NAME=REV of EMBER_PACK_LIBS (such as
@@ -12,7 +14,7 @@
 # checks the total against the 64 MiB a call may carry (tracked files,
 # untracked files git does not ignore, ../shared and the carried folders).
 # On the GPU machine, device-unpack.sh puts them back in place.
-#   [EMBER_PACK_LIBS="NAME=REV ..."] device-pack.sh [LLAMA_BUILD]
+#   [EMBER_PACK_LIBS="NAME=REV ..."] [EMBER_PACK_TESTS=0] device-pack.sh [LLAMA_BUILD]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -25,6 +27,7 @@ rm -rf build-gpu
 cp -a build build-gpu
 find build-gpu \( -name '*.o' -o -name '*.a' -o -name '*.log' \) -delete
 find build-gpu -type d -name CMakeFiles -prune -exec rm -rf {} +
+[ "${EMBER_PACK_TESTS:-1}" = 0 ] && rm -f build-gpu/bin/test_* && rm -rf build-gpu/tests
 find build-gpu/bin build-gpu/lib -type f -exec strip --strip-debug {} + 2>/dev/null || true
 bash tools/bench/devlibs.sh "$root/build-gpu" >/dev/null
 for lib in ${EMBER_PACK_LIBS:-}; do
