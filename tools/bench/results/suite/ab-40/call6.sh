@@ -8,8 +8,14 @@
 # - call2: EMBER_PARTIAL_RANK=1 (`rank`) against 0 (`head`), two rounds.
 # - call4: EMBER_READ_MOSTLY=1 (`dup`) against 0 (`head`), two rounds: it has no host phase, so it must
 #   be no slower.
-# - call3: partial-rank on hf-llama, two rounds, as time allows.
+# - call2's ember-readmostly-probe (4 GiB, without Ember) and partial-rank on radix, two rounds.
+# - call4's read-mostly on pathfinder, two rounds.
+# - call1's head against base on hf-llama, a round, as time allows.
+# The device was slow to start (three tries refused), so this call came first and took the runs that
+# settle the most; call5.sh has the rest.
 source tools/bench/device-call.sh c6
+stage readmostly-probe
+timeout 120 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"
 stage gguf
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
 use head; stage "llama traced"
@@ -41,8 +47,12 @@ for round in 0 1; do
   order="rank dup head"; [ $round = 1 ] && order="head dup rank"
   for v in $order; do time_left 150 && llama $v $round "$(env_of $v)"; done
 done
-for round in 0 1; do
-  order="rank head"; [ $round = 1 ] && order="head rank"
-  for v in $order; do time_left 45 && hf $v $round "$(env_of $v)"; done
+for w in radix pathfinder; do
+  for round in 0 1; do
+    order="head rank dup"; [ $round = 1 ] && order="dup rank head"
+    [ $w = radix ] && order=${order/ dup/} && order=${order/dup /}
+    for v in $order; do time_left 100 && { use $v; one "$w-$v-$round" $w EMBER_LOG=info "$(env_of $v)"; }; done
+  done
 done
+for v in head base; do time_left 40 && hf $v 0; done
 finish
