@@ -27,6 +27,6 @@ done
 for v in base head; do time_left 200 && hf $v 1; done
 for round in 0 1; do
   order="rank head"; [ $round = 1 ] && order="head rank"
-  for v in $order; do time_left 40 && hf $v $round "$(env_of $v)"; done
+  for v in $order; do time_left 40 && hf $v r$round "$(env_of $v)"; done
 done
 finish
