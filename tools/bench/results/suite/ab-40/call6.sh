@@ -45,7 +45,7 @@ for round in 0 1 2; do
 done
 for round in 0 1; do
   order="rank dup head"; [ $round = 1 ] && order="head dup rank"
-  for v in $order; do time_left 150 && llama $v $round "$(env_of $v)"; done
+  for v in $order; do time_left 150 && llama $v r$round "$(env_of $v)"; done
 done
 for w in radix pathfinder; do
   for round in 0 1; do
