@@ -15,7 +15,7 @@
 # settle the most; call5.sh has the rest.
 source tools/bench/device-call.sh c6
 stage readmostly-probe
-timeout 120 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"
+timeout 60 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"
 stage gguf
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
 use head; stage "llama traced"
