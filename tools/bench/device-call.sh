@@ -13,7 +13,9 @@
 #   pack       $R as $OUT/NAME.tar.gz: call it after each stage, so that a
 #              call cut short still brings back what it had
 #   stage MSG  a line in $R/progress.log, with the call's seconds so far
-#   time_left  whether more than ${1:-60} of the call's 540 seconds are left
+#   time_left  whether more than ${1:-60} of the call's seconds are left
+#              (EMBER_CALL_SECONDS, 540 unless the session has less device
+#              time than a full call)
 #   records    a line per record in $R/*/suite.jsonl: its folder, bench,
 #              variant, seconds, runs, bytes demoted and error
 #   llama_runs a line per llama-bench process run directly ($R/llama-*.jsonl):
@@ -40,7 +42,8 @@ mkdir -p "$R/suite"
 run=$here/build/bin/ember-run
 pack() { tar -C "$R" -czf "$OUT/$name.tar.gz" .; }
 stage() { echo "== [$SECONDS s] $*" >>"$R/progress.log"; }
-time_left() { [ "$SECONDS" -lt $((540 - ${1:-60})) ]; }
+call_seconds=${EMBER_CALL_SECONDS:-540}
+time_left() { [ "$SECONDS" -lt $((call_seconds - ${1:-60})) ]; }
 cp build/lib/libember.so build/lib-head.so
 use() { cp "build/lib-$1.so" build/lib/libember.so; }
 one() { # DIR WORKLOAD [ENV...]
@@ -66,7 +69,7 @@ hf() { # VARIANT ROUND [ENV...]
   use "$v"; stage "hf-llama-$v-$round"
   mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
   env "$@" EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive EMBER_SUITE_SKIP="hf-mixtral-*" \
-    EMBER_SUITE_TIMEOUT=90 timeout $((560 - SECONDS)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
+    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds + 20 - SECONDS)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
 }
