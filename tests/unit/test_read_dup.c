@@ -280,7 +280,7 @@ static void sleep_ms(long ms)
 	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 }, NULL);
 }
 
-/* A demotion withdraws the advice first, under the host preference: no copy stays on the GPU. */
+/* A demotion withdraws the advice, then prefers the host: no copy stays on the GPU. */
 Test(read_dup, a_demotion_leaves_no_copy_on_the_gpu)
 {
 	start("adaptive", "1");

@@ -38,8 +38,9 @@
 //                          after that (refreshed_read_seconds)
 //   readmostly_demote_*    the read-mostly array, after another check, given
 //                          back to the mapped tier: the host preferred and the
-//                          advice withdrawn (_prefer_first, as read_dup.c does,
-//                          or _unset_first), a prefetch to the host
+//                          advice withdrawn (_prefer_first, as read_dup.c did
+//                          before ab-40's call 6, or _unset_first, as it does
+//                          now), a prefetch to the host
 //                          (demote_seconds), then a kernel's read (seconds: at
 //                          the mapped rate it is mapped, far slower it faults)
 //   beside_compute         a read-mostly prefetch of BYTES on one stream while
@@ -227,7 +228,8 @@ static double host_check(probe &pr)
 
 // The array resident as Ember's promotions leave it, read-mostly or not; a host check; a kernel's read after;
 // then the refresh Ember would make, a prefetch to the GPU; read-mostly, then the demotion, in the order
-// read_dup.c makes it (the host preferred first, then the advice withdrawn) or the other (unset first).
+// read_dup.c made it before ab-40's call 6 (the host preferred first, then the advice withdrawn) or the
+// other (unset first), as it makes it now.
 enum check_mode { PLAIN, READMOSTLY_PREFER_FIRST, READMOSTLY_UNSET_FIRST };
 
 static void host_check_case(probe &pr, check_mode mode)
