@@ -79,6 +79,7 @@ struct ember_sim_block_info {
 	int last_prefetch;     /* EMBER_SIM_NOWHERE when never prefetched */
 	int read_mostly;
 	uint32_t accessed_by;  /* bit d: device d; bit 31: the host */
+	uint32_t mapped;       /* bit d: device d reads it where it is through a mapping, with no fault */
 	uint64_t accesses;     /* ember_sim_access calls by kernels touching the block */
 	uint64_t bytes_accessed;
 	uint64_t cpu_accesses; /* ember_sim_access calls outside kernels */

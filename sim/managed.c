@@ -212,6 +212,7 @@ EMBER_SIM_API int ember_sim_block_info(const void *addr, struct ember_sim_block_
 			.last_prefetch = b->last_prefetch,
 			.read_mostly = b->read_mostly,
 			.accessed_by = b->accessed_by,
+			.mapped = b->mapped,
 			.accesses = b->gpu_accesses,
 			.bytes_accessed = b->gpu_bytes,
 			.cpu_accesses = b->cpu_accesses,
