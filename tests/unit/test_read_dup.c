@@ -280,9 +280,23 @@ static void sleep_ms(long ms)
 	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 }, NULL);
 }
 
+/* b, 40 MiB, read again and again, and a no longer, until b has taken some of a's room. */
+static void b_takes_the_room_of(CUdeviceptr a, CUdeviceptr b)
+{
+	unsigned on_gpu = 20, advised;
+	for (int i = 0; i < 400 && on_gpu == 20; i++) {
+		if (i)
+			sleep_ms(5);
+		launch(reader, b, 40 * MiB);
+		sync_and_flush(shim);
+		blocks(a, 40 * MiB, &on_gpu, &advised, NULL);
+	}
+	cr_assert_lt(on_gpu, 20, "a gave way to b");
+}
+
 /*
- * The same after a host's check has made a host copy of each of a's
- * blocks: withdrawn under the GPU preference the copies collapse onto the
+ * A demotion after a host's check has made a host copy of each block: the
+ * advice withdrawn under the GPU preference, the copies collapse onto the
  * GPU, and the demotion then moves a mapped range to the host. Preferring
  * the host first would drop the GPU's copy and its mapping with it (an
  * H100, ember-readmostly-probe in ab-40's call 6: read back faulting, at
@@ -300,15 +314,7 @@ Test(read_dup, a_demotion_after_a_host_check_leaves_the_range_mapped)
 	blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
 	cr_assert_eq(on_gpu, 20);
 	cr_assert_eq(copies, 20, "the check made a host copy of each block");
-	for (int i = 0; i < 400; i++) {
-		launch(reader, b, 40 * MiB);
-		sync_and_flush(shim);
-		blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
-		if (on_gpu < 20)
-			break;
-		sleep_ms(5);
-	}
-	cr_assert_lt(on_gpu, 20, "a gave way to b");
+	b_takes_the_room_of(a, b);
 	unsigned left = 0, mapped = 0;
 	for (size_t at = 0; at < 40 * MiB; at += 2 * MiB) {
 		struct ember_sim_block_info info;
@@ -333,15 +339,8 @@ Test(read_dup, a_demotion_leaves_no_copy_on_the_gpu)
 	blocks(a, 40 * MiB, &on_gpu, &advised, NULL);
 	cr_assert_eq(on_gpu, 20, "a, read, fills its room");
 	cr_expect_eq(advised, 20);
-	for (int i = 0; i < 400; i++) { /* b read again and again, a no longer: b takes a's room */
-		launch(reader, b, 40 * MiB);
-		sync_and_flush(shim);
-		blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
-		if (on_gpu < 20)
-			break;
-		sleep_ms(5);
-	}
-	cr_assert_lt(on_gpu, 20, "a gave way to b");
+	b_takes_the_room_of(a, b);
+	blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
 	unsigned left = 20 - on_gpu;
 	blocks(a, 40 * MiB, &on_gpu, &advised, &copies);
 	cr_expect_eq(advised, on_gpu, "the advice withdrawn from every block that left (%u of 20 left, %u advised)",
