@@ -23,8 +23,13 @@
 /* Prefetch to GPU: 2 MiB calls 16 GB/s, 64 MiB calls 44-47, one 2 GiB call 48.7. */
 #define SIM_PROMOTE_BPS 48.7e9
 #define SIM_PROMOTE_CALL_NS 88000
-/* Read-mostly advice + prefetch to GPU: a duplicate is made, more slowly. */
-#define SIM_DUPLICATE_BPS 8.5e9
+/*
+ * Read-mostly advice + prefetch to GPU: a duplicate is made at about the
+ * promotion's rate (ember-readmostly-probe, 4 GiB: 39.5-50.6 GB/s on the
+ * H200, ab-34; 49.95 on an H100, ab-40's call 6). DESIGN.md's single
+ * earlier run had 8.5.
+ */
+#define SIM_DUPLICATE_BPS 48e9
 /* Prefetch to host (demotion), and eviction: 2 MiB calls 8-9.6 GB/s, 64 MiB calls 9.7. */
 #define SIM_DEMOTE_BPS 10e9
 #define SIM_DEMOTE_CALL_NS 25000
