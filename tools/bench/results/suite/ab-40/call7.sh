@@ -10,7 +10,7 @@ n=0
 for w in bfs kmeans nw radix cnn pathfinder; do
   order="head dup"; [ $((n++ % 2)) = 1 ] && order="dup head"
   for v in $order; do
-    e=EMBER_LOG=info; [ $v = dup ] && e=EMBER_READ_MOSTLY=1
+    e=; [ $v = dup ] && e=EMBER_READ_MOSTLY=1
     time_left 25 && one "$w-$v-0" $w EMBER_LOG=info $e
   done
 done
