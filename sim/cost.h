@@ -30,6 +30,12 @@
  * earlier run had 8.5.
  */
 #define SIM_DUPLICATE_BPS 48e9
+/*
+ * A prefetch to the GPU over blocks already there walks them: 4 GiB in
+ * 2.95 ms as one call on the H200 (promote-probe.json), 3.6 ms for
+ * read-mostly duplicates on an H100 (ab-40's call 6).
+ */
+#define SIM_PREFETCH_RESIDENT_BPS 1.4e12
 /* Prefetch to host (demotion), and eviction: 2 MiB calls 8-9.6 GB/s, 64 MiB calls 9.7. */
 #define SIM_DEMOTE_BPS 10e9
 #define SIM_DEMOTE_CALL_NS 25000

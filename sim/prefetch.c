@@ -10,7 +10,8 @@
  * onto a full device evicts others first; what still does not fit stays.
  *
  * Cost: a fixed cost per call plus the bytes moved at the measured rate,
- * so 2 MiB calls run at about a third of the speed of large ones.
+ * so 2 MiB calls run at about a third of the speed of large ones, plus
+ * the blocks already there, walked at the measured rate of a refresh.
  */
 #include "cost.h"
 #include "sim.h"
@@ -18,7 +19,7 @@
 /* Moves blocks [first, end) of a to dev; returns the call's virtual time. */
 static uint64_t to_device(struct sim_alloc *a, size_t first, size_t end, int dev)
 {
-	uint64_t incoming = 0, moved = 0, duplicated = 0, cost = 0;
+	uint64_t incoming = 0, moved = 0, duplicated = 0, walked = 0, cost = 0;
 	for (size_t i = first; i < end; i++)
 		if (a->blocks[i].where != dev &&
 		    !(a->blocks[i].where == SIM_LOC_NONE && a->blocks[i].preferred == SIM_LOC_HOST))
@@ -30,7 +31,11 @@ static uint64_t to_device(struct sim_alloc *a, size_t first, size_t end, int dev
 	for (size_t i = first; i < end; i++) {
 		struct sim_block *b = &a->blocks[i];
 		size_t len = sim_block_len(a, i);
-		if (b->where == dev || sim_device_free(dev) < len)
+		if (b->where == dev) {
+			walked += len;
+			continue;
+		}
+		if (sim_device_free(dev) < len)
 			continue;
 		if (b->where == SIM_LOC_NONE) {
 			if (b->preferred == SIM_LOC_HOST)
@@ -45,7 +50,7 @@ static uint64_t to_device(struct sim_alloc *a, size_t first, size_t end, int dev
 		}
 	}
 	return cost + SIM_PROMOTE_CALL_NS + sim_transfer_ns(moved, SIM_PROMOTE_BPS) +
-	       sim_transfer_ns(duplicated, SIM_DUPLICATE_BPS);
+	       sim_transfer_ns(duplicated, SIM_DUPLICATE_BPS) + sim_transfer_ns(walked, SIM_PREFETCH_RESIDENT_BPS);
 }
 
 static uint64_t to_host(struct sim_alloc *a, size_t first, size_t end)

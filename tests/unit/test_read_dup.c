@@ -189,6 +189,48 @@ Test(read_dup, without_the_advice_the_next_run_brings_back_what_the_check_took)
 	cr_expect_eq(moved_by_the_next_launch(p), 16 * MiB, "the refresh, ordered before the launch");
 }
 
+/* The virtual milliseconds the launch after the check took on its stream, the refresh it waited for included. */
+static float next_launch_ms(CUdeviceptr p)
+{
+	host_faults(1024, 0);
+	CUevent before, after;
+	CU_OK(SYM(shim, cuEventCreate)(&before, 0));
+	CU_OK(SYM(shim, cuEventCreate)(&after, 0));
+	CU_OK(SYM(shim, cuEventRecord)(before, NULL));
+	launch(reader, p, 16 * MiB);
+	CU_OK(SYM(shim, cuEventRecord)(after, NULL));
+	CU_OK(SYM(shim, cuEventSynchronize)(after));
+	float ms = 0;
+	CU_OK(SYM(shim, cuEventElapsedTime)(&ms, before, after));
+	CU_OK(SYM(shim, cuEventDestroy_v2)(before));
+	CU_OK(SYM(shim, cuEventDestroy_v2)(after));
+	return ms;
+}
+
+/* Under the advice the refresh finds the GPU's copy and is not ordered before the launch (placement.c). */
+Test(read_dup, the_next_run_does_not_wait_for_its_refresh)
+{
+	float ms = next_launch_ms(checked_on_the_host("1"));
+	cr_expect_lt(ms, 0.088f, "%.3f ms: less than one prefetch call of the simulated driver (88 us)", ms);
+}
+
+/* A block the host wrote loses the GPU's copy: the refresh behind the launch brings it back all the same. */
+Test(read_dup, what_the_host_wrote_the_refresh_brings_back)
+{
+	CUdeviceptr p = checked_on_the_host("1");
+	SYM(sim, ember_sim_access)((const void *)(p + 4096), sizeof(float), 1);
+	unsigned on_gpu, advised;
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_assert_eq(on_gpu, 7, "the written block left the GPU");
+	cr_expect_eq(moved_by_the_next_launch(p), 2 * MiB);
+}
+
+Test(read_dup, without_the_advice_the_next_run_waits_for_its_refresh)
+{
+	float ms = next_launch_ms(checked_on_the_host("0"));
+	cr_expect_geq(ms, 0.34f, "%.3f ms: 16 MiB brought back at 48.7 GB/s before the launch", ms);
+}
+
 /*
  * A graph of kernels that only read: launched again and again, once its
  * launches have nothing left to decide they are placed as one merged scan
