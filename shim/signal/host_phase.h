@@ -7,8 +7,10 @@
  * of the budget then faulted their data back to the GPU page by page
  * (pathfinder 0.45 s a run against 0.08 s resident). After such a phase,
  * each allocation's resident regions are prefetched to the GPU again at
- * the first launch that references it (placement.c): one prefetch moves
- * back what the host took, and costs little where it took nothing.
+ * the first launch that references it (placement.c; ordered before the
+ * launch unless the allocation has read-mostly advice, read_dup.h): one
+ * prefetch moves back what the host took, and costs little where it took
+ * nothing.
  *
  * The signal is the process's page-fault count (getrusage), read at the
  * end of each synchronising call and at the first launch after it: at
