@@ -43,6 +43,13 @@
 //                          now), a prefetch to the host
 //                          (demote_seconds), then a kernel's read (seconds: at
 //                          the mapped rate it is mapped, far slower it faults)
+//   copy_into_*            a copy of BYTES from pinned host memory into the
+//                          array, resident as Ember's promotions leave it,
+//                          _plain or _readmostly (advised once it arrived):
+//                          what a loader's cudaMemcpy into memory kernels
+//                          only read costs under the advice (seconds), and a
+//                          kernel's read after it (read_after_seconds: at the
+//                          device's rate the copy landed on the GPU)
 //   beside_compute         a read-mostly prefetch of BYTES on one stream while
 //                          a kernel reads BYTES of device memory, pass after
 //                          pass, on another: each one's time against alone
@@ -85,6 +92,7 @@ struct probe {
 	char *data;     // BYTES of managed memory, written on the host
 	char *second;   // another BYTES of it, for beside_mapped's prefetch
 	char *busy;     // BYTES of device memory, for beside_compute's kernel
+	char *pinned;   // BYTES of pinned host memory, for copy_into's copies
 	size_t bytes;
 	int grid, threads;
 	unsigned long long *sink;
@@ -267,6 +275,26 @@ static void host_check_case(probe &pr, check_mode mode)
 	reset(pr);
 }
 
+// The array resident as Ember's promotions leave it, read-mostly or not; a copy into all of it from pinned
+// host memory; a kernel's read after.
+static void copy_into_case(probe &pr, bool readmostly)
+{
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
+	prefetch(pr, gpu);
+	if (readmostly)
+		CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	read_data(pr);
+	double copy = timed(pr, [&] {
+		CHECK(cudaMemcpyAsync(pr.data, pr.pinned, pr.bytes, cudaMemcpyHostToDevice, pr.s));
+	});
+	char extra[96];
+	snprintf(extra, sizeof extra, ", \"read_after_seconds\": %.6f", read_data(pr));
+	report(pr, readmostly ? "copy_into_readmostly" : "copy_into_plain", copy, extra);
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseUnsetAccessedBy, gpu));
+	reset(pr);
+}
+
 // A kernel over device memory on pr.other for about `target` seconds, beside a read-mostly prefetch on pr.s.
 static void beside_compute(probe &pr, double target)
 {
@@ -370,6 +398,8 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&pr.sink, sizeof *pr.sink));
 	CHECK(cudaMalloc(&pr.busy, pr.bytes));
 	CHECK(cudaMemset(pr.busy, 1, pr.bytes));
+	CHECK(cudaMallocHost(&pr.pinned, pr.bytes));
+	host_fill(pr.pinned, pr.bytes);
 	CHECK(cudaMallocManaged(&pr.data, pr.bytes));
 	host_fill(pr.data, pr.bytes);
 	CHECK(cudaMallocManaged(&pr.second, pr.bytes));
@@ -381,6 +411,8 @@ int main(int argc, char **argv)
 	host_check_case(pr, PLAIN);
 	host_check_case(pr, READMOSTLY_PREFER_FIRST);
 	host_check_case(pr, READMOSTLY_UNSET_FIRST);
+	copy_into_case(pr, false);
+	copy_into_case(pr, true);
 	beside_compute(pr, 0.5);
 	for (int g : { sms / 4, sms / 2, sms, pr.grid })
 		beside_mapped(pr, g);
@@ -388,6 +420,7 @@ int main(int argc, char **argv)
 	CHECK(cudaFree(pr.data));
 	CHECK(cudaFree(pr.second));
 	CHECK(cudaFree(pr.busy));
+	CHECK(cudaFreeHost(pr.pinned));
 	CHECK(cudaFree(pr.sink));
 	return 0;
 }

@@ -6,6 +6,8 @@
 # - pathfinder: head with the advice (`dup`), base with it (`bdup`), head without (`head`), two rounds:
 #   ab-40's call 6 had the run after the check at 0.237 s with the advice against a third run of 0.214.
 # - ab-40's call7.sh: the advice against none on bfs, kmeans, nw, radix, cnn and star, a process each.
+# - ember-readmostly-probe (4 GiB, without Ember), whose copy_into cases time a copy from pinned host
+#   memory into a GPU-resident array with the advice and without, as time allows.
 # Run with EMBER_CALL_SECONDS set to what the session has left.
 source tools/bench/device-call.sh c41-1
 for round in 0 1; do
@@ -26,4 +28,6 @@ for w in bfs kmeans nw radix cnn star; do
     time_left 25 && one "$w-$v-0" $w EMBER_LOG=info $e
   done
 done
+time_left 60 && { stage readmostly-probe
+  timeout 50 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"; }
 finish
