@@ -28,6 +28,6 @@ for w in bfs kmeans nw radix cnn star; do
     time_left 25 && one "$w-$v-0" $w EMBER_LOG=info $e
   done
 done
-time_left 60 && { stage readmostly-probe
-  timeout 50 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"; }
+time_left 75 && { stage readmostly-probe
+  timeout 60 build/bin/ember-readmostly-probe 4294967296 >"$R/readmostly-probe.json" 2>"$R/readmostly-probe.err"; }
 finish
