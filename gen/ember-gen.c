@@ -7,7 +7,8 @@
  *   --typedefs FILE   cudaTypedefs.h-style headers (repeatable); each
  *                     PFN_<name>_v<version>[_ptds|_ptsz] typedef is one
  *                     (name, version, per-thread) row of cuGetProcAddress
- *   --hooks FILE      shim/abi/hooks.def: exports that Ember defines itself
+ *   --hooks FILE      shim/abi/hooks.def and copies.def (repeatable): exports
+ *                     that Ember defines itself
  *   --out DIR         where the outputs go
  *
  * Outputs (all in DIR, all rebuilt by CMake, never committed)
@@ -185,9 +186,10 @@ static void read_typedefs(const char *path)
 	fclose(f);
 }
 
-/* Lines of the form EMBER_HOOK(name); anything else is a comment or blank. */
+/* Lines of the form EMBER_HOOK(name) or EMBER_COPY(name, ...); anything else is a comment or blank. */
 static void read_hooks(const char *path)
 {
+	static const char *const forms[] = { "EMBER_HOOK(", "EMBER_COPY(" };
 	FILE *f = fopen(path, "r");
 	if (!f)
 		die("cannot open %s: %s", path, strerror(errno));
@@ -198,20 +200,21 @@ static void read_hooks(const char *path)
 		char *p = line;
 		while (isspace((unsigned char)*p))
 			p++;
-		if (strncmp(p, "EMBER_HOOK(", 11) != 0)
+		size_t form = 0;
+		while (form < 2 && strncmp(p, forms[form], strlen(forms[form])) != 0)
+			form++;
+		if (form == 2)
 			continue;
-		p += 11;
-		size_t n = strcspn(p, ")");
-		if (p[n] != ')')
-			die("%s:%d: expected EMBER_HOOK(name)", path, lineno);
+		p += strlen(forms[form]);
+		size_t n = strcspn(p, form == 0 ? ")" : ",");
+		if (p[n] != (form == 0 ? ')' : ','))
+			die("%s:%d: expected %sname%s", path, lineno, forms[form], form == 0 ? ")" : ", ...)");
 		strvec_push(&hooks, p, n);
+		if (!strvec_has(&exports, hooks.items[hooks.len - 1]))
+			die("%s:%d: %s is not exported by the stub libcuda; Ember can only rewrite driver exports", path,
+			    lineno, hooks.items[hooks.len - 1]);
 	}
 	fclose(f);
-	qsort(hooks.items, hooks.len, sizeof *hooks.items, cmp_str);
-	for (size_t i = 0; i < hooks.len; i++)
-		if (!strvec_has(&exports, hooks.items[i]))
-			die("%s: %s is not exported by the stub libcuda; Ember can only rewrite driver exports",
-			    path, hooks.items[i]);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -383,14 +386,14 @@ static void write_versions(const char *dir)
 static void usage(void)
 {
 	fputs("usage: ember-gen --stub libcuda.so --typedefs cudaTypedefs.h [--typedefs ...]\n"
-	      "                 --hooks hooks.def --out DIR\n", stderr);
+	      "                 --hooks hooks.def [--hooks copies.def ...] --out DIR\n", stderr);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *stub = NULL, *hooks_path = NULL, *out = NULL;
-	struct strvec typedefs = { 0 };
+	const char *stub = NULL, *out = NULL;
+	struct strvec typedefs = { 0 }, hook_files = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (i + 1 >= argc)
 			usage();
@@ -399,17 +402,22 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--typedefs"))
 			strvec_push(&typedefs, argv[i + 1], strlen(argv[i + 1])), i++;
 		else if (!strcmp(argv[i], "--hooks"))
-			hooks_path = argv[++i];
+			strvec_push(&hook_files, argv[i + 1], strlen(argv[i + 1])), i++;
 		else if (!strcmp(argv[i], "--out"))
 			out = argv[++i];
 		else
 			usage();
 	}
-	if (!stub || !hooks_path || !out || typedefs.len == 0)
+	if (!stub || hook_files.len == 0 || !out || typedefs.len == 0)
 		usage();
 
 	read_stub_exports(stub);
-	read_hooks(hooks_path);
+	for (size_t i = 0; i < hook_files.len; i++)
+		read_hooks(hook_files.items[i]);
+	qsort(hooks.items, hooks.len, sizeof *hooks.items, cmp_str);
+	for (size_t i = 1; i < hooks.len; i++)
+		if (!strcmp(hooks.items[i - 1], hooks.items[i]))
+			die("%s is hooked twice: Ember defines each export once", hooks.items[i]);
 	for (size_t i = 0; i < typedefs.len; i++)
 		read_typedefs(typedefs.items[i]);
 	resolve_rows();
@@ -420,5 +428,6 @@ int main(int argc, char **argv)
 	printf("ember-gen: %zu exports, %zu hooked, %zu versioned entry points\n", exports.len,
 	       hooks.len, nrows);
 	strvec_free(&typedefs);
+	strvec_free(&hook_files);
 	return 0;
 }

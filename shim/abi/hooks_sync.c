@@ -6,9 +6,11 @@
  * own work from its waiting (include/ember/trace.h).
  */
 #include <cuda.h>
+#include <stdint.h>
 
 #include "gpu_busy.h"
 #include "host_phase.h"
+#include "read_dup.h"
 #include "shim.h"
 #include "tracer.h"
 
@@ -54,20 +56,24 @@ EMBER_PUBLIC CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
+	ember_read_dup_before_copy((CUdeviceptr)(uintptr_t)dstHost, ByteCount); /* copies.def */
 	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2)(dstHost, srcDevice, ByteCount), EMBER_WAIT_STREAM, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
+	ember_read_dup_before_copy((CUdeviceptr)(uintptr_t)dstHost, ByteCount); /* copies.def */
 	SYNC_CALL(EMBER_REAL(cuMemcpyDtoH_v2_ptds)(dstHost, srcDevice, ByteCount), EMBER_WAIT_STREAM, NULL, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
+	ember_read_dup_before_copy(dst, ByteCount); /* copies.def */
 	SYNC_CALL(EMBER_REAL(cuMemcpy)(dst, src, ByteCount), EMBER_WAIT_STREAM, NULL, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
+	ember_read_dup_before_copy(dst, ByteCount); /* copies.def */
 	SYNC_CALL(EMBER_REAL(cuMemcpy_ptds)(dst, src, ByteCount), EMBER_WAIT_STREAM, NULL, true);
 }

@@ -157,33 +157,6 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 	ember_gpus_after_launch(scan, &at); /* the peer tier: gpus.h */
 }
 
-/*
- * Call fn for each placed allocation overlapping [ptr, ptr + bytes), with
- * the regions [r0, r1) the range covers. Table locked by the caller; plain
- * allocations, which have no regions, are skipped.
- */
-static void for_each_overlap(uint64_t ptr, uint64_t bytes,
-			     void (*fn)(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg), void *arg)
-{
-	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
-		struct ember_alloc *a = ember_table_find(EMBER_TABLE, at);
-		if (!a) {
-			a = ember_table_next(EMBER_TABLE, at);
-			if (!a || a->base >= end)
-				return;
-			at = a->base;
-			continue;
-		}
-		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
-		if (a->kind != EMBER_ALLOC_PLAIN && a->nregions > 0)
-			fn(a, (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT),
-			   (uint32_t)(((stop - 1 - a->base) >> EMBER_REGION_SHIFT) + 1), arg);
-		if (stop <= at)
-			return; /* a zero-byte allocation: nothing further to cover */
-		at = stop;
-	}
-}
-
 /* A hint's work: prepare moves over each covered range. */
 struct hint {
 	bool promote;
@@ -208,7 +181,7 @@ static int64_t over_range(CUdeviceptr ptr, size_t bytes, bool promote)
 	struct ember_at at = { 0 };
 	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 	ember_table_lock(EMBER_TABLE);
-	for_each_overlap(ptr, bytes, hint_range, &h);
+	ember_table_for_each_overlap(EMBER_TABLE, ptr, bytes, hint_range, &h);
 	ember_table_unlock(EMBER_TABLE);
 	ember_engine_start(&ember_shim_engine, &h.moves, &at, EMBER_ORDER_NONE);
 	return (int64_t)h.total;
@@ -251,7 +224,7 @@ void ember_placement_displaced(uint64_t addr, uint64_t bytes)
 		return;
 	uint64_t total = 0;
 	ember_table_lock(EMBER_TABLE);
-	for_each_overlap(addr, bytes, displaced_range, &total);
+	ember_table_for_each_overlap(EMBER_TABLE, addr, bytes, displaced_range, &total);
 	ember_table_unlock(EMBER_TABLE);
 	if (total)
 		ember_debug("the driver moved %llu bytes at 0x%llx to host memory: their regions are promoted again "
@@ -269,7 +242,7 @@ static void mark_hinted(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *a
 void ember_placement_app_hint(CUdeviceptr ptr, size_t bytes)
 {
 	ember_table_lock(EMBER_TABLE);
-	for_each_overlap(ptr, bytes, mark_hinted, NULL);
+	ember_table_for_each_overlap(EMBER_TABLE, ptr, bytes, mark_hinted, NULL);
 	ember_table_unlock(EMBER_TABLE);
 }
 

@@ -1,4 +1,5 @@
 /* Read-mostly advice for resident memory that kernels only read (read_dup.h). */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "read_dup.h"
@@ -6,6 +7,7 @@
 #include "state.h"
 
 static struct ember_read_dup_counts counts; /* atomic */
+bool ember_read_dup_watching;
 
 /* Advice on [start, start + bytes) of a's GPU; a failure leaves the advice as it was, with one debug line. */
 static void advise(const struct ember_alloc *a, CUdeviceptr start, size_t bytes, CUmem_advise advice)
@@ -73,8 +75,12 @@ void ember_read_dup_launch(const struct ember_scan *s)
 		struct ember_alloc *a = s->ptrs[i].alloc;
 		unsigned param = s->ptrs[i].param;
 		bool reads = param < EMBER_SCAN_LEARNED && (s->declared.read_only >> param & 1u);
-		if (!rise(a, reads ? EMBER_GPU_READS : EMBER_GPU_WRITES) || reads)
+		if (!rise(a, reads ? EMBER_GPU_READS : EMBER_GPU_WRITES))
 			continue;
+		if (reads) {
+			__atomic_store_n(&ember_read_dup_watching, true, __ATOMIC_RELAXED);
+			continue;
+		}
 		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
 		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST)) {
 			__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
@@ -83,6 +89,44 @@ void ember_read_dup_launch(const struct ember_scan *s)
 			withdraw_all(a);
 		}
 	}
+}
+
+/* The allocations a copy writes that launches have only read so far, each with a reference. */
+enum { COPY_ALLOCS_AT_MOST = 8 };
+struct copied {
+	struct ember_alloc *v[COPY_ALLOCS_AT_MOST];
+	unsigned n;
+};
+
+static void note_copied(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
+{
+	struct copied *c = arg;
+	if (c->n < COPY_ALLOCS_AT_MOST && __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) == EMBER_GPU_READS) {
+		a->refs++;
+		c->v[c->n++] = a;
+	}
+}
+
+void ember_read_dup_copy_into(CUdeviceptr dst, size_t bytes)
+{
+	if (bytes == 0)
+		return;
+	if (dst + bytes < dst)
+		bytes = UINT64_MAX - dst; /* a size no copy could have: up to the end, not past it */
+	struct copied c = { .n = 0 };
+	ember_table_lock(EMBER_TABLE);
+	ember_table_for_each_overlap(EMBER_TABLE, dst, bytes, note_copied, &c);
+	ember_table_unlock(EMBER_TABLE);
+	for (unsigned i = 0; i < c.n; i++) {
+		struct ember_alloc *a = c.v[i];
+		if (!rise(a, EMBER_GPU_WRITES) || !__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
+			continue; /* read but never advised: it never will be now */
+		__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
+		ember_debug("allocation %llu: a copy or memset writes it; its read-mostly advice is withdrawn",
+			    (unsigned long long)a->id);
+		withdraw_all(a);
+	}
+	ember_allocs_put(EMBER_TABLE, c.v, c.n);
 }
 
 void ember_read_dup_arrived(struct ember_alloc *a, CUdeviceptr start, size_t bytes)

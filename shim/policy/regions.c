@@ -178,3 +178,25 @@ void ember_table_reset(struct ember_table *t)
 	ember_table_init(t, accs);
 	t->generation = generation + 1; /* never back: what was found of the old table matches nothing */
 }
+
+void ember_table_for_each_overlap(struct ember_table *t, uint64_t ptr, uint64_t bytes,
+				  void (*fn)(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg), void *arg)
+{
+	for (uint64_t at = ptr, end = ptr + bytes; at < end;) {
+		struct ember_alloc *a = ember_table_find(t, at);
+		if (!a) {
+			a = ember_table_next(t, at);
+			if (!a || a->base >= end)
+				return;
+			at = a->base;
+			continue;
+		}
+		uint64_t stop = end < a->base + a->size ? end : a->base + a->size;
+		if (a->kind != EMBER_ALLOC_PLAIN && a->nregions > 0)
+			fn(a, (uint32_t)((at - a->base) >> EMBER_REGION_SHIFT),
+			   (uint32_t)(((stop - 1 - a->base) >> EMBER_REGION_SHIFT) + 1), arg);
+		if (stop <= at)
+			return; /* a zero-byte allocation: nothing further to cover */
+		at = stop;
+	}
+}

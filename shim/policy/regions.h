@@ -186,6 +186,14 @@ struct ember_alloc *ember_table_find(struct ember_table *t, uint64_t addr);
 struct ember_alloc *ember_table_next(struct ember_table *t, uint64_t addr);
 
 /*
+ * Call fn for each placed allocation overlapping [ptr, ptr + bytes), with
+ * the regions [r0, r1) the range covers (lock held; no reference). Plain
+ * allocations, which have no regions, are skipped.
+ */
+void ember_table_for_each_overlap(struct ember_table *t, uint64_t ptr, uint64_t bytes,
+				  void (*fn)(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg), void *arg);
+
+/*
  * Remove the allocation that starts at base from the table (cuMemFree).
  * Returns it with the table's reference transferred to the caller, or NULL
  * when the table does not know base. Its resident bytes leave the account now.
