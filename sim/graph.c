@@ -1,7 +1,7 @@
 /*
  * CUDA graphs, the part programs use to replay kernels: a graph is a list
  * of kernel nodes, each holding its own copy of the arguments (as the
- * driver does), instantiated into an executable copy and launched on a
+ * driver does), and memset nodes, instantiated into an executable copy and launched on a
  * stream, node after node. Dependencies are recorded order: the simulated
  * GPU runs one kernel at a time anyway.
  */
@@ -11,7 +11,9 @@
 #include "sim.h"
 
 struct sim_node {
-	CUDA_KERNEL_NODE_PARAMS params; /* kernelParams points into args */
+	CUgraphNodeType type;           /* a kernel or a memset */
+	CUDA_MEMSET_NODE_PARAMS memset; /* a memset's */
+	CUDA_KERNEL_NODE_PARAMS params; /* a kernel's; kernelParams points into args */
 	void *arg_ptrs[SIM_MAX_PARAMS];
 	_Alignas(16) unsigned char args[SIM_MAX_PARAM_BYTES];
 	struct sim_graph *owner;
@@ -60,16 +62,9 @@ static CUresult copy_node(struct sim_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
 	return CUDA_SUCCESS;
 }
 
-static CUresult add_kernel(struct sim_graph *g, const CUDA_KERNEL_NODE_PARAMS *nodeParams, CUgraphNode *out)
+/* Append n to g, which takes it; freed on failure. */
+static CUresult add_node(struct sim_graph *g, struct sim_node *n, CUgraphNode *out)
 {
-	struct sim_node *n = calloc(1, sizeof *n);
-	if (!n)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	CUresult r = copy_node(n, nodeParams);
-	if (r != CUDA_SUCCESS) {
-		free(n);
-		return r;
-	}
 	pthread_mutex_lock(&graph_lock);
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 8;
@@ -89,6 +84,19 @@ static CUresult add_kernel(struct sim_graph *g, const CUDA_KERNEL_NODE_PARAMS *n
 	return CUDA_SUCCESS;
 }
 
+static CUresult add_kernel(struct sim_graph *g, const CUDA_KERNEL_NODE_PARAMS *nodeParams, CUgraphNode *out)
+{
+	struct sim_node *n = calloc(1, sizeof *n);
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUresult r = copy_node(n, nodeParams);
+	if (r != CUDA_SUCCESS) {
+		free(n);
+		return r;
+	}
+	return add_node(g, n, out);
+}
+
 CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p)
 {
 	CUgraphNode node;
@@ -103,6 +111,33 @@ SIM_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CU
 	if (!phGraphNode || !g || !nodeParams || (numDependencies && !dependencies))
 		return CUDA_ERROR_INVALID_VALUE;
 	return add_kernel(g, nodeParams, phGraphNode);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+						 const CUgraphNode *dependencies, size_t numDependencies,
+						 const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+	struct sim_graph *g = (struct sim_graph *)hGraph;
+	if (!phGraphNode || !g || !memsetParams || (numDependencies && !dependencies))
+		return CUDA_ERROR_INVALID_VALUE;
+	unsigned size = memsetParams->elementSize;
+	if ((size != 1 && size != 2 && size != 4) || !memsetParams->width || !memsetParams->height)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_node *n = calloc(1, sizeof *n);
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	n->type = CU_GRAPH_NODE_TYPE_MEMSET;
+	n->memset = *memsetParams;
+	return add_node(g, n, phGraphNode);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+	struct sim_node *n = (struct sim_node *)hNode;
+	if (!n || !nodeParams || n->type != CU_GRAPH_NODE_TYPE_MEMSET)
+		return CUDA_ERROR_INVALID_VALUE;
+	*nodeParams = n->memset;
+	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
@@ -123,14 +158,14 @@ SIM_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeTyp
 {
 	if (!hNode || !type)
 		return CUDA_ERROR_INVALID_VALUE;
-	*type = CU_GRAPH_NODE_TYPE_KERNEL;
+	*type = ((struct sim_node *)hNode)->type;
 	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
 	struct sim_node *n = (struct sim_node *)hNode;
-	if (!n || !nodeParams)
+	if (!n || !nodeParams || n->type != CU_GRAPH_NODE_TYPE_KERNEL)
 		return CUDA_ERROR_INVALID_VALUE;
 	*nodeParams = n->params;
 	return CUDA_SUCCESS;
@@ -192,7 +227,7 @@ SIM_EXPORT CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph
 	pthread_mutex_lock(&graph_lock);
 	bool same = e->n == g->n;
 	for (size_t i = 0; same && i < g->n; i++)
-		same = e->nodes[i]->params.func == g->nodes[i]->params.func;
+		same = e->nodes[i]->type == g->nodes[i]->type && e->nodes[i]->params.func == g->nodes[i]->params.func;
 	if (same)
 		for (size_t i = 0; i < g->n; i++)
 			copy_into(e->nodes[i], g->nodes[i]);
@@ -207,7 +242,9 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, bool per_
 	if (!e || !e->executable)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < e->n; i++) {
-		CUresult r = sim_launch_node(&e->nodes[i]->params, hStream, per_thread);
+		const struct sim_node *n = e->nodes[i];
+		CUresult r = n->type == CU_GRAPH_NODE_TYPE_MEMSET ? sim_memset_node(&n->memset, hStream, per_thread)
+								 : sim_launch_node(&n->params, hStream, per_thread);
 		if (r != CUDA_SUCCESS)
 			return r;
 	}

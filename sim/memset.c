@@ -50,6 +50,16 @@ static CUresult set(CUdeviceptr dst, unsigned value, size_t width, size_t count,
 	return CUDA_SUCCESS;
 }
 
+CUresult sim_memset_node(const CUDA_MEMSET_NODE_PARAMS *m, CUstream h, bool per_thread)
+{
+	for (size_t row = 0; row < m->height; row++) {
+		CUresult r = set(m->dst + row * m->pitch, m->value, m->elementSize, m->width, h, per_thread, false);
+		if (r != CUDA_SUCCESS)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
 	return set(dstDevice, uc, 1, N, NULL, false, true);

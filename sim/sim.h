@@ -344,5 +344,7 @@ CUresult sim_graph_create(CUgraph *out);
 CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p);
 /* A graph's kernel node, launched on stream (graph.c). */
 CUresult sim_launch_node(const CUDA_KERNEL_NODE_PARAMS *p, CUstream stream, bool per_thread);
+/* A graph's memset node, row by row on the stream (memset.c). */
+CUresult sim_memset_node(const CUDA_MEMSET_NODE_PARAMS *m, CUstream stream, bool per_thread);
 
 #endif

@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <stdint.h>
 
+#include "copies.h"
 #include "read_dup.h"
 #include "shim.h"
 
@@ -69,6 +70,17 @@ static void copy_into_2d(const CUDA_MEMCPY2D *c)
 static void copy_into_3d(const CUDA_MEMCPY3D *c)
 {
 	COPY_INTO_3D(c);
+}
+
+void ember_copy_node_into(const CUDA_MEMCPY3D *c)
+{
+	COPY_INTO_3D(c);
+}
+
+void ember_memset_node_into(const CUDA_MEMSET_NODE_PARAMS *m)
+{
+	if (m && m->elementSize && m->width <= SIZE_MAX / m->elementSize)
+		copy_into_rows(m->dst, m->pitch, m->width * m->elementSize, m->height);
 }
 
 static void copy_into_3d_peer(const CUDA_MEMCPY3D_PEER *c)

@@ -5,7 +5,8 @@
  * replays that scan at every cuGraphLaunch: the static split and adaptive
  * demand see graph kernels as they see any other. Launches captured into
  * a graph are placed here, when it runs, not as they are captured
- * (hooks_capture.c).
+ * (hooks_capture.c). Its copy and memset nodes are copies into their
+ * destinations, each time it runs (copies.h).
  *
  * A graph launch whose allocations leave the strategy nothing to decide
  * kernel by kernel (all split under static; all resident below the low
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copies.h"
 #include "locks.h"
 #include "state.h"
 #include "gpu_busy.h"
@@ -26,6 +28,7 @@
 #include "kernels.h"
 #include "launch_scan.h"
 #include "placement.h"
+#include "read_dup.h"
 #include "shim.h"
 #include "tracer.h"
 
@@ -98,6 +101,16 @@ static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
 			struct ember_scan s;
 			ember_scan_launch(p.func ? p.func : (CUfunction)p.kern, p.kernelParams, p.extra, &s);
 			keep_scan(g, &s);
+		} else if (type == CU_GRAPH_NODE_TYPE_MEMCPY || type == CU_GRAPH_NODE_TYPE_MEMSET) {
+			if (!__atomic_load_n(&ember_read_dup_watching, __ATOMIC_RELAXED))
+				continue;
+			CUDA_MEMCPY3D c;
+			CUDA_MEMSET_NODE_PARAMS m;
+			if (type == CU_GRAPH_NODE_TYPE_MEMCPY && EMBER_REAL(cuGraphMemcpyNodeGetParams)(nodes[i], &c) == CUDA_SUCCESS)
+				ember_copy_node_into(&c);
+			else if (type == CU_GRAPH_NODE_TYPE_MEMSET &&
+				 EMBER_REAL(cuGraphMemsetNodeGetParams)(nodes[i], &m) == CUDA_SUCCESS)
+				ember_memset_node_into(&m);
 		} else if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
 			CUgraph child;
 			if (EMBER_REAL(cuGraphChildGraphNodeGetGraph)(nodes[i], &child) == CUDA_SUCCESS)

@@ -406,6 +406,28 @@ COPY_WITHDRAWS(copy_dtod_async)
 COPY_WITHDRAWS(memset_d8)
 COPY_WITHDRAWS(memset_d32_async)
 
+/* A graph's memset node writes its destination at every launch of the graph: its instantiation withdraws the advice. */
+Test(read_dup, a_graph_s_memset_node_withdraws_the_advice)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CUgraph g;
+	CUgraphNode node;
+	CUgraphExec exec;
+	CU_OK(SYM(shim, cuGraphCreate)(&g, 0));
+	CUDA_MEMSET_NODE_PARAMS m = { .dst = p + 4096, .pitch = 0, .value = 7, .elementSize = 4, .width = 16, .height = 1 };
+	CU_OK(SYM(shim, cuGraphAddMemsetNode)(&node, g, NULL, 0, &m, NULL));
+	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, g, 0));
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 0, "withdrawn at the instantiation");
+	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	sync_and_flush(shim);
+	cr_expect_eq(((const unsigned *)(p + 4096))[15], 7u, "the node ran");
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(g));
+}
+
 /* A loader's copies come before any launch has read the memory: they leave it to be advised. */
 Test(read_dup, copies_before_the_first_launch_leave_it_to_be_advised)
 {
