@@ -44,6 +44,11 @@ static CUresult ended(CUresult r)
 	return r;
 }
 
+bool ember_capture_under_way(void)
+{
+	return __atomic_load_n(&captures, __ATOMIC_RELAXED) != 0;
+}
+
 bool ember_launch_captured(CUstream stream, bool per_thread)
 {
 	if (!__atomic_load_n(&captures, __ATOMIC_RELAXED))

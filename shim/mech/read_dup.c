@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "capture.h"
 #include "read_dup.h"
 #include "shim.h"
 #include "state.h"
@@ -75,12 +76,15 @@ void ember_read_dup_launch(const struct ember_scan *s)
 		struct ember_alloc *a = s->ptrs[i].alloc;
 		unsigned param = s->ptrs[i].param;
 		bool reads = param < EMBER_SCAN_LEARNED && (s->declared.read_only >> param & 1u);
-		if (!rise(a, reads ? EMBER_GPU_READS : EMBER_GPU_WRITES))
-			continue;
+		bool rose = rise(a, reads ? EMBER_GPU_READS : EMBER_GPU_WRITES);
 		if (reads) {
-			__atomic_store_n(&ember_read_dup_watching, true, __ATOMIC_RELAXED);
+			if (rose)
+				__atomic_store_n(&ember_read_dup_watching, true, __ATOMIC_RELAXED);
 			continue;
 		}
+		/* written before, by a copy during a capture (ember_read_dup_copy_into), with the advice left on */
+		if (!rose && !__atomic_load_n(&a->read_dup, __ATOMIC_RELAXED))
+			continue;
 		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
 		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST)) {
 			__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
@@ -101,7 +105,8 @@ struct copied {
 static void note_copied(struct ember_alloc *a, uint32_t r0, uint32_t r1, void *arg)
 {
 	struct copied *c = arg;
-	if (c->n < COPY_ALLOCS_AT_MOST && __atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) == EMBER_GPU_READS) {
+	if (c->n < COPY_ALLOCS_AT_MOST && (__atomic_load_n(&a->gpu_access, __ATOMIC_SEQ_CST) == EMBER_GPU_READS ||
+					   __atomic_load_n(&a->read_dup, __ATOMIC_SEQ_CST))) {
 		a->refs++;
 		c->v[c->n++] = a;
 	}
@@ -117,9 +122,17 @@ void ember_read_dup_copy_into(CUdeviceptr dst, size_t bytes)
 	ember_table_lock(EMBER_TABLE);
 	ember_table_for_each_overlap(EMBER_TABLE, dst, bytes, note_copied, &c);
 	ember_table_unlock(EMBER_TABLE);
+	/*
+	 * A copy captured into a graph (hooks_capture.c) is written down
+	 * now, and the advice withdrawn when the graph is instantiated, from
+	 * its copy nodes (copies.h): an advice call made during a capture
+	 * might invalidate it.
+	 */
+	bool capturing = ember_capture_under_way();
 	for (unsigned i = 0; i < c.n; i++) {
 		struct ember_alloc *a = c.v[i];
-		if (!rise(a, EMBER_GPU_WRITES) || !__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
+		rise(a, EMBER_GPU_WRITES);
+		if (capturing || !__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
 			continue; /* read but never advised: it never will be now */
 		__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
 		ember_debug("allocation %llu: a copy or memset writes it; its read-mostly advice is withdrawn",

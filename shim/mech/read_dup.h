@@ -48,7 +48,10 @@ void ember_read_dup_leaving(struct ember_alloc *a, CUdeviceptr start, size_t byt
  * a copy or memset into an allocation a launch has read is a write to it,
  * as a kernel's would be: its advice is withdrawn before the copy is
  * issued, and it is not advised again. A loader's copies, before any
- * launch has read the memory, leave it as it was. Until a launch has read
+ * launch has read the memory, leave it as it was. While a stream is
+ * captured the withdrawal waits (an advice call might invalidate the
+ * capture): for the graph's instantiation, which finds the copy's node,
+ * or the next copy or write. Until a launch has read
  * an allocation under EMBER_READ_MOSTLY, a copy costs one load.
  */
 extern bool ember_read_dup_watching; /* atomic */

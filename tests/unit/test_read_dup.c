@@ -428,6 +428,30 @@ Test(read_dup, a_graph_s_memset_node_withdraws_the_advice)
 	CU_OK(SYM(shim, cuGraphDestroy)(g));
 }
 
+/*
+ * While a stream is captured, an advice call might invalidate the capture:
+ * a copy then writes the allocation down and leaves the advice, which the
+ * next copy outside the capture (or the graph's instantiation) withdraws.
+ */
+Test(read_dup, a_copy_during_a_capture_leaves_the_advice_until_after_it)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CUstream stream;
+	CUgraph graph;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CU_OK(SYM(shim, cuMemsetD32Async)(p + 4096, 0, 1024, stream));
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 8, "no advice call while the capture lasts");
+	CU_OK(SYM(shim, cuStreamEndCapture)(stream, &graph));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	memset_d8(p);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 0, "withdrawn at the first copy after it");
+}
+
 /* A loader's copies come before any launch has read the memory: they leave it to be advised. */
 Test(read_dup, copies_before_the_first_launch_leave_it_to_be_advised)
 {
