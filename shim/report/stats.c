@@ -206,6 +206,12 @@ void ember_stats_at_exit(void)
 			   u.migrations_requested, u.migrations_by_driver, u.evictions, u.gpu_faults, u.malformed);
 	if (ember_settled_launches())
 		ember_info("%" PRIu64 " launches found nothing left to decide, and skipped their scan", ember_settled_launches());
+	struct ember_read_dup_counts rd;
+	ember_read_dup_counts(&rd);
+	if (rd.bytes_advised)
+		ember_info("read-mostly advice (EMBER_READ_MOSTLY) on %.2f GiB of resident ranges that kernels only read, "
+			   "withdrawn from %.2f GiB; %" PRIu64 " allocations written after it",
+			   rd.bytes_advised / 1073741824.0, rd.bytes_withdrawn / 1073741824.0, rd.written);
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {
 		const struct ember_device_account *acc = ember_table_account(EMBER_TABLE, d);
 		if (!acc->budget)
