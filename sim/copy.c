@@ -6,7 +6,9 @@
  * (peers.c; twice over the host link between two that have not), at host
  * speed when neither is. A managed range counts as on
  * the device when its first block is resident there; never-populated
- * managed blocks a copy touches become host-populated.
+ * managed blocks a copy touches become host-populated. What a copy writes
+ * under read-mostly advice goes at the rate measured for it, 250 times
+ * slower than the link.
  *
  * The synchronous forms wait for the copy; the Async ones only queue it.
  */
@@ -45,11 +47,13 @@ static CUresult copy(uintptr_t dst, uintptr_t src, size_t n, unsigned need, CUst
 	bool ok = (d || !(need & NEED_DST)) && (sa || !(need & NEED_SRC));
 	bool dst_dev = ok && sim_copy_on_device(d, dst, n), src_dev = ok && sim_copy_on_device(sa, src, n);
 	int dst_gpu = dst_dev ? sim_copy_device(d, dst, n) : -1, src_gpu = src_dev ? sim_copy_device(sa, src, n) : -1;
+	size_t slow = ok ? sim_copy_into_read_mostly(d, dst, n) : 0;
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!ok)
 		return CUDA_ERROR_INVALID_VALUE;
 	memmove((void *)dst, (const void *)src, n);
-	uint64_t cost = SIM_COPY_CALL_NS + copy_time(n, dst_dev, src_dev, dst_gpu, src_gpu);
+	uint64_t cost = SIM_COPY_CALL_NS + copy_time(n - slow, dst_dev, src_dev, dst_gpu, src_gpu) +
+			sim_transfer_ns(slow, SIM_READ_MOSTLY_WRITE_BPS);
 	if (sync)
 		sim_stream_enqueue_sync(s, cost);
 	else

@@ -155,6 +155,24 @@ bool sim_copy_on_device(struct sim_alloc *a, uintptr_t p, size_t n)
 	return a->blocks[first].where >= 0;
 }
 
+size_t sim_copy_into_read_mostly(struct sim_alloc *a, uintptr_t p, size_t n)
+{
+	if (!a || a->kind != SIM_MEM_MANAGED || n == 0)
+		return 0;
+	size_t first, end, bytes = 0;
+	sim_block_span(a, p, n, &first, &end);
+	for (size_t i = first; i < end; i++) {
+		struct sim_block *b = &a->blocks[i];
+		if (!b->read_mostly)
+			continue;
+		uintptr_t lo = a->base + i * SIM_BLOCK_BYTES, hi = lo + sim_block_len(a, i);
+		bytes += (hi < p + n ? hi : p + n) - (lo > p ? lo : p);
+		if (b->host_copy && b->where >= 0) /* the copy's writes leave one copy, where they land */
+			b->host_copy = false;
+	}
+	return bytes;
+}
+
 int sim_copy_device(const struct sim_alloc *a, uintptr_t p, size_t n)
 {
 	if (!a)

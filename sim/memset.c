@@ -1,7 +1,8 @@
 /*
  * Memsets of 8, 16 and 32-bit values over driver memory. Like copies, they
  * happen at once and are timed on the stream: at device memory speed, or
- * through a mapping for host-resident memory.
+ * through a mapping for host-resident memory, at the copies' slow rate
+ * under read-mostly advice (copy.c).
  */
 #include <string.h>
 
@@ -38,11 +39,13 @@ static CUresult set(CUdeviceptr dst, unsigned value, size_t width, size_t count,
 	pthread_mutex_lock(&sim_mem_lock);
 	struct sim_alloc *a = sim_alloc_find_range(dst, bytes);
 	bool dev = a && sim_copy_on_device(a, dst, bytes);
+	size_t slow = sim_copy_into_read_mostly(a, dst, bytes);
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!a)
 		return CUDA_ERROR_INVALID_VALUE;
 	fill((void *)dst, value, width, count);
-	uint64_t cost = SIM_COPY_CALL_NS + sim_transfer_ns(bytes, dev ? SIM_DEVICE_MEMORY_BPS : SIM_MAPPED_BPS);
+	uint64_t cost = SIM_COPY_CALL_NS + sim_transfer_ns(bytes - slow, dev ? SIM_DEVICE_MEMORY_BPS : SIM_MAPPED_BPS) +
+			sim_transfer_ns(slow, SIM_READ_MOSTLY_WRITE_BPS);
 	if (sync)
 		sim_stream_enqueue_sync(s, cost);
 	else

@@ -274,6 +274,12 @@ uint64_t sim_make_room(int dev, uint64_t need, const struct sim_alloc *keep, siz
  * touches become host-populated. sim_mem_lock held.
  */
 bool sim_copy_on_device(struct sim_alloc *a, uintptr_t p, size_t n);
+/*
+ * A copy or memset writing [p, p + n) of a: the bytes of it under
+ * read-mostly advice, which the driver writes page by page (each block's
+ * duplicate collapses to the copy written where it lands).
+ */
+size_t sim_copy_into_read_mostly(struct sim_alloc *a, uintptr_t p, size_t n);
 /* The device a copy's side at [p, p + n) of a is on, after sim_copy_on_device found it there; -1: host. */
 int sim_copy_device(const struct sim_alloc *a, uintptr_t p, size_t n);
 
