@@ -68,6 +68,16 @@ static void withdraw_all(struct ember_alloc *a)
 	free(runs);
 }
 
+/* a is written (`by` says how): the advice it has, if any, is withdrawn from all of it, once. */
+static void withdraw_written(struct ember_alloc *a, const char *by)
+{
+	if (!__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
+		return; /* never advised, or withdrawn already */
+	__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
+	ember_debug("allocation %llu: %s; its read-mostly advice is withdrawn", (unsigned long long)a->id, by);
+	withdraw_all(a);
+}
+
 void ember_read_dup_launch(const struct ember_scan *s)
 {
 	if (!ember_cfg.read_mostly || !s->f)
@@ -86,12 +96,7 @@ void ember_read_dup_launch(const struct ember_scan *s)
 		if (!rose && !__atomic_load_n(&a->read_dup, __ATOMIC_RELAXED))
 			continue;
 		/* its first write: a duplicated page would collapse at each of the kernel's first writes to it */
-		if (__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST)) {
-			__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
-			ember_debug("allocation %llu: a launch may write it; its read-mostly advice is withdrawn",
-				    (unsigned long long)a->id);
-			withdraw_all(a);
-		}
+		withdraw_written(a, "a launch may write it");
 	}
 }
 
@@ -131,13 +136,9 @@ void ember_read_dup_copy_into(CUdeviceptr dst, size_t bytes)
 	bool capturing = ember_capture_under_way();
 	for (unsigned i = 0; i < c.n; i++) {
 		struct ember_alloc *a = c.v[i];
-		rise(a, EMBER_GPU_WRITES);
-		if (capturing || !__atomic_exchange_n(&a->read_dup, false, __ATOMIC_SEQ_CST))
-			continue; /* read but never advised: it never will be now */
-		__atomic_add_fetch(&counts.written, 1, __ATOMIC_RELAXED);
-		ember_debug("allocation %llu: a copy or memset writes it; its read-mostly advice is withdrawn",
-			    (unsigned long long)a->id);
-		withdraw_all(a);
+		rise(a, EMBER_GPU_WRITES); /* read but never advised: it never will be now */
+		if (!capturing)
+			withdraw_written(a, "a copy or memset writes it");
 	}
 	ember_allocs_put(EMBER_TABLE, c.v, c.n);
 }
