@@ -67,12 +67,7 @@ static void copy_into_2d(const CUDA_MEMCPY2D *c)
 				       ((c)->Depth - 1) * (c)->dstHeight + (c)->Height);                      \
 	} while (0)
 
-static void copy_into_3d(const CUDA_MEMCPY3D *c)
-{
-	COPY_INTO_3D(c);
-}
-
-void ember_copy_node_into(const CUDA_MEMCPY3D *c)
+void ember_copy_into_3d(const CUDA_MEMCPY3D *c)
 {
 	COPY_INTO_3D(c);
 }

@@ -107,7 +107,7 @@ static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
 			CUDA_MEMCPY3D c;
 			CUDA_MEMSET_NODE_PARAMS m;
 			if (type == CU_GRAPH_NODE_TYPE_MEMCPY && EMBER_REAL(cuGraphMemcpyNodeGetParams)(nodes[i], &c) == CUDA_SUCCESS)
-				ember_copy_node_into(&c);
+				ember_copy_into_3d(&c);
 			else if (type == CU_GRAPH_NODE_TYPE_MEMSET &&
 				 EMBER_REAL(cuGraphMemsetNodeGetParams)(nodes[i], &m) == CUDA_SUCCESS)
 				ember_memset_node_into(&m);
