@@ -190,15 +190,14 @@ Test(read_dup, without_the_advice_the_next_run_brings_back_what_the_check_took)
 	cr_expect_eq(moved_by_the_next_launch(p), 16 * MiB, "the refresh, ordered before the launch");
 }
 
-/* The virtual milliseconds the launch after the check took on its stream, the refresh it waited for included. */
-static float next_launch_ms(CUdeviceptr p)
+/* The virtual milliseconds step(p) took on the legacy stream, from its issue to its end. */
+static float stream_ms(void (*step)(CUdeviceptr), CUdeviceptr p)
 {
-	host_faults(1024, 0);
 	CUevent before, after;
 	CU_OK(SYM(shim, cuEventCreate)(&before, 0));
 	CU_OK(SYM(shim, cuEventCreate)(&after, 0));
 	CU_OK(SYM(shim, cuEventRecord)(before, NULL));
-	launch(reader, p, 16 * MiB);
+	step(p);
 	CU_OK(SYM(shim, cuEventRecord)(after, NULL));
 	CU_OK(SYM(shim, cuEventSynchronize)(after));
 	float ms = 0;
@@ -206,6 +205,18 @@ static float next_launch_ms(CUdeviceptr p)
 	CU_OK(SYM(shim, cuEventDestroy_v2)(before));
 	CU_OK(SYM(shim, cuEventDestroy_v2)(after));
 	return ms;
+}
+
+static void read_all(CUdeviceptr p)
+{
+	launch(reader, p, 16 * MiB);
+}
+
+/* The virtual milliseconds the launch after the check took on its stream, the refresh it waited for included. */
+static float next_launch_ms(CUdeviceptr p)
+{
+	host_faults(1024, 0);
+	return stream_ms(read_all, p);
 }
 
 /* Under the advice the refresh finds the GPU's copy and is not ordered before the launch (placement.c). */
@@ -455,20 +466,11 @@ Test(read_dup, a_copy_during_a_capture_leaves_the_advice_until_after_it)
 	cr_expect_eq(advised, 0, "withdrawn at the first copy after it");
 }
 
-/* The virtual milliseconds of one 64 KiB copy from the host into p's second block, on the legacy stream. */
-static float copy_ms(CUdeviceptr p)
+/* One 64 KiB copy from the host into p's second block, on the legacy stream. */
+static void copy_64k(CUdeviceptr p)
 {
 	static char words[64 << 10];
-	CUevent before, after;
-	CU_OK(SYM(shim, cuEventCreate)(&before, 0));
-	CU_OK(SYM(shim, cuEventCreate)(&after, 0));
-	CU_OK(SYM(shim, cuEventRecord)(before, NULL));
 	CU_OK(SYM(shim, cuMemcpyHtoDAsync_v2)(p + 2 * MiB, words, sizeof words, NULL));
-	CU_OK(SYM(shim, cuEventRecord)(after, NULL));
-	CU_OK(SYM(shim, cuEventSynchronize)(after));
-	float ms = 0;
-	CU_OK(SYM(shim, cuEventElapsedTime)(&ms, before, after));
-	return ms;
 }
 
 /*
@@ -483,12 +485,12 @@ Test(read_dup, a_copy_into_advised_memory_runs_at_the_link_s_rate)
 	unsigned on_gpu, advised;
 	CUdeviceptr p = read_once("1", &on_gpu, &advised);
 	cr_assert_eq(advised, 8);
-	copy_ms(p); /* the advice withdrawn, about 0.3 ms of advice calls for 16 MiB, once */
-	float ms = copy_ms(p);
+	stream_ms(copy_64k, p); /* the advice withdrawn, about 0.3 ms of advice calls for 16 MiB, once */
+	float ms = stream_ms(copy_64k, p);
 	cr_expect_lt(ms, 0.05f, "%.3f ms: the advice withdrawn", ms);
 	CUmemLocation gpu = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
 	CU_OK(SYM(shim, cuMemAdvise_v2)(p + 2 * MiB, 2 * MiB, CU_MEM_ADVISE_SET_READ_MOSTLY, gpu));
-	ms = copy_ms(p);
+	ms = stream_ms(copy_64k, p);
 	cr_expect_geq(ms, 0.3f, "%.3f ms: 64 KiB at 0.2 GB/s under the application's own advice", ms);
 }
 
