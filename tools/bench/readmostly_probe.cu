@@ -220,6 +220,18 @@ static void readmostly_cases(probe &pr)
 	reset(pr);
 }
 
+// The array on the GPU as Ember's promotions leave it (preferred location the GPU, accessed by it), with
+// read-mostly advice given once it arrived or not, and read there once.
+static void resident_as_ember_leaves_it(probe &pr, bool readmostly)
+{
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
+	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
+	prefetch(pr, gpu);
+	if (readmostly)
+		CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
+	read_data(pr);
+}
+
 // What a host check of the results costs: 3 words of each 2 MiB block read, each at its own 4 KiB page.
 static double host_check(probe &pr)
 {
@@ -243,12 +255,7 @@ enum check_mode { PLAIN, READMOSTLY_PREFER_FIRST, READMOSTLY_UNSET_FIRST };
 static void host_check_case(probe &pr, check_mode mode)
 {
 	bool readmostly = mode != PLAIN;
-	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
-	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
-	prefetch(pr, gpu);
-	if (readmostly)
-		CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
-	read_data(pr);
+	resident_as_ember_leaves_it(pr, readmostly);
 	double resident = read_data(pr), host = host_check(pr), after = read_data(pr);
 	double refresh = prefetch(pr, gpu), refreshed = read_data(pr);
 	char extra[256];
@@ -279,12 +286,7 @@ static void host_check_case(probe &pr, check_mode mode)
 // host memory; a kernel's read after.
 static void copy_into_case(probe &pr, bool readmostly)
 {
-	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetAccessedBy, gpu));
-	CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetPreferredLocation, gpu));
-	prefetch(pr, gpu);
-	if (readmostly)
-		CHECK(cudaMemAdvise(pr.data, pr.bytes, cudaMemAdviseSetReadMostly, gpu));
-	read_data(pr);
+	resident_as_ember_leaves_it(pr, readmostly);
 	double copy = timed(pr, [&] {
 		CHECK(cudaMemcpyAsync(pr.data, pr.pinned, pr.bytes, cudaMemcpyHostToDevice, pr.s));
 	});
