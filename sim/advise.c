@@ -112,6 +112,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUm
 {
 	SIM_INJECT("cuMemAdvise_v2");
 	SIM_REQUIRE_INIT();
+	SIM_UNSAFE_DURING_CAPTURE();
 	if (!advice_known(advice))
 		return CUDA_ERROR_INVALID_VALUE;
 	int loc = SIM_LOC_NONE;
@@ -127,6 +128,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUm
 SIM_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
 {
 	SIM_REQUIRE_INIT();
+	SIM_UNSAFE_DURING_CAPTURE();
 	if (!advice_known(advice))
 		return CUDA_ERROR_INVALID_VALUE;
 	int loc = SIM_LOC_NONE;

@@ -4,11 +4,122 @@
  * (launch.c), and cuStreamIsCapturing says so (stream.c). Only launches
  * are captured: the simulated driver's other stream work still runs, where
  * the driver would record it too. The legacy stream cannot capture, as on
- * the driver; the capture mode is accepted and not modelled.
+ * the driver.
+ *
+ * Capture modes are modelled as the driver documents them. A thread's own
+ * mode (cuThreadExchangeStreamCaptureMode, global by default) decides
+ * whether it may make a potentially unsafe call (sim_capture_unsafe_call):
+ * in global mode not while it captures itself, in a mode other than
+ * relaxed, nor while another thread captures in global mode; in
+ * thread-local mode only the first; in relaxed mode always. A call refused
+ * invalidates the captures it offends, which then end with
+ * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED. Which calls are unsafe the driver
+ * does not document; the simulated driver's are those that
+ * ember-capture-probe saw invalidate a capture on an H100 (driver 580,
+ * ab-42's call 1): cuMemAdvise, cuEventQuery, cuEventSynchronize,
+ * cuStreamQuery, cuStreamSynchronize, cuMemAlloc and cuMemFree, even on
+ * streams and events that have nothing to do with the capture. A prefetch
+ * or an event recorded on another stream is safe.
  */
 #include "sim.h"
 
-static CUresult begin(CUstream h, bool per_thread, CUgraph into)
+enum { MAX_CAPTURES = 64 };
+
+static pthread_mutex_t captures_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_stream *capturing[MAX_CAPTURES];
+static unsigned ncapturing; /* read without the lock: most calls come while nothing captures */
+static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static __thread unsigned thread_number;
+static unsigned threads_numbered;
+
+static unsigned this_thread(void)
+{
+	if (!thread_number)
+		thread_number = __atomic_add_fetch(&threads_numbered, 1, __ATOMIC_RELAXED);
+	return thread_number;
+}
+
+/* Whether a call from this thread, in its mode, offends s's capture. */
+static bool offends(const struct sim_stream *s)
+{
+	if (thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED || s->capture_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+		return false;
+	if (s->capture_thread == this_thread())
+		return true;
+	return thread_mode == CU_STREAM_CAPTURE_MODE_GLOBAL && s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+}
+
+CUresult sim_capture_unsafe_call(void)
+{
+	CUresult r = CUDA_SUCCESS;
+	if (!__atomic_load_n(&ncapturing, __ATOMIC_ACQUIRE))
+		return r;
+	pthread_mutex_lock(&captures_lock);
+	for (int i = 0; i < MAX_CAPTURES; i++)
+		if (capturing[i] && offends(capturing[i])) {
+			capturing[i]->capture_broken = true;
+			r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+		}
+	pthread_mutex_unlock(&captures_lock);
+	return r;
+}
+
+static bool track(struct sim_stream *s, CUstreamCaptureMode mode)
+{
+	bool room = false;
+	pthread_mutex_lock(&captures_lock);
+	for (int i = 0; i < MAX_CAPTURES && !room; i++)
+		if (!capturing[i]) {
+			capturing[i] = s;
+			__atomic_add_fetch(&ncapturing, 1, __ATOMIC_RELEASE);
+			s->capture_mode = mode;
+			s->capture_thread = this_thread();
+			s->capture_broken = false;
+			room = true;
+		}
+	pthread_mutex_unlock(&captures_lock);
+	return room;
+}
+
+/* Whether s's capture was invalidated; it is no longer tracked. */
+static bool untrack(struct sim_stream *s)
+{
+	pthread_mutex_lock(&captures_lock);
+	for (int i = 0; i < MAX_CAPTURES; i++)
+		if (capturing[i] == s) {
+			capturing[i] = NULL;
+			__atomic_sub_fetch(&ncapturing, 1, __ATOMIC_RELEASE);
+		}
+	bool broken = s->capture_broken;
+	s->capture_broken = false;
+	pthread_mutex_unlock(&captures_lock);
+	return broken;
+}
+
+bool sim_capture_broken(struct sim_stream *s)
+{
+	pthread_mutex_lock(&captures_lock);
+	bool broken = s->capture_broken;
+	pthread_mutex_unlock(&captures_lock);
+	return broken;
+}
+
+void sim_capture_forget(struct sim_stream *s)
+{
+	untrack(s);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUstreamCaptureMode was = thread_mode;
+	thread_mode = *mode;
+	*mode = was;
+	return CUDA_SUCCESS;
+}
+
+static CUresult begin(CUstream h, bool per_thread, CUgraph into, CUstreamCaptureMode mode)
 {
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, per_thread, &s);
@@ -25,6 +136,12 @@ static CUresult begin(CUstream h, bool per_thread, CUgraph into)
 			cuGraphDestroy(graph);
 		return CUDA_ERROR_ILLEGAL_STATE; /* already capturing */
 	}
+	if (!track(s, mode)) {
+		__atomic_store_n(&s->capture, NULL, __ATOMIC_RELEASE);
+		if (!into)
+			cuGraphDestroy(graph);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -39,30 +156,33 @@ static CUresult end(CUstream h, bool per_thread, CUgraph *out)
 	CUgraph graph = __atomic_exchange_n(&s->capture, NULL, __ATOMIC_ACQ_REL);
 	if (!graph)
 		return CUDA_ERROR_ILLEGAL_STATE; /* not capturing */
+	if (untrack(s)) {
+		cuGraphDestroy(graph);
+		*out = NULL;
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	}
 	*out = graph;
 	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
 {
-	return begin(hStream, false, NULL);
+	return begin(hStream, false, NULL, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
 {
-	return begin(hStream, true, NULL);
+	return begin(hStream, true, NULL, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
-	(void)mode;
-	return begin(hStream, false, NULL);
+	return begin(hStream, false, NULL, mode);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
 {
-	(void)mode;
-	return begin(hStream, true, NULL);
+	return begin(hStream, true, NULL, mode);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
@@ -70,8 +190,8 @@ SIM_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgrap
 							const CUgraphEdgeData *dependencyData, size_t numDependencies,
 							CUstreamCaptureMode mode)
 {
-	(void)dependencies, (void)dependencyData, (void)numDependencies, (void)mode;
-	return hGraph ? begin(hStream, false, hGraph) : CUDA_ERROR_INVALID_VALUE;
+	(void)dependencies, (void)dependencyData, (void)numDependencies;
+	return hGraph ? begin(hStream, false, hGraph, mode) : CUDA_ERROR_INVALID_VALUE;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)

@@ -113,6 +113,7 @@ SIM_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream
 /* An event never recorded counts as complete, as in the driver. */
 SIM_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
+	SIM_UNSAFE_DURING_CAPTURE();
 	struct sim_event *e;
 	CUresult r = check(hEvent, &e);
 	uint64_t t;
@@ -123,6 +124,7 @@ SIM_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 
 SIM_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
+	SIM_UNSAFE_DURING_CAPTURE();
 	struct sim_event *e;
 	CUresult r = check(hEvent, &e);
 	uint64_t t;

@@ -119,6 +119,8 @@ static CUresult launch(const struct launch *l)
 	if (r != CUDA_SUCCESS)
 		return r;
 	CUgraph capture = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
+	if (capture && sim_capture_broken(s))
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
 	if (capture) { /* recorded, not run (capture.c) */
 		CUDA_KERNEL_NODE_PARAMS node = {
 			.func = l->f, .gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],

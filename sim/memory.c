@@ -62,6 +62,7 @@ static CUresult alloc_device(CUdeviceptr *dptr, size_t bytesize)
 
 SIM_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+	SIM_UNSAFE_DURING_CAPTURE();
 	return alloc_device(dptr, bytesize);
 }
 
@@ -128,6 +129,7 @@ static CUresult free_at(uintptr_t p, bool host)
 
 SIM_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
+	SIM_UNSAFE_DURING_CAPTURE();
 	struct sim_ctx *ctx;
 	CUresult r = sim_current_ctx(&ctx);
 	if (r != CUDA_SUCCESS)

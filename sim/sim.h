@@ -112,7 +112,28 @@ struct sim_stream {
 	int priority;
 	uint64_t done_ns;  /* when the last operation queued on it completes (sim_time_lock) */
 	CUgraph capture;   /* the graph its launches are recorded into while it captures (capture.c), else NULL */
+	CUstreamCaptureMode capture_mode; /* the mode its capture began in */
+	unsigned capture_thread;          /* the thread that began it (capture.c's numbering) */
+	bool capture_broken;              /* an unsafe call invalidated it: it ends with an error */
 };
+
+/*
+ * A potentially unsafe call while streams capture (capture.c): CUDA_SUCCESS
+ * where the calling thread may make it, else CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+ * with the captures it offends invalidated, as the driver's rules for
+ * global, thread-local and relaxed modes say.
+ */
+CUresult sim_capture_unsafe_call(void);
+#define SIM_UNSAFE_DURING_CAPTURE()                                 \
+	do {                                                        \
+		CUresult capture_r_ = sim_capture_unsafe_call();    \
+		if (capture_r_ != CUDA_SUCCESS)                     \
+			return capture_r_;                          \
+	} while (0)
+/* Whether s's capture was invalidated; its launches then fail. */
+bool sim_capture_broken(struct sim_stream *s);
+/* s is destroyed: its capture, if any, with it. */
+void sim_capture_forget(struct sim_stream *s);
 
 /*
  * The stream behind a handle: NULL means the legacy stream, or the

@@ -130,23 +130,31 @@ SIM_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsig
 	return create(phStream, flags, priority);
 }
 
+/* A stream destroyed while it captures ends its capture with it. */
+static void release(void *s)
+{
+	sim_capture_forget(s);
+	free(s);
+}
+
 /* Work already queued still completes: its time stays on the context's horizon. */
 SIM_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
 	SIM_REQUIRE_INIT();
 	if (!sim_handle_remove(SIM_H_STREAM, hStream))
 		return CUDA_ERROR_INVALID_HANDLE;
-	free(hStream);
+	release(hStream);
 	return CUDA_SUCCESS;
 }
 
 void sim_streams_release_ctx(struct sim_ctx *ctx)
 {
-	sim_handles_drain(SIM_H_STREAM, ctx, free);
+	sim_handles_drain(SIM_H_STREAM, ctx, release);
 }
 
 static CUresult synchronize(CUstream h, bool ptsz)
 {
+	SIM_UNSAFE_DURING_CAPTURE();
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, ptsz, &s);
 	if (r == CUDA_SUCCESS)
@@ -166,6 +174,7 @@ SIM_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 
 static CUresult query(CUstream h, bool ptsz)
 {
+	SIM_UNSAFE_DURING_CAPTURE();
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, ptsz, &s);
 	return r != CUDA_SUCCESS ? r : sim_poll(done_time(s));
@@ -252,8 +261,9 @@ static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, bool pts
 	struct sim_stream *s;
 	CUresult r = resolve_query(h, ptsz, status, &s);
 	if (r == CUDA_SUCCESS)
-		*status = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE) ? CU_STREAM_CAPTURE_STATUS_ACTIVE
-									  : CU_STREAM_CAPTURE_STATUS_NONE;
+		*status = !__atomic_load_n(&s->capture, __ATOMIC_ACQUIRE) ? CU_STREAM_CAPTURE_STATUS_NONE
+			  : sim_capture_broken(s)			   ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
+									   : CU_STREAM_CAPTURE_STATUS_ACTIVE;
 	return r;
 }
 
