@@ -12,6 +12,24 @@
  */
 bool ember_capture_under_way(void);
 
+/*
+ * Ember's own driver calls (advice, prefetches, event waits, frees) must
+ * not break a program's capture. In global mode a "potentially unsafe"
+ * call from any thread whose own mode is global invalidates every global
+ * capture under way, and the driver does not say which calls are unsafe
+ * (ember-capture-probe measures them). A thread in relaxed mode may make
+ * them: the worker takes relaxed mode for good when it starts, and a
+ * program's thread takes it around Ember's work in a hook while a capture
+ * is under way, and gives its own mode back after.
+ */
+void ember_capture_relax_worker(void);
+struct ember_capture_relaxed {
+	bool changed;
+	CUstreamCaptureMode was;
+};
+struct ember_capture_relaxed ember_capture_relax(void);
+void ember_capture_restore(struct ember_capture_relaxed r);
+
 /* Whether a launch on stream is being captured into a graph rather than run. */
 bool ember_launch_captured(CUstream stream, bool per_thread);
 

@@ -49,6 +49,30 @@ bool ember_capture_under_way(void)
 	return __atomic_load_n(&captures, __ATOMIC_RELAXED) != 0;
 }
 
+void ember_capture_relax_worker(void)
+{
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	CUresult r = EMBER_REAL(cuThreadExchangeStreamCaptureMode)(&mode);
+	if (r != CUDA_SUCCESS)
+		ember_debug("the worker keeps the default capture mode (CUresult %d): its calls may break a "
+			    "program's global capture",
+			    (int)r);
+}
+
+struct ember_capture_relaxed ember_capture_relax(void)
+{
+	struct ember_capture_relaxed r = { .was = CU_STREAM_CAPTURE_MODE_RELAXED };
+	if (ember_capture_under_way())
+		r.changed = EMBER_REAL(cuThreadExchangeStreamCaptureMode)(&r.was) == CUDA_SUCCESS;
+	return r;
+}
+
+void ember_capture_restore(struct ember_capture_relaxed r)
+{
+	if (r.changed)
+		EMBER_REAL(cuThreadExchangeStreamCaptureMode)(&r.was);
+}
+
 bool ember_launch_captured(CUstream stream, bool per_thread)
 {
 	if (!__atomic_load_n(&captures, __ATOMIC_RELAXED))

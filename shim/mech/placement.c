@@ -3,6 +3,7 @@
 
 #include "ember/ember.h"
 #include "budget_source.h"
+#include "capture.h"
 #include "gpus.h"
 #include "host_phase.h"
 #include "launch_scan.h"
@@ -148,6 +149,7 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 	struct ember_at at = { .stream = stream, .per_thread = per_thread };
 	EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 	at.device = scan ? ember_budget_current_device() : -1;
+	struct ember_capture_relaxed relaxed = ember_capture_relax(); /* another stream may be captured */
 	ember_gpus_launch(scan, at.device, &at); /* several GPUs: gpus.h */
 	if (scan && ember_strategy->moves) {
 		ember_read_dup_launch(scan);
@@ -155,6 +157,7 @@ void ember_placement_launch(struct ember_scan *scan, CUstream stream, bool per_t
 	}
 	ember_strategy->launch(scan, &at);
 	ember_gpus_after_launch(scan, &at); /* the peer tier: gpus.h */
+	ember_capture_restore(relaxed);
 }
 
 /* A hint's work: prepare moves over each covered range. */

@@ -7,6 +7,7 @@
 #include "ops_driver.h"
 #include "shim.h"
 #include "state.h"
+#include "capture.h"
 #include "worker.h"
 
 enum { POLL_NS = 200 * 1000, MAX_PERIODIC = 4 };
@@ -175,6 +176,7 @@ static void *worker_main(void *arg)
 {
 	uint64_t last_pass = 0, last_run[MAX_PERIODIC] = { 0 };
 	on_worker = true;
+	ember_capture_relax_worker(); /* its calls must not break a program's capture */
 	for (unsigned i = 0; i < nperiodic; i++)
 		if (periodic[i]->start)
 			periodic[i]->start(); /* the driver is initialised by now: migrations need it */

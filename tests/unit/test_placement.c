@@ -518,6 +518,70 @@ Test(placement, launches_captured_into_a_graph_are_placed_when_the_graph_runs)
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 }
 
+/*
+ * While the test's thread captures `captured` in mode, a launch of reread
+ * over 16 MiB of managed memory on another stream: Ember places it, and
+ * its worker advises, prefetches and polls its events meanwhile. Returns
+ * how the capture ended.
+ */
+static CUresult capture_beside_a_placed_launch(CUstreamCaptureMode mode)
+{
+	start_static();
+	CUdeviceptr p = managed(16 * MiB);
+	CUstream captured, other;
+	CU_OK(SYM(shim, cuStreamCreate)(&captured, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(captured, mode));
+	launch_reread_on(shim, reread, p, 16 * MiB, other);
+	cr_assert_eq(SYM(shim, ember_flush)(), 0); /* the worker's moves done: no driver call here */
+	CUgraph graph = NULL;
+	CUresult end = SYM(shim, cuStreamEndCapture)(captured, &graph);
+	if (graph)
+		CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 16 * MiB, "the launch beside the capture was placed");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(captured));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(other));
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	return end;
+}
+
+/*
+ * Ember's own calls must not break a program's capture. On an H100,
+ * cuMemAdvise, cuEventQuery and the other calls the worker makes
+ * invalidate a global capture made by any thread whose own mode is global
+ * (ember-capture-probe, ab-42's call 1), and before the worker took
+ * relaxed mode, 47 of 60 torch.cuda.graph captures failed under adaptive
+ * (call 2). The simulated driver applies the same rules.
+ */
+Test(placement, a_global_capture_survives_the_worker_s_calls)
+{
+	cr_expect_eq(capture_beside_a_placed_launch(CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+}
+
+/* A thread-local capture: only the capturing thread's calls count, Ember's in its launch hook included. */
+Test(placement, a_thread_local_capture_survives_the_launch_hook_s_calls)
+{
+	cr_expect_eq(capture_beside_a_placed_launch(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
+}
+
+/* The simulated driver's rule, as the probe found it: the test's own unsafe call does break it. */
+Test(placement, a_capture_is_broken_by_the_program_s_own_unsafe_call)
+{
+	start_static();
+	CUstream captured;
+	CU_OK(SYM(shim, cuStreamCreate)(&captured, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(captured, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+	CUevent e;
+	CU_OK(SYM(shim, cuEventCreate)(&e, 0));
+	cr_expect_eq(SYM(shim, cuEventQuery)(e), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	CUgraph graph = NULL;
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(captured, &graph), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	cr_expect_null(graph);
+	CU_OK(SYM(shim, cuEventDestroy_v2)(e));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(captured));
+}
+
 /* Whether the region at p is resident (ember_region_info's state 2). */
 static bool region_resident(CUdeviceptr p)
 {
