@@ -13,6 +13,7 @@
 #include "locks.h"
 #include "state.h"
 #include "budget_source.h"
+#include "capture.h"
 #include "census.h"
 #include "gpus.h"
 #include "host_touch.h"
@@ -161,8 +162,43 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	return alloc_plain(dptr, bytesize, real_alloc_v2);
 }
 
+/* Under EMBER_MANAGE_ALL, say once per entry point why its memory stays plain. */
+static void not_converted(const char *entry, const char *why)
+{
+	static const char *said[8];
+	if (!placing() || !ember_cfg.manage_all)
+		return;
+	ember_lock(&ember_lock_said);
+	bool first = true;
+	for (size_t i = 0; i < 8 && said[i] && first; i++)
+		first = said[i] != entry;
+	for (size_t i = 0; i < 8 && first; i++)
+		if (!said[i]) {
+			said[i] = entry;
+			break;
+		}
+	ember_unlock(&ember_lock_said);
+	if (first)
+		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
+}
+
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
 {
+	/*
+	 * Into a stream being captured, the allocation is a node of the
+	 * program's graph (PyTorch's cudaMallocAsync backend under CUDA
+	 * graphs), the driver's to make at each launch; managed memory in its
+	 * place would be allocated once, outside the graph, by a call that
+	 * breaks the capture.
+	 */
+	if (placing() && ember_launch_captured(stream, ptsz)) {
+		not_converted("cuMemAllocAsync", "an allocation into a stream being captured belongs to its graph");
+		CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
+				  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
+		if (r == CUDA_SUCCESS)
+			ember_census_count(EMBER_ENTRY_ASYNC, bytesize, false); /* untracked: it lives while the graph says */
+		return r;
+	}
 	/* managed memory is usable at once: a superset of stream-ordered availability */
 	if (converted(dptr, bytesize)) {
 		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, true);
@@ -185,26 +221,6 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
 	return alloc_async(dptr, bytesize, hStream, true);
-}
-
-/* Under EMBER_MANAGE_ALL, say once per entry point why its memory stays plain. */
-static void not_converted(const char *entry, const char *why)
-{
-	static const char *said[8];
-	if (!placing() || !ember_cfg.manage_all)
-		return;
-	ember_lock(&ember_lock_said);
-	bool first = true;
-	for (size_t i = 0; i < 8 && said[i] && first; i++)
-		first = said[i] != entry;
-	for (size_t i = 0; i < 8 && first; i++)
-		if (!said[i]) {
-			said[i] = entry;
-			break;
-		}
-	ember_unlock(&ember_lock_said);
-	if (first)
-		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,

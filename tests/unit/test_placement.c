@@ -565,6 +565,37 @@ Test(placement, a_thread_local_capture_survives_the_launch_hook_s_calls)
 	cr_expect_eq(capture_beside_a_placed_launch(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
 }
 
+/*
+ * Under manage-all, an allocation into a stream being captured stays the
+ * driver's (a node of the graph, in the driver): converted memory would be
+ * made outside the graph, by calls that break the capture.
+ */
+Test(placement, an_allocation_into_a_captured_stream_is_left_to_the_graph)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUstream captured;
+	CU_OK(SYM(shim, cuStreamCreate)(&captured, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, captured));
+	int managed_flag = 1;
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, p));
+	cr_expect_eq(managed_flag, 0, "not converted");
+	CUgraph graph = NULL;
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(captured, &graph), CUDA_SUCCESS);
+	if (graph)
+		CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, captured));
+	CUdeviceptr q;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&q, 4 * MiB, captured));
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, q));
+	cr_expect_eq(managed_flag, 1, "once the capture ended, converted again");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, captured));
+	sync_and_flush(shim);
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(captured));
+}
+
 /* The simulated driver's rule, as the probe found it: the test's own unsafe call does break it. */
 Test(placement, a_capture_is_broken_by_the_program_s_own_unsafe_call)
 {
