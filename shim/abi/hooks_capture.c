@@ -10,6 +10,10 @@
  * that count is not zero. A count that drifts (a capture ended by its
  * stream's destruction) only costs that call or, low, Ember's behaviour
  * before it knew of captures.
+ *
+ * The same count says when a program's thread must take relaxed capture
+ * mode around Ember's own calls in a hook (capture.h); the worker is in
+ * relaxed mode from its start.
  */
 #include <cuda.h>
 
