@@ -16,10 +16,10 @@
  * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED. Which calls are unsafe the driver
  * does not document; the simulated driver's are those that
  * ember-capture-probe saw invalidate a capture on an H100 (driver 580,
- * ab-42's call 1): cuMemAdvise, cuEventQuery, cuEventSynchronize,
- * cuStreamQuery, cuStreamSynchronize, cuMemAlloc and cuMemFree, even on
- * streams and events that have nothing to do with the capture. A prefetch
- * or an event recorded on another stream is safe.
+ * ab-42's calls 1 and 6): cuMemAdvise, cuEventQuery, cuEventSynchronize,
+ * cuStreamQuery, cuStreamSynchronize, cuMemAlloc, cuMemAllocManaged and
+ * cuMemFree, even on streams and events that have nothing to do with the
+ * capture. A prefetch or an event recorded on another stream is safe.
  */
 #include "sim.h"
 

@@ -69,7 +69,12 @@ SIM_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 /*
  * Stream-ordered allocation: the memory comes from (and goes back to) the
  * device at once, and the stream gets an operation of no cost, so the
- * allocation is ordered with the stream's other work.
+ * allocation is ordered with the stream's other work. Into a stream being
+ * captured it is the graph's: only such memory may be freed into one, as
+ * on the driver, which refuses any other with CUDA_ERROR_INVALID_VALUE and
+ * leaves it allocated and the capture whole (ember-capture-probe, ab-42's
+ * call 6). The graph's memory too is made and freed at once, not at the
+ * graph's launches.
  */
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream, bool per_thread)
 {
@@ -77,9 +82,24 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream
 	CUresult r = sim_stream_resolve(hStream, per_thread, &s);
 	if (r == CUDA_SUCCESS)
 		r = alloc_device(dptr, bytesize);
+	if (r == CUDA_SUCCESS && __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&sim_mem_lock);
+		sim_alloc_find((uintptr_t)*dptr)->graph = true;
+		pthread_mutex_unlock(&sim_mem_lock);
+	}
 	if (r == CUDA_SUCCESS)
 		sim_stream_enqueue(s, 0);
 	return r;
+}
+
+/* Whether p is a graph's allocation, which a free into a stream being captured must name. */
+static bool graph_allocation(uintptr_t p)
+{
+	pthread_mutex_lock(&sim_mem_lock);
+	struct sim_alloc *a = sim_alloc_find(p);
+	bool graph = a && a->base == p && a->graph;
+	pthread_mutex_unlock(&sim_mem_lock);
+	return graph;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
@@ -141,6 +161,8 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, bool per_thread)
 {
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(hStream, per_thread, &s);
+	if (r == CUDA_SUCCESS && __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE) && !graph_allocation((uintptr_t)dptr))
+		return CUDA_ERROR_INVALID_VALUE;
 	if (r == CUDA_SUCCESS)
 		r = free_at((uintptr_t)dptr, false);
 	if (r == CUDA_SUCCESS)

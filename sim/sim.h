@@ -205,6 +205,7 @@ struct sim_alloc {
 	size_t mapped;            /* bytes mmap'd at base, or 0 when from malloc */
 	struct sim_block *blocks; /* managed memory: one per 2 MiB */
 	size_t nblocks;
+	bool graph;               /* allocated into a stream being captured: the graph's own (memory.c) */
 };
 
 /* Allocation bookkeeping; all under sim_mem_lock. */

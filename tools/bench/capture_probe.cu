@@ -14,6 +14,7 @@
 //   {"call": ..., "capture": "global", "caller": "other", "caller_mode":
 //    "relaxed", "call_result": 0, "end_result": 0}
 // end_result 901 (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) is a broken capture.
+// Then the captured stream's own allocations and frees (stream_own_memory).
 #include <cuda.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -38,12 +39,12 @@ static CUevent done; /* recorded on own, before the capture */
 static CUdeviceptr free_ptr; /* MEM_FREE's buffer, allocated before each capture */
 
 enum call { ADVISE_PREFERRED, ADVISE_ACCESSED_BY, PREFETCH, EVENT_QUERY, EVENT_SYNCHRONIZE, STREAM_SYNCHRONIZE,
-	    STREAM_QUERY, MEM_ALLOC, MEM_FREE, EVENT_CREATE_RECORD, NCALLS };
+	    STREAM_QUERY, MEM_ALLOC, MEM_FREE, EVENT_CREATE_RECORD, MEM_ALLOC_MANAGED, NCALLS };
 static const char *call_name[NCALLS] = { "cuMemAdvise(preferred location)", "cuMemAdvise(accessed by)",
 					 "cuMemPrefetchAsync(own stream)", "cuEventQuery(own stream's)",
 					 "cuEventSynchronize(own stream's)", "cuStreamSynchronize(own stream)",
 					 "cuStreamQuery(own stream)", "cuMemAlloc", "cuMemFree",
-					 "cuEventCreate+cuEventRecord(own stream)" };
+					 "cuEventCreate+cuEventRecord(own stream)", "cuMemAllocManaged" };
 
 static CUresult make_call(enum call c)
 {
@@ -72,6 +73,13 @@ static CUresult make_call(enum call c)
 	}
 	case MEM_FREE: /* allocated before the capture began: the free alone is the call */
 		return cuMemFree_v2(free_ptr);
+	case MEM_ALLOC_MANAGED: {
+		CUdeviceptr p = 0;
+		CUresult r = cuMemAllocManaged(&p, 1 << 20, CU_MEM_ATTACH_GLOBAL);
+		if (p)
+			cuMemFree_v2(p);
+		return r;
+	}
 	case EVENT_CREATE_RECORD: {
 		CUevent e;
 		CUresult r = cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
@@ -107,6 +115,53 @@ static void *other_thread(void *arg)
 	CHECK(cuCtxSetCurrent(ctx));
 	run_job((struct job *)arg);
 	return NULL;
+}
+
+/*
+ * The captured stream's own allocations and frees: cuMemFreeAsync into it
+ * of memory allocated before the capture began (device, managed, or
+ * stream-ordered), which the driver's documentation says must be a graph's
+ * allocation, and whether the memory was still allocated after; then an
+ * allocation and its free both inside the capture (a graph's own nodes).
+ */
+static void stream_own_memory(CUstream captured)
+{
+	const char *kinds[] = { "cuMemAlloc", "cuMemAllocManaged", "cuMemAllocAsync" };
+	for (int k = 0; k < 3; k++) {
+		CUdeviceptr p = 0;
+		if (k == 0)
+			CHECK(cuMemAlloc_v2(&p, 1 << 20));
+		else if (k == 1)
+			CHECK(cuMemAllocManaged(&p, 1 << 20, CU_MEM_ATTACH_GLOBAL));
+		else
+			CHECK(cuMemAllocAsync(&p, 1 << 20, own));
+		CHECK(cuStreamSynchronize(own));
+		CHECK(cuStreamBeginCapture_v2(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		CUresult call = cuMemFreeAsync(p, captured);
+		CUgraph graph = NULL;
+		CUresult end = cuStreamEndCapture(captured, &graph);
+		if (graph)
+			cuGraphDestroy(graph);
+		CUresult after = cuMemFree_v2(p); /* CUDA_SUCCESS: it was still allocated */
+		printf("{\"bench\": \"capture-probe\", \"case\": \"free into the captured stream\", \"memory\": \"%s\", "
+		       "\"call_result\": %d, \"end_result\": %d, \"free_after_result\": %d}\n",
+		       kinds[k], (int)call, (int)end, (int)after);
+		fflush(stdout);
+		CHECK(cuCtxSynchronize());
+	}
+	CUdeviceptr p = 0;
+	CHECK(cuStreamBeginCapture_v2(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CUresult alloc = cuMemAllocAsync(&p, 1 << 20, captured);
+	CUresult call = alloc == CUDA_SUCCESS ? cuMemFreeAsync(p, captured) : alloc;
+	CUgraph graph = NULL;
+	CUresult end = cuStreamEndCapture(captured, &graph);
+	if (graph)
+		cuGraphDestroy(graph);
+	printf("{\"bench\": \"capture-probe\", \"case\": \"alloc and free in the captured stream\", "
+	       "\"alloc_result\": %d, \"call_result\": %d, \"end_result\": %d}\n",
+	       (int)alloc, (int)call, (int)end);
+	fflush(stdout);
+	CHECK(cuCtxSynchronize());
 }
 
 int main(void)
@@ -156,5 +211,6 @@ int main(void)
 					/* a failed call may leave an error behind: clear it before the next case */
 					CHECK(cuCtxSynchronize());
 				}
+	stream_own_memory(captured);
 	return 0;
 }
