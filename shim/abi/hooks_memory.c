@@ -295,6 +295,15 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 
 static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
 {
+	/*
+	 * Into a stream being captured, a free is a node of the graph and must
+	 * name the graph's own allocation, which Ember never tracks: the driver
+	 * refuses any other with CUDA_ERROR_INVALID_VALUE and leaves it
+	 * allocated, the capture whole (ember-capture-probe, ab-42's call 6).
+	 * So the driver answers, and converted memory stays Ember's.
+	 */
+	if (placing() && ember_launch_captured(stream, ptsz))
+		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
 	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
 	if (!a)
 		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);

@@ -596,6 +596,36 @@ Test(placement, an_allocation_into_a_captured_stream_is_left_to_the_graph)
 	CU_OK(SYM(shim, cuStreamDestroy_v2)(captured));
 }
 
+/*
+ * A free of converted memory into a stream being captured gets the driver's
+ * answer, for memory that is not the graph's: refused, still allocated and
+ * still Ember's, the capture whole.
+ */
+Test(placement, a_free_into_a_captured_stream_gets_the_driver_s_answer)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&p, 4 * MiB));
+	launch_reread(shim, reread, p, 4 * MiB);
+	sync_and_flush(shim);
+	cr_assert_eq(resident(), 4 * MiB);
+	CUstream captured;
+	CU_OK(SYM(shim, cuStreamCreate)(&captured, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	cr_expect_eq(SYM(shim, cuMemFreeAsync)(p, captured), CUDA_ERROR_INVALID_VALUE, "not the graph's memory");
+	CUgraph graph = NULL;
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(captured, &graph), CUDA_SUCCESS);
+	if (graph)
+		CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	struct ember_region_info info;
+	cr_expect_eq(SYM(shim, ember_region_info)((void *)p, &info), 0, "still Ember's");
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0, "freed once, by the program's later free");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(captured));
+}
+
 /* The simulated driver's rule, as the probe found it: the test's own unsafe call does break it. */
 Test(placement, a_capture_is_broken_by_the_program_s_own_unsafe_call)
 {
