@@ -11,6 +11,8 @@
  * stream's destruction) only costs that call or, low, Ember's behaviour
  * before it knew of captures.
  *
+ * A stream destroyed while it captures counts as its capture's end.
+ *
  * The same count says when a program's thread must take relaxed capture
  * mode around Ember's own calls in a hook (capture.h); the worker is in
  * relaxed mode from its start.
@@ -134,4 +136,21 @@ EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGr
 EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
 	return ended(EMBER_REAL(cuStreamEndCapture_ptsz)(hStream, phGraph));
+}
+
+/*
+ * A stream destroyed while it captures takes its capture with it, which
+ * then counts as ended: a count left high would keep read_dup.c's advice
+ * withdrawals waiting for good, and make each launch ask the driver.
+ */
+EMBER_PUBLIC CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+	CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+	if (__atomic_load_n(&captures, __ATOMIC_RELAXED) &&
+	    EMBER_REAL(cuStreamIsCapturing)(hStream, &status) != CUDA_SUCCESS)
+		status = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUresult r = EMBER_REAL(cuStreamDestroy_v2)(hStream);
+	if (r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE)
+		ended(CUDA_SUCCESS);
+	return r;
 }

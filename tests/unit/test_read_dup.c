@@ -466,6 +466,21 @@ Test(read_dup, a_copy_during_a_capture_leaves_the_advice_until_after_it)
 	cr_expect_eq(advised, 0, "withdrawn at the first copy after it");
 }
 
+/* A capture that ends with its stream's destruction ends as far as the advice is concerned too. */
+Test(read_dup, a_capture_ended_by_its_stream_s_destruction_holds_nothing_back)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CUstream stream;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+	memset_d8(p);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	cr_expect_eq(advised, 0, "withdrawn at once");
+}
+
 /* One 64 KiB copy from the host into p's second block, on the legacy stream. */
 static void copy_64k(CUdeviceptr p)
 {
