@@ -30,7 +30,10 @@ struct ember_capture_relaxed {
 struct ember_capture_relaxed ember_capture_relax(void);
 void ember_capture_restore(struct ember_capture_relaxed r);
 
-/* Whether a launch on stream is being captured into a graph rather than run. */
-bool ember_launch_captured(CUstream stream, bool per_thread);
+/*
+ * Whether stream is being captured into a graph (its launches, allocations
+ * and frees recorded, not run), an invalidated capture included.
+ */
+bool ember_stream_captured(CUstream stream, bool per_thread);
 
 #endif

@@ -6,12 +6,9 @@
  * as if it ran cost as much as the replay at cuGraphLaunch.
  *
  * Asking the driver whether a stream captures costs a call, so Ember
- * counts the captures it saw begin and not yet end, and asks only while
- * that count is not zero. A count that drifts (a capture ended by its
- * stream's destruction) only costs that call or, low, Ember's behaviour
- * before it knew of captures.
- *
- * A stream destroyed while it captures counts as its capture's end.
+ * counts the captures it saw begin and not yet end (a stream destroyed
+ * while it captures ends its capture), and asks only while that count is
+ * not zero.
  *
  * The same count says when a program's thread must take relaxed capture
  * mode around Ember's own calls in a hook (capture.h); the worker is in
@@ -79,7 +76,7 @@ void ember_capture_restore(struct ember_capture_relaxed r)
 		EMBER_REAL(cuThreadExchangeStreamCaptureMode)(&r.was);
 }
 
-bool ember_launch_captured(CUstream stream, bool per_thread)
+bool ember_stream_captured(CUstream stream, bool per_thread)
 {
 	if (!__atomic_load_n(&captures, __ATOMIC_RELAXED))
 		return false;
@@ -145,12 +142,9 @@ EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph 
  */
 EMBER_PUBLIC CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
-	CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-	if (__atomic_load_n(&captures, __ATOMIC_RELAXED) &&
-	    EMBER_REAL(cuStreamIsCapturing)(hStream, &status) != CUDA_SUCCESS)
-		status = CU_STREAM_CAPTURE_STATUS_NONE;
+	bool capturing = ember_stream_captured(hStream, false);
 	CUresult r = EMBER_REAL(cuStreamDestroy_v2)(hStream);
-	if (r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE)
+	if (r == CUDA_SUCCESS && capturing)
 		ended(CUDA_SUCCESS);
 	return r;
 }

@@ -20,7 +20,7 @@
  */
 static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
 {
-	if (!ember_active || ember_launch_captured(stream, per_thread))
+	if (!ember_active || ember_stream_captured(stream, per_thread))
 		return; /* recorded into a graph, not run: placed when the graph is launched */
 	ember_gpu_busy_launch(stream, per_thread);
 	if (!ember_strategy->scans && !ember_tracing) {

@@ -191,7 +191,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream,
 	 * place would be allocated once, outside the graph, by a call that
 	 * breaks the capture.
 	 */
-	if (placing() && ember_launch_captured(stream, ptsz)) {
+	if (placing() && ember_stream_captured(stream, ptsz)) {
 		not_converted("cuMemAllocAsync", "an allocation into a stream being captured belongs to its graph");
 		CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
 				  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
@@ -302,7 +302,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
 	 * allocated, the capture whole (ember-capture-probe, ab-42's call 6).
 	 * So the driver answers, and converted memory stays Ember's.
 	 */
-	if (placing() && ember_launch_captured(stream, ptsz))
+	if (placing() && ember_stream_captured(stream, ptsz))
 		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
 	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
 	if (!a)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "capture.h"
 #include "ops_driver.h"
 #include "read_dup.h"
 #include "shim.h"
@@ -359,14 +360,8 @@ static int stream_wait(void *self, const struct ember_at *at, enum ember_order o
 	if (order == EMBER_ORDER_SYNC)
 		return EMBER_REAL(cuStreamSynchronize)(priv);
 	CUstream stream = at->stream;
-	/* a stream being captured into a graph may not wait on outside work */
-	CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-	if (at->per_thread)
-		EMBER_REAL(cuStreamIsCapturing_ptsz)(stream, &capture);
-	else
-		EMBER_REAL(cuStreamIsCapturing)(stream, &capture);
-	if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
-		return CUDA_SUCCESS;
+	if (ember_stream_captured(stream, at->per_thread))
+		return CUDA_SUCCESS; /* a stream being captured into a graph may not wait on outside work */
 	/* an event of our own: the ops' events belong to the worker, which may destroy them */
 	CUevent done;
 	CUresult r = EMBER_REAL(cuEventCreate)(&done, CU_EVENT_DISABLE_TIMING);
