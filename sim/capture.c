@@ -20,14 +20,27 @@
  * cuStreamQuery, cuStreamSynchronize, cuMemAlloc, cuMemAllocManaged and
  * cuMemFree, even on streams and events that have nothing to do with the
  * capture. A prefetch or an event recorded on another stream is safe.
+ *
+ * A capture forks as the driver documents: a stream that waits for an
+ * event recorded during a capture is drawn into it (cuStreamIsCapturing
+ * says so, and its work is the graph's), and its work must be joined back
+ * (a stream of the capture waits for an event recorded on it after that
+ * work) before the capture ends, else the end fails with
+ * CUDA_ERROR_STREAM_CAPTURE_UNJOINED and the capture is gone. A fork
+ * with no work of its own needs no join. Only the stream that began a
+ * capture may end it: an end on a stream it forked into fails with
+ * CUDA_ERROR_STREAM_CAPTURE_UNMATCHED and invalidates the capture.
+ * Destroying a forked stream ends nothing. (ember-capture-probe on an
+ * H100, ab-43's calls 1 and 2.)
  */
 #include "sim.h"
 
 enum { MAX_CAPTURES = 64 };
 
 static pthread_mutex_t captures_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sim_stream *capturing[MAX_CAPTURES];
+static struct sim_stream *capturing[MAX_CAPTURES]; /* the streams that began a capture */
 static unsigned ncapturing; /* read without the lock: most calls come while nothing captures */
+static struct sim_stream *members[MAX_CAPTURES];   /* the streams drawn into one by an event */
 static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 static __thread unsigned thread_number;
 static unsigned threads_numbered;
@@ -99,14 +112,102 @@ static bool untrack(struct sim_stream *s)
 bool sim_capture_broken(struct sim_stream *s)
 {
 	pthread_mutex_lock(&captures_lock);
-	bool broken = s->capture_broken;
+	bool broken = (s->capture_origin ? s->capture_origin : s)->capture_broken;
 	pthread_mutex_unlock(&captures_lock);
 	return broken;
 }
 
+/* Under captures_lock: the streams drawn into origin's capture leave it; whether any had work not joined back. */
+static bool release_members(struct sim_stream *origin)
+{
+	bool unjoined = false;
+	for (int i = 0; i < MAX_CAPTURES; i++)
+		if (members[i] && members[i]->capture_origin == origin) {
+			unjoined |= members[i]->capture_unjoined;
+			__atomic_store_n(&members[i]->capture, NULL, __ATOMIC_RELEASE);
+			members[i]->capture_origin = NULL;
+			members[i] = NULL;
+		}
+	return unjoined;
+}
+
+/* Under captures_lock: whether s is in the capture whose graph is g. */
+static bool in_capture(const struct sim_stream *s, CUgraph g)
+{
+	for (int i = 0; i < MAX_CAPTURES; i++)
+		if ((capturing[i] == s || members[i] == s) && s->capture == g)
+			return true;
+	return false;
+}
+
 void sim_capture_forget(struct sim_stream *s)
 {
+	pthread_mutex_lock(&captures_lock);
+	release_members(s);
+	for (int i = 0; i < MAX_CAPTURES; i++)
+		if (members[i] == s)
+			members[i] = NULL;
+	pthread_mutex_unlock(&captures_lock);
 	untrack(s);
+}
+
+void sim_capture_note_work(struct sim_stream *s)
+{
+	if (!__atomic_load_n(&ncapturing, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&captures_lock);
+	if (s->capture_origin) {
+		s->capture_work++;
+		s->capture_unjoined = true;
+	}
+	pthread_mutex_unlock(&captures_lock);
+}
+
+struct sim_capture_mark sim_capture_mark_of(struct sim_stream *s)
+{
+	struct sim_capture_mark m = { 0 };
+	if (!__atomic_load_n(&ncapturing, __ATOMIC_ACQUIRE))
+		return m;
+	pthread_mutex_lock(&captures_lock);
+	if (s->capture)
+		m = (struct sim_capture_mark){ .graph = s->capture, .from = s, .work = s->capture_work };
+	pthread_mutex_unlock(&captures_lock);
+	return m;
+}
+
+CUresult sim_capture_wait(struct sim_stream *s, const struct sim_capture_mark *m)
+{
+	if (!m->graph)
+		return CUDA_SUCCESS; /* recorded outside any capture */
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&captures_lock);
+	struct sim_stream *from = m->from;
+	if (!in_capture(from, m->graph)) {
+		/* that capture has ended: nothing to fork into or join */
+	} else if (!s->capture) {
+		struct sim_stream *origin = from->capture_origin ? from->capture_origin : from;
+		int slot = -1;
+		for (int i = 0; i < MAX_CAPTURES && slot < 0; i++)
+			if (!members[i])
+				slot = i;
+		if (slot < 0 || s->kind == SIM_STREAM_LEGACY) {
+			r = slot < 0 ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+		} else {
+			members[slot] = s;
+			s->capture_origin = origin;
+			s->capture_mode = origin->capture_mode;
+			s->capture_thread = origin->capture_thread;
+			s->capture_work = 0;
+			s->capture_unjoined = false; /* nothing of its own yet: a fork with no work needs no join */
+			__atomic_store_n(&s->capture, m->graph, __ATOMIC_RELEASE);
+		}
+	} else if (s->capture != m->graph) {
+		r = CUDA_ERROR_STREAM_CAPTURE_ISOLATION; /* two captures may not depend on each other */
+	} else if (from != s && from->capture_origin && from->capture_work == m->work) {
+		from->capture_unjoined = false; /* everything queued on it is waited for */
+	}
+	pthread_mutex_unlock(&captures_lock);
+	return r;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
@@ -153,13 +254,24 @@ static CUresult end(CUstream h, bool per_thread, CUgraph *out)
 		return r;
 	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&captures_lock);
+	bool member = s->capture_origin != NULL;
+	if (member)
+		s->capture_origin->capture_broken = true;
+	pthread_mutex_unlock(&captures_lock);
+	if (member)
+		return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED; /* only the stream that began it ends it */
 	CUgraph graph = __atomic_exchange_n(&s->capture, NULL, __ATOMIC_ACQ_REL);
 	if (!graph)
 		return CUDA_ERROR_ILLEGAL_STATE; /* not capturing */
-	if (untrack(s)) {
+	pthread_mutex_lock(&captures_lock);
+	bool unjoined = release_members(s);
+	pthread_mutex_unlock(&captures_lock);
+	bool broken = untrack(s);
+	if (broken || unjoined) {
 		cuGraphDestroy(graph);
 		*out = NULL;
-		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+		return broken ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
 	}
 	*out = graph;
 	return CUDA_SUCCESS;

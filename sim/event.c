@@ -14,6 +14,7 @@ struct sim_event {
 	unsigned flags;
 	bool recorded;    /* recorded and time_ns: under sim_time_lock */
 	uint64_t time_ns;
+	struct sim_capture_mark mark; /* recorded during a capture: where (capture.c) */
 };
 
 static CUresult check(CUevent h, struct sim_event **out)
@@ -81,10 +82,14 @@ static CUresult record(CUevent hEvent, CUstream hStream, unsigned flags, bool pt
 		return r;
 	if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (__atomic_load_n(&s->capture, __ATOMIC_ACQUIRE) && sim_capture_broken(s))
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED; /* its capture takes nothing more, as a launch */
 	uint64_t t = sim_stream_enqueue(s, 0);
+	struct sim_capture_mark mark = sim_capture_mark_of(s);
 	pthread_mutex_lock(&sim_time_lock);
 	e->recorded = true;
 	e->time_ns = t;
+	e->mark = mark;
 	pthread_mutex_unlock(&sim_time_lock);
 	return CUDA_SUCCESS;
 }
@@ -171,6 +176,11 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent, unsigned flags, boo
 		return r;
 	if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
 		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_time_lock);
+	struct sim_capture_mark mark = e->mark;
+	pthread_mutex_unlock(&sim_time_lock);
+	if ((r = sim_capture_wait(s, &mark)) != CUDA_SUCCESS)
+		return r;
 	pthread_mutex_lock(&sim_time_lock);
 	if (e->recorded)
 		s->done_ns = SIM_MAX(s->done_ns, e->time_ns);

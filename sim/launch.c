@@ -127,6 +127,7 @@ static CUresult launch(const struct launch *l)
 			.blockDimX = l->block[0], .blockDimY = l->block[1], .blockDimZ = l->block[2],
 			.sharedMemBytes = l->shared, .kernelParams = params,
 		};
+		sim_capture_note_work(s);
 		return sim_graph_add_kernel(capture, &node);
 	}
 

@@ -115,6 +115,17 @@ struct sim_stream {
 	CUstreamCaptureMode capture_mode; /* the mode its capture began in */
 	unsigned capture_thread;          /* the thread that began it (capture.c's numbering) */
 	bool capture_broken;              /* an unsafe call invalidated it: it ends with an error */
+	/* drawn into another stream's capture by waiting for an event recorded there (a fork, capture.c) */
+	struct sim_stream *capture_origin; /* the stream that began the capture, else NULL */
+	uint64_t capture_work;             /* operations queued on it since it was drawn in */
+	bool capture_unjoined;             /* work the capture's other streams have not waited for */
+};
+
+/* Where an event was recorded during a capture (capture.c), for the stream that waits for it. */
+struct sim_capture_mark {
+	CUgraph graph;             /* the capture's graph, else NULL: recorded outside any */
+	struct sim_stream *from;   /* the stream it was recorded in */
+	uint64_t work;             /* from's capture_work then */
 };
 
 /*
@@ -134,6 +145,12 @@ CUresult sim_capture_unsafe_call(void);
 bool sim_capture_broken(struct sim_stream *s);
 /* s is destroyed: its capture, if any, with it. */
 void sim_capture_forget(struct sim_stream *s);
+/* An operation was queued on s: if s was drawn into a capture, it is work to join back. */
+void sim_capture_note_work(struct sim_stream *s);
+/* An event recorded on s: where, for a stream that waits for it later. */
+struct sim_capture_mark sim_capture_mark_of(struct sim_stream *s);
+/* s waits for an event with mark m: a fork into m's capture, or a join within it. */
+CUresult sim_capture_wait(struct sim_stream *s, const struct sim_capture_mark *m);
 
 /*
  * The stream behind a handle: NULL means the legacy stream, or the

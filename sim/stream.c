@@ -67,6 +67,7 @@ uint64_t sim_stream_enqueue(struct sim_stream *s, uint64_t cost_ns)
 	if (is_blocking(s))
 		ctx->blocking_ns = SIM_MAX(ctx->blocking_ns, end);
 	pthread_mutex_unlock(&sim_time_lock);
+	sim_capture_note_work(s);
 	return end;
 }
 

@@ -14,7 +14,9 @@
 //   {"call": ..., "capture": "global", "caller": "other", "caller_mode":
 //    "relaxed", "call_result": 0, "end_result": 0}
 // end_result 901 (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) is a broken capture.
-// Then the captured stream's own allocations and frees (stream_own_memory).
+// Then the captured stream's own allocations and frees (stream_own_memory),
+// and captures that fork into a second stream through an event, joined back
+// or not (forks): how each ends, and whether either stream captures after.
 #include <cuda.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -164,6 +166,92 @@ static void stream_own_memory(CUstream captured)
 	CHECK(cuCtxSynchronize());
 }
 
+static int status_of(CUstream s)
+{
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUresult r = cuStreamIsCapturing(s, &st);
+	return r == CUDA_SUCCESS ? (int)st : -(int)r;
+}
+
+/*
+ * A capture that forks: the captured stream records an event and a second
+ * stream waits for it, which draws that stream into the capture; its work
+ * is joined back when the captured stream waits for an event recorded
+ * after it. Each case ends the capture on the stream it names and reports
+ * the end's result and each stream's capture status after it (0 none,
+ * 1 active, 2 invalidated; a negative CUresult where the query failed),
+ * then whether the captured stream could begin a capture again.
+ */
+static void forks(CUstream captured)
+{
+	enum { UNJOINED, JOINED, NO_WORK, WORK_AFTER_JOIN, END_ON_SIDE, DESTROY_SIDE, NCASES };
+	const char *names[NCASES] = { "fork with work, not joined", "fork joined back", "fork with no work, not joined",
+				      "fork joined, then more work on it", "end on the forked stream, then joined",
+				      "fork joined, then the forked stream destroyed" };
+	for (int c = 0; c < NCASES; c++) {
+		CUstream side;
+		CUevent forked, joined;
+		CHECK(cuStreamCreate(&side, CU_STREAM_NON_BLOCKING));
+		CHECK(cuEventCreate(&forked, CU_EVENT_DISABLE_TIMING));
+		CHECK(cuEventCreate(&joined, CU_EVENT_DISABLE_TIMING));
+		CHECK(cuStreamBeginCapture_v2(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		CHECK(cuMemsetD32Async(scratch, 1, 1024, captured));
+		CHECK(cuEventRecord(forked, captured));
+		CUresult wait = cuStreamWaitEvent(side, forked, 0);
+		int side_during = status_of(side);
+		/* what the stream work after the fork gave: the first failure, if any (a broken capture) */
+		CUresult work = CUDA_SUCCESS;
+		if (c != NO_WORK)
+			work = cuMemsetD32Async(scratch + 4096, 2, 1024, side);
+		CUresult side_end = CUDA_SUCCESS;
+		if (c == END_ON_SIDE) {
+			CUgraph g = NULL;
+			side_end = cuStreamEndCapture(side, &g);
+			if (g)
+				cuGraphDestroy(g);
+		}
+		if (c == JOINED || c == WORK_AFTER_JOIN || c == END_ON_SIDE || c == DESTROY_SIDE) {
+			CUresult r = cuEventRecord(joined, side);
+			if (r == CUDA_SUCCESS)
+				r = cuStreamWaitEvent(captured, joined, 0);
+			if (work == CUDA_SUCCESS)
+				work = r;
+		}
+		if (c == WORK_AFTER_JOIN) {
+			CUresult r = cuMemsetD32Async(scratch + 8192, 3, 1024, side);
+			if (work == CUDA_SUCCESS)
+				work = r;
+		}
+		CUresult destroy = CUDA_SUCCESS;
+		if (c == DESTROY_SIDE)
+			destroy = cuStreamDestroy_v2(side);
+		CUgraph graph = NULL;
+		CUresult end = cuStreamEndCapture(captured, &graph);
+		if (graph)
+			cuGraphDestroy(graph);
+		int captured_after = status_of(captured), side_after = c == DESTROY_SIDE ? 0 : status_of(side);
+		CUresult again = cuStreamBeginCapture_v2(captured, CU_STREAM_CAPTURE_MODE_GLOBAL);
+		if (again == CUDA_SUCCESS) {
+			graph = NULL;
+			cuStreamEndCapture(captured, &graph);
+			if (graph)
+				cuGraphDestroy(graph);
+		}
+		printf("{\"bench\": \"capture-probe\", \"case\": \"%s\", \"wait_result\": %d, "
+		       "\"side_status_during_result\": %d, \"side_end_result\": %d, \"end_result\": %d, "
+		       "\"captured_status_after_result\": %d, \"side_status_after_result\": %d, "
+		       "\"begin_again_result\": %d, \"work_result\": %d, \"side_destroy_result\": %d}\n",
+		       names[c], (int)wait, side_during, (int)side_end, (int)end, captured_after, side_after, (int)again,
+		       (int)work, (int)destroy);
+		fflush(stdout);
+		cuCtxSynchronize(); /* an error a failed end leaves behind, cleared */
+		if (c != DESTROY_SIDE)
+			cuStreamDestroy_v2(side);
+		cuEventDestroy_v2(forked);
+		cuEventDestroy_v2(joined);
+	}
+}
+
 int main(void)
 {
 	CUdevice dev;
@@ -212,5 +300,6 @@ int main(void)
 					CHECK(cuCtxSynchronize());
 				}
 	stream_own_memory(captured);
+	forks(captured);
 	return 0;
 }

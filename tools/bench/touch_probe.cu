@@ -20,17 +20,13 @@
 //              (error: the errno's name) and times nothing
 #include <cuda_runtime.h>
 
-#include <sys/mman.h>
-
-#include <atomic>
-#include <cerrno>
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
-#include <vector>
 
 #include "cuda_check.h"
+#include "page_touch.h"
 #include "wall_clock.h"
 
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
@@ -39,37 +35,6 @@ __global__ void write_all(unsigned *p, size_t n)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
 		p[i] = (unsigned)i;
-}
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-// Make every page of [p, p + bytes) from `threads` threads, 2 MiB at a time: by writing a zero to each
-// 4 KiB page, or with madvise(MADV_POPULATE_WRITE). Returns seconds; *err the first errno, if any.
-static double touch(char *p, size_t bytes, unsigned threads, bool populate = false, int *err = nullptr)
-{
-	const size_t chunk = 2u << 20;
-	std::atomic<size_t> next{ 0 };
-	double t0 = now_s();
-	std::vector<std::thread> pool;
-	for (unsigned t = 0; t < threads; t++)
-		pool.emplace_back([&] {
-			for (size_t off; (off = next.fetch_add(chunk)) < bytes;) {
-				size_t n = bytes - off < chunk ? bytes - off : chunk;
-				if (populate) {
-					if (madvise(p + off, n, MADV_POPULATE_WRITE) != 0 && err && !*err)
-						*err = errno; // a race between threads over the first errno is harmless here
-					continue;
-				}
-				volatile char *q = p + off;
-				for (size_t b = 0; b < n; b += 4096)
-					q[b] = 0;
-			}
-		});
-	for (auto &th : pool)
-		th.join();
-	return now_s() - t0;
 }
 
 int main(int argc, char **argv)
@@ -101,7 +66,7 @@ int main(int argc, char **argv)
 		CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu));
 		CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu));
 		int err = 0;
-		double s = touch(p, bytes, h.threads, h.populate, &err);
+		double s = page_touch(p, bytes, h.threads, h.populate, &err);
 		double w0 = now_s();
 		write_all<<<sms * 8, 256>>>((unsigned *)p, bytes / 4);
 		CHECK(cudaGetLastError());
