@@ -6,8 +6,9 @@
  * as if it ran cost as much as the replay at cuGraphLaunch.
  *
  * Asking the driver whether a stream captures costs a call, so Ember
- * counts the captures it saw begin and not yet end (a stream destroyed
- * while it captures ends its capture), and asks only while that count is
+ * counts the captures it saw begin and not yet end, with the streams that
+ * began them (destroying one ends its capture; a capture may fork into
+ * other streams, which end nothing), and asks only while that count is
  * not zero.
  *
  * The same count says when a program's thread must take relaxed capture
@@ -15,6 +16,7 @@
  * relaxed mode from its start.
  */
 #include <cuda.h>
+#include <stdint.h>
 
 #include "capture.h"
 #include "shim.h"
@@ -26,23 +28,75 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGra
 						  CUstreamCaptureMode mode);
 CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
 
+/*
+ * The streams that began a capture not yet ended, by handle (0: a free
+ * slot), and how many captures that is. A capture begun past the room
+ * here is counted but ends only through its end's result. Two threads'
+ * per-thread default streams share a handle; either's end ends one.
+ */
+enum { ORIGINS = 64 };
+static uintptr_t origins[ORIGINS];
 static int captures; /* begun and not yet ended, as far as Ember saw */
 
-static CUresult begun(CUresult r)
+static uintptr_t origin_key(CUstream stream, bool per_thread)
 {
-	if (r == CUDA_SUCCESS)
-		__atomic_add_fetch(&captures, 1, __ATOMIC_RELAXED);
+	return (uintptr_t)(stream == NULL && per_thread ? CU_STREAM_PER_THREAD : stream);
+}
+
+static CUresult begun(CUresult r, CUstream stream, bool per_thread)
+{
+	if (r != CUDA_SUCCESS)
+		return r;
+	__atomic_add_fetch(&captures, 1, __ATOMIC_RELAXED);
+	uintptr_t key = origin_key(stream, per_thread);
+	for (int i = 0; i < ORIGINS; i++) {
+		uintptr_t free_slot = 0;
+		if (__atomic_compare_exchange_n(&origins[i], &free_slot, key, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			break;
+	}
 	return r;
 }
 
-static CUresult ended(CUresult r)
+/* Whether stream began a capture not yet ended; with forget, it no longer counts as having begun one. */
+static bool origin(CUstream stream, bool per_thread, bool forget)
 {
-	/* an invalidated capture ends too, with its error */
-	if (r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) {
-		int n = __atomic_load_n(&captures, __ATOMIC_RELAXED);
-		while (n > 0 && !__atomic_compare_exchange_n(&captures, &n, n - 1, false, __ATOMIC_RELAXED,
-							     __ATOMIC_RELAXED))
-			;
+	uintptr_t key = origin_key(stream, per_thread);
+	for (int i = 0; i < ORIGINS; i++) {
+		uintptr_t was = key;
+		if (!forget ? __atomic_load_n(&origins[i], __ATOMIC_RELAXED) == key
+			    : __atomic_compare_exchange_n(&origins[i], &was, 0, false, __ATOMIC_RELAXED,
+							  __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+static void count_ended(void)
+{
+	int n = __atomic_load_n(&captures, __ATOMIC_RELAXED);
+	while (n > 0 &&
+	       !__atomic_compare_exchange_n(&captures, &n, n - 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/*
+ * An end that succeeds, or fails because the capture was invalidated,
+ * ends it. Other errors may or may not: a fork not joined back
+ * (CUDA_ERROR_STREAM_CAPTURE_UNJOINED) ends the capture, an end called on
+ * a stream the capture forked into (CUDA_ERROR_STREAM_CAPTURE_UNMATCHED)
+ * does not. After those the driver is asked whether a stream that began a
+ * capture still captures.
+ */
+static CUresult end_capture(CUstream stream, CUgraph *graph, bool per_thread)
+{
+	CUresult r = per_thread ? EMBER_REAL(cuStreamEndCapture_ptsz)(stream, graph)
+				: EMBER_REAL(cuStreamEndCapture)(stream, graph);
+	bool ended = r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||
+		     (origin(stream, per_thread, false) && !ember_stream_captured(stream, per_thread));
+	if (ended) {
+		origin(stream, per_thread, true);
+		count_ended();
 	}
 	return r;
 }
@@ -89,22 +143,22 @@ bool ember_stream_captured(CUstream stream, bool per_thread)
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
 {
-	return begun(EMBER_REAL(cuStreamBeginCapture)(hStream));
+	return begun(EMBER_REAL(cuStreamBeginCapture)(hStream), hStream, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
 {
-	return begun(EMBER_REAL(cuStreamBeginCapture_ptsz)(hStream));
+	return begun(EMBER_REAL(cuStreamBeginCapture_ptsz)(hStream), hStream, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
-	return begun(EMBER_REAL(cuStreamBeginCapture_v2)(hStream, mode));
+	return begun(EMBER_REAL(cuStreamBeginCapture_v2)(hStream, mode), hStream, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
 {
-	return begun(EMBER_REAL(cuStreamBeginCapture_v2_ptsz)(hStream, mode));
+	return begun(EMBER_REAL(cuStreamBeginCapture_v2_ptsz)(hStream, mode), hStream, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
@@ -113,7 +167,8 @@ EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgr
 							  CUstreamCaptureMode mode)
 {
 	return begun(EMBER_REAL(cuStreamBeginCaptureToGraph)(hStream, hGraph, dependencies, dependencyData,
-							    numDependencies, mode));
+							    numDependencies, mode),
+		     hStream, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph,
@@ -122,29 +177,30 @@ EMBER_PUBLIC CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream,
 							       size_t numDependencies, CUstreamCaptureMode mode)
 {
 	return begun(EMBER_REAL(cuStreamBeginCaptureToGraph_ptsz)(hStream, hGraph, dependencies, dependencyData,
-								 numDependencies, mode));
+								 numDependencies, mode),
+		     hStream, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-	return ended(EMBER_REAL(cuStreamEndCapture)(hStream, phGraph));
+	return end_capture(hStream, phGraph, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
-	return ended(EMBER_REAL(cuStreamEndCapture_ptsz)(hStream, phGraph));
+	return end_capture(hStream, phGraph, true);
 }
 
 /*
- * A stream destroyed while it captures takes its capture with it, which
- * then counts as ended: a count left high would keep read_dup.c's advice
- * withdrawals waiting for good, and make each launch ask the driver.
+ * A stream destroyed while the capture it began lasts takes the capture
+ * with it, which then counts as ended: a count left high would keep
+ * read_dup.c's advice withdrawals waiting for good, and make each launch
+ * ask the driver. A stream the capture forked into ends nothing.
  */
 EMBER_PUBLIC CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
-	bool capturing = ember_stream_captured(hStream, false);
 	CUresult r = EMBER_REAL(cuStreamDestroy_v2)(hStream);
-	if (r == CUDA_SUCCESS && capturing)
-		ended(CUDA_SUCCESS);
+	if (r == CUDA_SUCCESS && origin(hStream, false, true))
+		count_ended();
 	return r;
 }

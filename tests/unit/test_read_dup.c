@@ -481,6 +481,81 @@ Test(read_dup, a_capture_ended_by_its_stream_s_destruction_holds_nothing_back)
 	cr_expect_eq(advised, 0, "withdrawn at once");
 }
 
+/*
+ * A capture that forks: side waits for an event recorded in the captured
+ * stream, which draws it into the capture, and queues a memset of its own.
+ * joined: the captured stream then waits for side's work.
+ */
+static void fork_into(CUstream captured, CUstream side, CUdeviceptr p, bool joined)
+{
+	CUevent forked, back;
+	CU_OK(SYM(shim, cuEventCreate)(&forked, CU_EVENT_DISABLE_TIMING));
+	CU_OK(SYM(shim, cuEventCreate)(&back, CU_EVENT_DISABLE_TIMING));
+	CU_OK(SYM(shim, cuEventRecord)(forked, captured));
+	CU_OK(SYM(shim, cuStreamWaitEvent)(side, forked, 0));
+	CU_OK(SYM(shim, cuMemsetD32Async)(p + 8192, 0, 1024, side));
+	if (joined) {
+		CU_OK(SYM(shim, cuEventRecord)(back, side));
+		CU_OK(SYM(shim, cuStreamWaitEvent)(captured, back, 0));
+	}
+	CU_OK(SYM(shim, cuEventDestroy_v2)(forked));
+	CU_OK(SYM(shim, cuEventDestroy_v2)(back));
+}
+
+/* An allocation advised read-mostly by a first read, and a capture begun on *stream that forked into *side. */
+static CUdeviceptr forked_capture(CUstream *stream, CUstream *side, bool joined)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CU_OK(SYM(shim, cuStreamCreate)(stream, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamCreate)(side, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(*stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	fork_into(*stream, *side, p, joined);
+	return p;
+}
+
+/* The blocks of p still advised after a copy into it. */
+static unsigned advised_after_a_copy(CUdeviceptr p)
+{
+	unsigned on_gpu, advised;
+	memset_d8(p);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	return advised;
+}
+
+/* An end that fails because a fork was not joined back still ends the capture, and holds nothing back. */
+Test(read_dup, a_capture_ended_by_an_unjoined_fork_holds_nothing_back)
+{
+	CUstream stream, side;
+	CUgraph graph = NULL;
+	CUdeviceptr p = forked_capture(&stream, &side, false);
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(stream, &graph), CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+	cr_expect_null(graph);
+	cr_expect_eq(advised_after_a_copy(p), 0, "withdrawn at once");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(side));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
+/*
+ * Ending a capture on a stream it forked into invalidates the capture but
+ * does not end it, and destroying that stream ends nothing: the advice
+ * waits for the end on the stream that began it (ab-43's call 2 on an H100).
+ */
+Test(read_dup, a_forked_stream_ends_nothing)
+{
+	CUstream stream, side;
+	CUgraph graph = NULL;
+	CUdeviceptr p = forked_capture(&stream, &side, true);
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(side, &graph), CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(side));
+	cr_expect_eq(advised_after_a_copy(p), 8, "no advice call while the capture lasts");
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(stream, &graph), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	cr_expect_null(graph);
+	cr_expect_eq(advised_after_a_copy(p), 0, "withdrawn at the first copy after it");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
 /* One 64 KiB copy from the host into p's second block, on the legacy stream. */
 static void copy_64k(CUdeviceptr p)
 {
