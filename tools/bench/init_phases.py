@@ -8,6 +8,9 @@ own initialisation draws every weight once), then every parameter drawn again wi
 phase timed on the host as it returns and again once the GPU has finished it. With STACKS_FILE,
 faulthandler writes every thread's Python stack there every 0.25 s (from a C thread, so a main
 thread held in a driver call is seen too): where a phase waits. Prints one JSON record.
+On Python 3.12 before 3.12.8 the sampling can itself crash the process when it finds the main thread in
+an interpreter trampoline frame (CPython's gh-123967; ab-43's call 5): a run with STACKS_FILE that dies
+with SIGSEGV says nothing about the program.
 """
 import faulthandler
 import json
