@@ -32,6 +32,11 @@
 #   llama X ROUND [ENV...]  under X, llama.cpp 13B F16 by llama-bench directly
 #                           (-n 8 -r 3; /tmp/ember-13b.gguf, made by make_gguf.py)
 #   hf X ROUND [ENV...]     under X, transformers generate() on hf-llama
+# and, for any call:
+#   cell W SCALE VARIANT ROUND  the suite's kernel workload W at one size and
+#                           variant under the packed library, in $R/W-SCALE-VARIANT-ROUND
+#   same_cases A B          whether the JSON lines of file B (a probe under
+#                           Ember) are those of A (without), case by case
 set -uo pipefail
 name=${1:?usage: source tools/bench/device-call.sh NAME}
 here=$PWD
@@ -103,6 +108,25 @@ for l in open(sys.argv[1]):
           dev.get('bytes_promoted'), dev.get('bytes_demoted'), given)
 " "$f"
   done
+}
+cell() { # WORKLOAD SCALE VARIANT ROUND
+  local out=$R/$1-$2-$3-$4
+  stage "$1 $2 $3 round $4"
+  mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=$2 EMBER_SUITE_VARIANTS=$3 \
+    EMBER_SUITE_ONLY=$1 EMBER_SUITE_TIMEOUT=60 timeout 90 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
+  pack
+}
+same_cases() { # WITHOUT UNDER
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = ([json.loads(l) for l in open(f)] for f in sys.argv[1:])
+diff = [(x, y) for x, y in zip(a, b) if x != y]
+print(f"{sys.argv[2].rsplit('/', 1)[-1]}: {len(a) - len(diff)} of {len(a)} cases as without Ember ({len(b)} run)")
+for x, y in diff:
+    print("  without:", x, "\n  under:  ", y)
+PY
 }
 finish() { # the call's end: the packed build back, its results packed and summed up
   use head
