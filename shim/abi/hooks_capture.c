@@ -43,33 +43,41 @@ static uintptr_t origin_key(CUstream stream, bool per_thread)
 	return (uintptr_t)(stream == NULL && per_thread ? CU_STREAM_PER_THREAD : stream);
 }
 
-static CUresult begun(CUresult r, CUstream stream, bool per_thread)
+/* Swap the first slot holding was for now: a stream's capture begun (0 for it) or ended (it for 0). */
+static bool swap_origin(uintptr_t was, uintptr_t now)
 {
-	if (r != CUDA_SUCCESS)
-		return r;
-	__atomic_add_fetch(&captures, 1, __ATOMIC_RELAXED);
-	uintptr_t key = origin_key(stream, per_thread);
 	for (int i = 0; i < ORIGINS; i++) {
-		uintptr_t free_slot = 0;
-		if (__atomic_compare_exchange_n(&origins[i], &free_slot, key, false, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			break;
-	}
-	return r;
-}
-
-/* Whether stream began a capture not yet ended; with forget, it no longer counts as having begun one. */
-static bool origin(CUstream stream, bool per_thread, bool forget)
-{
-	uintptr_t key = origin_key(stream, per_thread);
-	for (int i = 0; i < ORIGINS; i++) {
-		uintptr_t was = key;
-		if (!forget ? __atomic_load_n(&origins[i], __ATOMIC_RELAXED) == key
-			    : __atomic_compare_exchange_n(&origins[i], &was, 0, false, __ATOMIC_RELAXED,
-							  __ATOMIC_RELAXED))
+		uintptr_t expected = was;
+		if (__atomic_compare_exchange_n(&origins[i], &expected, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			return true;
 	}
 	return false;
+}
+
+/* Whether stream began a capture not yet ended. The legacy stream (0, a free slot's mark) never captures. */
+static bool is_origin(CUstream stream, bool per_thread)
+{
+	uintptr_t key = origin_key(stream, per_thread);
+	for (int i = 0; key && i < ORIGINS; i++)
+		if (__atomic_load_n(&origins[i], __ATOMIC_RELAXED) == key)
+			return true;
+	return false;
+}
+
+/* Whether stream began a capture not yet ended, which it no longer counts as having begun. */
+static bool forget_origin(CUstream stream, bool per_thread)
+{
+	uintptr_t key = origin_key(stream, per_thread);
+	return key && swap_origin(key, 0);
+}
+
+static CUresult begun(CUresult r, CUstream stream, bool per_thread)
+{
+	if (r == CUDA_SUCCESS) {
+		__atomic_add_fetch(&captures, 1, __ATOMIC_RELAXED);
+		swap_origin(0, origin_key(stream, per_thread)); /* no room: counted all the same */
+	}
+	return r;
 }
 
 static void count_ended(void)
@@ -93,9 +101,9 @@ static CUresult end_capture(CUstream stream, CUgraph *graph, bool per_thread)
 	CUresult r = per_thread ? EMBER_REAL(cuStreamEndCapture_ptsz)(stream, graph)
 				: EMBER_REAL(cuStreamEndCapture)(stream, graph);
 	bool ended = r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||
-		     (origin(stream, per_thread, false) && !ember_stream_captured(stream, per_thread));
+		     (is_origin(stream, per_thread) && !ember_stream_captured(stream, per_thread));
 	if (ended) {
-		origin(stream, per_thread, true);
+		forget_origin(stream, per_thread);
 		count_ended();
 	}
 	return r;
@@ -200,7 +208,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph 
 EMBER_PUBLIC CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
 	CUresult r = EMBER_REAL(cuStreamDestroy_v2)(hStream);
-	if (r == CUDA_SUCCESS && origin(hStream, false, true))
+	if (r == CUDA_SUCCESS && forget_origin(hStream, false))
 		count_ended();
 	return r;
 }

@@ -556,6 +556,24 @@ Test(read_dup, a_forked_stream_ends_nothing)
 	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
 
+/* An end on the legacy stream, which never captures, fails and ends no capture of another stream. */
+Test(read_dup, an_end_on_the_legacy_stream_ends_nothing)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CUstream stream;
+	CUgraph graph = NULL;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	cr_expect_neq(SYM(shim, cuStreamEndCapture)(NULL, &graph), CUDA_SUCCESS);
+	cr_expect_eq(advised_after_a_copy(p), 8, "no advice call while the capture lasts");
+	CU_OK(SYM(shim, cuStreamEndCapture)(stream, &graph));
+	CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	cr_expect_eq(advised_after_a_copy(p), 0, "withdrawn at the first copy after it");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
 /* One 64 KiB copy from the host into p's second block, on the legacy stream. */
 static void copy_64k(CUdeviceptr p)
 {
