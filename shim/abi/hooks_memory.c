@@ -302,9 +302,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
 	 * allocated, the capture whole (ember-capture-probe, ab-42's call 6).
 	 * So the driver answers, and converted memory stays Ember's.
 	 */
-	if (placing() && ember_stream_captured(stream, ptsz))
-		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
-	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
+	struct ember_alloc *a = placing() && !ember_stream_captured(stream, ptsz) ? untrack(dptr) : NULL;
 	if (!a)
 		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
 	/* converted memory: free it once the stream has passed this point */
