@@ -54,27 +54,13 @@
 
 #include "cuda_check.h"
 #include "page_touch.h"
+#include "passes.cuh"
 #include "pieces.cuh"
 #include "wall_clock.h"
 
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
 static int sms;
 static unsigned *sink;
-
-__global__ void read_all(const unsigned *p, size_t n, unsigned *out)
-{
-	unsigned acc = 0;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		acc += p[i];
-	if (acc == 0xdeadbeef)
-		*out = acc;
-}
-
-__global__ void write_all(unsigned *p, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = (unsigned)i;
-}
 
 // The smaps fields (kB) of the mapping that starts at p: Rss and AnonHugePages, -1 where not found.
 static void smaps(const void *p, long *rss_kb, long *huge_kb)
@@ -114,24 +100,15 @@ static char *map_anon(size_t bytes, bool huge)
 	return p;
 }
 
+// A kernel's streaming pass over [p, p + bytes): GB/s.
 static double kernel_read(const void *p, size_t bytes)
 {
-	CHECK(cudaDeviceSynchronize());
-	double t0 = now_s();
-	read_all<<<sms * 8, 256>>>((const unsigned *)p, bytes / 4, sink);
-	CHECK(cudaGetLastError());
-	CHECK(cudaDeviceSynchronize());
-	return bytes / (now_s() - t0) / 1e9;
+	return bytes / pass_seconds((void *)p, bytes, 0, sms * 8, sink) / 1e9;
 }
 
 static double kernel_write(void *p, size_t bytes)
 {
-	CHECK(cudaDeviceSynchronize());
-	double t0 = now_s();
-	write_all<<<sms * 8, 256>>>((unsigned *)p, bytes / 4);
-	CHECK(cudaGetLastError());
-	CHECK(cudaDeviceSynchronize());
-	return bytes / (now_s() - t0) / 1e9;
+	return bytes / pass_seconds(p, bytes, 1, sms * 8, sink) / 1e9;
 }
 
 // "GB/s" as a number, or the call's error as a string.
