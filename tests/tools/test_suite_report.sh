@@ -79,6 +79,7 @@ k = rows["kmeans", "static"]
 want = max(0.4, (240 << 30) * (ws - high) / ws / 5e10)
 assert abs(k["bound_warm_seconds"] - want) < 1e-3 * want, (k["bound_warm_seconds"], want)
 assert k["resident_seconds"] == 0.5
+assert abs(k["link_warm_seconds"] - want) < 1e-3 * want, (k["link_warm_seconds"], want)  # the link alone: all of it
 b = rows["bfs", "static"]
 assert "sparse" in b["bound_note"] and b["bound_warm_seconds"] > (24 << 30) * (ws - high) / ws / 5e10
 assert rows["nw", "mapped"]["error"].startswith("timed out") and rows["nw", "mapped"]["seconds_at_least"] == 150
@@ -143,6 +144,13 @@ grep -q "hf-llama reaches 0.8 of its bound | no | .*; 0.8[0-9] of 1.[0-9]* s, re
 grep -A2 '^## Token generation short of its criterion' REPORT.md | grep -q 'llama-cpp at 1.5x\*\* (adaptive, 1.14x its bound): not yet explained'
 grep -q '^| mapped | down | 40.2 |$' REPORT.md # the gather probe's rates
 grep -q 'kmeans at 1.5x.*a cause measured' REPORT.md
+# where each 1.5x run sits: kmeans's static 3 s against its bound, resident's compute (0.4 s) plus the link's time,
+# nothing overlapped, and no hints
+python3 - <<'PY'
+row = next(l for l in open("REPORT.md") if l.startswith("| kmeans | ") and "(static)" in l).split(" | ")
+bound, compute, serial, hints, ember = float(row[1]), float(row[2]), float(row[3]), row[4], row[5]
+assert compute == 0.4 and abs(serial - (0.4 + bound)) < 0.01 and hints == "-" and ember == "3 (static)", row
+PY
 grep -q '^what the loops miss$' REPORT.md # the launch-overhead note, under its table
 grep -A3 '^## Cases at 0.5x more than 1.10x of resident' REPORT.md |
   grep -q 'hf-mixtral at 0.5x\*\* (adaptive, 1.16x of resident): a launch cost measured'

@@ -15,6 +15,8 @@ import re
 import statistics
 import sys
 
+import suite_record
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EMBER = ("mapped", "static", "adaptive")
 
@@ -162,6 +164,54 @@ def table(m, scale, lines):
         ad = m.ok(b, scale, "adaptive")
         cells.append(f"{gib(ad.get('h2d_bytes') or 0)} / {gib(ad.get('d2h_bytes') or 0)}" if ad else "-")
         lines.append("| " + " | ".join(cells) + " |")
+
+
+def link_share(best, resident, probe, sparse):
+    """The bound's time on the link alone, or None where it is not known: for token generation each token's
+    weights beyond the high watermark; for the kernels the record's link_warm_seconds, or, for a record made
+    before it was kept, the same recomputed from these results' probes where they give back the record's own
+    warm bound (the rates its call measured)."""
+    if not (best and resident):
+        return None
+    if best.get("tokens"):
+        tps = best.get("link_bound_tokens_per_second")
+        return best["tokens"] / tps if tps else None
+    if "link_warm_seconds" in best:
+        return best["link_warm_seconds"]
+    warm = best.get("bound_warm_seconds")
+    if not (warm and probe and sparse.get("rates_Bps") and best.get("budget_bytes")):
+        return None
+    _, _, extra = suite_record.bound(best, resident, probe, sparse, best["budget_bytes"])
+    return extra["link_warm_seconds"] if abs(extra["bound_warm_seconds"] - warm) <= 1e-6 * warm else None
+
+
+def floors_table(m, lines, probe, sparse):
+    """At 1.5x, each workload's best Ember run beside three references: the bound (the link and the GPU's own
+    memory fully overlapped), the sum of resident's run and the bound's link time (nothing overlapped: an
+    estimate, not a bound, since resident's run also reads the bytes now mapped) and the program's own hints
+    (its best static placement with no Ember). Which of them Ember sits at says where its time goes."""
+    rows = []
+    for b in m.benches:
+        best, res, hints = m.best(b, 1.5), m.ok(b, 1.5, "resident"), m.ok(b, 1.5, "hints")
+        if not best:
+            continue
+        link = link_share(best, res, probe, sparse)
+        # resident's compute as the bound takes it (a kernel run's GPU time, without its host check)
+        compute = res and res.get("compute_seconds", res["seconds"])
+        serial = compute + link if link is not None else None
+        rows.append([b, fmt(best.get("bound_warm_seconds") or best.get("bound_seconds"), ".3g"),
+                     fmt(compute, ".3g"), fmt(serial, ".3g"), secs(hints) if hints else "-",
+                     f"{best['seconds']:.3g} ({best['variant']})", fmt(x_bound(best)),
+                     fmt(best["seconds"] / serial if serial else None), fmt(ratio(best, hints))])
+    if not rows:
+        return
+    lines += ["", "Where each 1.5x run sits between its floors: the bound overlaps the link with the GPU's own "
+              "memory perfectly; `resident + link` is resident's compute (as the bound takes it) plus the "
+              "bound's link time, nothing overlapped (an estimate, not a bound); `hints` is the program's own best static placement "
+              "without Ember.", "",
+              "| workload | bound s | resident compute s | resident + link s | hints s | Ember s | x bound | "
+              "x resident + link | x hints |", "|" + " --- |" * 9]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
 
 
 def geomeans(m, lines):
@@ -666,6 +716,8 @@ def main():
     for scale in (0.5, 1.5):
         lines += ["", f"## {scale}x of the budget (seconds)", ""]
         table(m, scale, lines)
+        if scale == 1.5:
+            floors_table(m, lines, probe, sparse)
     lines += ["", "## Geometric means", ""]
     geomeans(m, lines)
     lines += ["", "## Launch overhead (`bench: launch-overhead`)", "",
