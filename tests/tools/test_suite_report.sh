@@ -135,7 +135,8 @@ pop = sorted(r["load_seconds"] for r in rows if r["variant"] == "adaptive" and r
 assert pop == [4.8, 5.2], rows
 print("load records: ok")
 PY
-echo '{"kmeans@1.5": "a cause measured", "hf-mixtral@0.5": "a launch cost measured", "launch-overhead": "what the loops miss"}' >notes.json
+echo '{"kmeans@1.5": "a cause measured", "hf-mixtral@0.5": "a launch cost measured", "launch-overhead": "what the loops miss",
+  "bitonic@1.5": {"cause": "the link, both ways", "history": "how that was found"}}' >notes.json
 python3 "$bench/suite_report.py" . REPORT.md >/dev/null 2>&1
 grep -q '^## The issue.s criteria' REPORT.md
 # beside the bound (the longer of the two), the token's time if resident's run and the link's share did not overlap
@@ -144,6 +145,10 @@ grep -q "hf-llama reaches 0.8 of its bound | no | .*; 0.8[0-9] of 1.[0-9]* s, re
 grep -A2 '^## Token generation short of its criterion' REPORT.md | grep -q 'llama-cpp at 1.5x\*\* (adaptive, 1.14x its bound): not yet explained'
 grep -q '^| mapped | down | 40.2 |$' REPORT.md # the gather probe's rates
 grep -q 'kmeans at 1.5x.*a cause measured' REPORT.md
+# a note with its history: the cause in the report, linked to the history's heading in REPORT-HISTORY.md
+grep -q 'bitonic at 1.5x.*the link, both ways \[How it was measured.\](REPORT-HISTORY.md#bitonic-at-15x)$' REPORT.md
+grep -A4 '^## bitonic at 1.5x$' REPORT-HISTORY.md | grep -q '^how that was found$'
+! grep -q 'how that was found' REPORT.md
 # where each 1.5x run sits: kmeans's static 3 s against its bound, resident's compute (0.4 s) plus the link's time,
 # nothing overlapped, and no hints
 python3 - <<'PY'

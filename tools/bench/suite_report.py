@@ -6,7 +6,10 @@ RESULTS_DIR (tools/bench/results/suite) holds suite.jsonl, overhead.jsonl,
 probe.json and sparse-probe.json, as suite.sh writes them, and notes.json:
 the measured cause of each case more than 1.25x off its bound, or faster than 0.9x of it, keyed
 "bench@scale" (written by whoever investigated it; a case without one is
-listed as not yet explained). The plots go beside the records.
+listed as not yet explained): a string, or {"cause": ..., "history": ...},
+whose history (the runs and tries behind the cause) goes to
+REPORT-HISTORY.md beside the report, linked from the cause. The plots go
+beside the records.
 """
 import json
 import math
@@ -669,6 +672,44 @@ def gather_table(rows, lines):
             lines.append(f"| {w} | {t} | " + " | ".join(fmt(cells.get((w, t, c)), '.3g') for c in cases) + " |")
 
 
+HISTORY = "REPORT-HISTORY.md"
+
+
+def note_title(key):
+    """notes.json's "bench@scale" as a heading: "bfs at 1.5x"."""
+    bench, _, scale = key.partition("@")
+    return f"{bench} at {scale}x" if scale else bench
+
+
+def anchor(title):
+    """The anchor GitHub gives a Markdown heading."""
+    return re.sub(r"[^a-z0-9 _-]", "", title.lower()).replace(" ", "-")
+
+
+def note_text(notes, key):
+    """A case's note in the report: its measured cause, with a link to how it was measured where the note keeps
+    that history (notes.json: a string is a cause alone; {"cause", "history"} both)."""
+    n = notes.get(key)
+    if n is None:
+        return "not yet explained"
+    if isinstance(n, str):
+        return n
+    return f"{n['cause']} [How it was measured.]({HISTORY}#{anchor(note_title(key))})"
+
+
+def history(notes, out):
+    """REPORT-HISTORY.md beside the report: every note's history, the runs and tries that led to its cause."""
+    kept = [(k, n) for k, n in notes.items() if isinstance(n, dict) and n.get("history")]
+    lines = ["# Ember on real programs: how each case's cause was measured", "",
+             f"Made by `python3 tools/bench/suite_report.py` with [REPORT.md](REPORT.md), from the notes in "
+             "`tools/bench/results/suite/notes.json`. Do not edit by hand. Each case's cause, then the runs and tries "
+             "behind it as they were written at the time: a figure may predate a later fix, and each names its code."]
+    for key, n in sorted(kept, key=lambda kn: (kn[0].partition("@")[2], kn[0])):
+        lines += ["", f"## {note_title(key)}", "", f"**Cause.** {n['cause']}", "", n["history"]]
+    with open(os.path.join(os.path.dirname(out) or ".", HISTORY), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results", "suite")
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "REPORT.md")
@@ -726,17 +767,17 @@ def main():
               "round; the median of those differences over the interleaved rounds, their range in brackets.", ""]
     overhead_table(overhead, lines)
     if notes.get("launch-overhead"):
-        lines += ["", notes["launch-overhead"]]
+        lines += ["", note_text(notes, "launch-overhead")]
     load_table(loads, lines)
     if notes.get("hf-load"):
-        lines += ["", notes["hf-load"]]
+        lines += ["", note_text(notes, "hf-load")]
     lines += ["", "## The issue's criteria, checked against these records", ""]
     criteria(m, overhead, lines, loads)
     cases = [(b, scale, m.best(b, scale)) for b in m.benches for scale in (0.5, 1.5)]
 
     def case_lines(chosen):
         return [f"- **{b} at {scale}x** ({best['variant']}, {x_bound(best):.2f}x its bound): "
-                + notes.get(f"{b}@{scale}", "not yet explained") for b, scale, best in chosen]
+                + note_text(notes, f"{b}@{scale}") for b, scale, best in chosen]
 
     def off_bound(best):
         return (x_bound(best) or 0) > 1.25
@@ -753,7 +794,7 @@ def main():
         r, res, best = m.ok(b, 0.5, dm), m.ok(b, 0.5, "resident"), m.best(b, 0.5)
         if r and res and ratio(r, res) > 1.10 and not (off_bound(best) or under_bound(best)):
             past.append(f"- **{b} at 0.5x** ({dm}, {ratio(r, res):.2f}x of resident): "
-                        + notes.get(f"{b}@0.5", "not yet explained"))
+                        + note_text(notes, f"{b}@0.5"))
     if past:
         lines += ["", "## Cases at 0.5x more than 1.10x of resident", ""] + past
     # a token generation short of its share of the bound, though within 1.25x of it, says why too
@@ -788,6 +829,7 @@ def main():
         lines += ["", "## Plots", ""] + [f"![{p}]({rel}/{p})" for p in made]
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    history(notes, out)
     print(f"wrote {out}")
 
 
