@@ -404,9 +404,17 @@ def criteria(m, overhead, lines, loads=()):
         said += no_overlap(best, m.ok(b, 1.5, "resident"))
         checks.append((f"1.5x: {b} reaches {need} of its bound", got is not None and got >= need, said))
     checks.append(wavefront_check(m))
-    within = [b for b in m.benches if (x_bound(m.best(b, 1.5)) or 99) <= 1.25]
+    # the ten workloads count transformers generate() once, for its two architectures: within only if both are
+    workloads = {}
+    for b in m.benches:
+        workloads.setdefault("transformers" if b.startswith("hf-") else b, []).append(b)
+    within = [w for w, bs in workloads.items() if all((x_bound(m.best(b, 1.5)) or 99) <= 1.25 for b in bs)]
+    split = [f"{w} ({', '.join(f'{b} {fmt(x_bound(m.best(b, 1.5)))}x' for b in bs)})"
+             for w, bs in workloads.items() if len(bs) > 1]
     checks.append(("1.5x: the better Ember variant within 1.25x of its bound on at least 7 of the 10 workloads",
-                   len(within) >= 7, f"{len(within)} of {len(m.benches)}: {', '.join(within)}" + hints_within(m)))
+                   len(within) >= 7, f"{len(within)} of {len(workloads)}: {', '.join(within)}"
+                   + (f"; {', '.join(split)} counted once, within only if every architecture is" if split else "")
+                   + hints_within(m)))
     oh = overhead_figures(overhead)
     off = "" if m.default_events() else "-no-events"  # the overhead variants named by the event queue's state
     dv, av = dm + off, "adaptive" + off
