@@ -33,6 +33,13 @@ static uint32_t add_saturating(uint32_t a, uint32_t b)
 	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
 }
 
+/* a * n, held at UINT32_MAX */
+static uint32_t times_saturating(uint32_t a, uint32_t n)
+{
+	uint64_t t = (uint64_t)a * n;
+	return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+}
+
 /*
  * A region's reuse gap, from the gap it had and the one just seen: it may
  * grow at once, but shrinks by half a touch at most. One token of hf-llama
@@ -52,13 +59,15 @@ static uint64_t next_gap(uint64_t was, uint64_t seen)
 	return was / 2;
 }
 
-static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
-		   uint64_t now)
+/* Regions [r0, r1) of a credited amount each, but the first first and the last last (struct ember_share). */
+static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+		   struct ember_share share, uint64_t now)
 {
 	const struct ember_policy_params *p = &pc->params;
 	uint32_t epoch = ember_demand_epoch(p, now);
 	for (uint32_t r = r0; r < r1 && r < a->nregions; r++) {
 		struct ember_region *reg = &a->regions[r];
+		uint32_t amount = r == r0 ? share.first : r + 1 == r1 ? share.last : share.amount;
 		ember_demand_catch_up(reg, epoch);
 		reg->demand = add_saturating(reg->demand, amount);
 		reg->active_epoch = epoch;
@@ -121,21 +130,56 @@ static void note_fresh(struct ember_alloc *a, uint32_t r0, uint32_t r1)
  * instead, and the count is credited as one reference at the latest
  * repeat when the range changes, the quarter ends, or the regions are read.
  */
-bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
-			 uint64_t now)
+bool ember_policy_demand_shared(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+				struct ember_share share, uint64_t now)
 {
 	struct ember_repeat *rep = &a->repeat;
-	if (rep->count && rep->r0 == r0 && rep->r1 == r1 && rep->amount == amount && now >= rep->first &&
+	if (rep->count && rep->r0 == r0 && rep->r1 == r1 && rep->share.amount == share.amount &&
+	    rep->share.first == share.first && rep->share.last == share.last && now >= rep->first &&
 	    now - rep->first < pc->params.interval_ns / 4) {
 		rep->count++;
 		rep->last = now;
 		return false;
 	}
 	ember_policy_settle(pc, a);
-	credit(pc, a, r0, r1, amount, now);
-	*rep = (struct ember_repeat){ r0, r1, amount, 1, now, now };
+	credit(pc, a, r0, r1, share, now);
+	*rep = (struct ember_repeat){ r0, r1, 1, share, now, now };
 	note_fresh(a, r0, r1 < a->nregions ? r1 : a->nregions);
 	return true;
+}
+
+bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
+			 uint64_t now)
+{
+	return ember_policy_demand_shared(pc, a, r0, r1, (struct ember_share){ amount, amount, amount }, now);
+}
+
+/* The bytes of region r of a: EMBER_REGION_BYTES, but for a last region cut short by the allocation's end. */
+static uint64_t region_size(const struct ember_alloc *a, uint32_t r)
+{
+	uint64_t at = (uint64_t)r << EMBER_REGION_SHIFT;
+	return a->size - at < EMBER_REGION_BYTES ? a->size - at : EMBER_REGION_BYTES;
+}
+
+/* amount's share for covered bytes of a region of size bytes: at least 1, so the reference still counts. */
+static uint32_t part_of(uint32_t amount, uint64_t covered, uint64_t size)
+{
+	uint64_t part = size ? (uint64_t)amount * covered / size : amount;
+	return part ? (uint32_t)part : 1;
+}
+
+struct ember_share ember_policy_share(const struct ember_policy_params *p, const struct ember_alloc *a,
+				      uint64_t offset, uint64_t bytes, uint32_t amount)
+{
+	struct ember_share share = { amount, amount, amount };
+	if (!p->pieces || !a->nregions || offset >= a->size)
+		return share;
+	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
+	uint32_t r0 = (uint32_t)(offset >> EMBER_REGION_SHIFT), rl = (uint32_t)((end - 1) >> EMBER_REGION_SHIFT);
+	uint64_t first_end = r0 == rl ? end : ((uint64_t)r0 + 1) << EMBER_REGION_SHIFT;
+	share.first = part_of(amount, first_end - offset, region_size(a, r0));
+	share.last = r0 == rl ? share.first : part_of(amount, end - ((uint64_t)rl << EMBER_REGION_SHIFT), region_size(a, rl));
+	return share;
 }
 
 uint32_t ember_policy_launch_amount(uint64_t regions, uint64_t largest)
@@ -148,8 +192,10 @@ void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
 {
 	struct ember_repeat *rep = &a->repeat;
 	if (rep->count > 1) {
-		uint64_t total = (uint64_t)rep->amount * (rep->count - 1);
-		credit(pc, a, rep->r0, rep->r1, total > UINT32_MAX ? UINT32_MAX : (uint32_t)total, rep->last);
+		uint32_t n = rep->count - 1;
+		struct ember_share total = { times_saturating(rep->share.amount, n), times_saturating(rep->share.first, n),
+					     times_saturating(rep->share.last, n) };
+		credit(pc, a, rep->r0, rep->r1, total, rep->last);
 		rep->count = 1; /* all credited; later repeats of the range are counted again */
 	}
 }

@@ -37,7 +37,7 @@ static void collect(struct ember_policy_ctx *pc, int dev, uint32_t episode, uint
 		ember_policy_settle(pc, a); /* repeats still counted are the episode's too */
 		for (uint32_t r = 0; r < a->nregions; r++) {
 			const struct ember_region *reg = &a->regions[r];
-			if (reg->hinted || (reg->episode == episode && reg->episode_partial))
+			if (reg->hinted || (!p->pieces && reg->episode == episode && reg->episode_partial))
 				continue;
 			uint32_t demand = episode_demand(a, r, episode);
 			if (reg->state == EMBER_REGION_RESIDENT) {

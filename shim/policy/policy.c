@@ -44,13 +44,19 @@ static bool touches_of_one_cycle(const struct ember_region *cold, const struct e
  * never beats the winner back. Only whole cycles are ranked: both reuse
  * gaps known, the cold region's touch over, neither covered in part by a
  * launch (a region two packed tensors share is referenced twice a token,
- * yet read once).
+ * yet read once), unless EMBER_PIECES credited such a region only the
+ * parts the launches cover.
  */
 static bool read_more_per_cycle(const struct ember_policy_params *p, const struct ember_region *cold,
 				const struct ember_region *hot, uint64_t now)
 {
-	if (!touched_in_bursts(p, cold) || !touched_in_bursts(p, hot) || cold->touch_partial || hot->touch_partial)
+	if (!touched_in_bursts(p, cold) || !touched_in_bursts(p, hot))
 		return false;
+	if (!p->pieces && (cold->touch_partial || hot->touch_partial))
+		return false; /* each launch credited it whole: its demand is not what it reads a cycle */
+	if (p->pieces && (double)(hot->gap > cold->gap ? hot->gap : cold->gap) >
+					p->heat_ratio * (double)(hot->gap < cold->gap ? hot->gap : cold->gap))
+		return false; /* cycles of different lengths: recency ranks them (replaceable's older) */
 	if (now < cold->last_ref + p->interval_ns)
 		return false; /* the cold region's touch may not have ended: what it reads a cycle is not known yet */
 	if (hot->gap == UINT64_MAX || cold->gap == UINT64_MAX)

@@ -48,6 +48,7 @@ struct ember_policy_params {
 	uint32_t exchange_regions;  /* regions a pass may exchange for regions read more a cycle (0: none) */
 	double heat_ratio;          /* hottest mapped / coldest resident to replace: 2 */
 	bool partial_rank;          /* hot regions covered in part rank at half their demand (EMBER_PARTIAL_RANK) */
+	bool pieces;                /* allocations taken in pieces are pools: policy.h, EMBER_PIECES */
 	uint32_t stale_intervals;   /* silent intervals until a resident region counts as cold: 5 */
 	bool protection;            /* migration-aware protection on */
 	uint64_t base_grace_ns;     /* grace after arrival: 100 ms */
@@ -99,13 +100,29 @@ struct ember_policy_ctx {
  */
 bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
 			 uint32_t amount, uint64_t now);
+
+/* The same, with share's first and last for the range's first and last regions (ember_policy_share). */
+bool ember_policy_demand_shared(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
+				struct ember_share share, uint64_t now);
+
+/*
+ * What a launch's extent [offset, offset + bytes) of a (bytes 0: to its
+ * end) credits its regions when it brings amount: amount each, but under
+ * EMBER_PIECES its first and last regions, where it covers them only in
+ * part, that part of amount (at least 1). Two launches that each read half
+ * of a region (radix sort's chunk edges, two tensors packed in one buffer)
+ * then credit it one launch's amount, as much as it holds of either.
+ */
+struct ember_share ember_policy_share(const struct ember_policy_params *p, const struct ember_alloc *a,
+				      uint64_t offset, uint64_t bytes, uint32_t amount);
 void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a);
 
 /*
  * A launch's extent [offset, offset + bytes) of a, just credited: its first
  * and last regions, where it covers them only in part (tensors packed in
  * one buffer), have touches that cannot say how much of them a cycle reads,
- * so the per-cycle ranking leaves them be (policy.c, read_more_per_cycle).
+ * so the per-cycle ranking leaves them be (policy.c, read_more_per_cycle),
+ * unless EMBER_PIECES credited them only the part they cover.
  */
 void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t bytes);
 

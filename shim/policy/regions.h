@@ -53,6 +53,7 @@ struct ember_region {
 	uint32_t touch_demand; /* policy: demand its current (or last) touch brought, undecayed: what it reads a cycle */
 	uint8_t touch_partial; /* policy: a launch of that touch covered only part of it (ember_policy_extent_edges) */
 	uint8_t episode_partial; /* policy: the same, for any launch of its episode */
+	uint32_t piece_at;       /* monitor.c, under EMBER_PIECES: 1 + the lowest offset in it a launch pointed at; 0: none */
 	uint32_t episode;        /* policy: the episode (host phases before it) its episode_demand counts */
 	uint32_t episode_demand; /* policy: demand that episode brought it, undecayed (policy.h's episodes) */
 	float score;     /* policy: migration score, halved every score-decay period */
@@ -67,12 +68,22 @@ struct ember_region {
 };
 
 /*
+ * What one reference credits a range of regions: amount each, but first
+ * to its first region and last to its last: under EMBER_PIECES the parts
+ * of amount that the reference covers of them (ember_policy_share).
+ */
+struct ember_share {
+	uint32_t amount, first, last;
+};
+
+/*
  * Launches that reference the same regions again within a quarter
  * interval, counted and credited as one reference later (policy.c).
  */
 struct ember_repeat {
-	uint32_t r0, r1, amount, count; /* count 0: nothing pending */
-	uint64_t first, last;           /* the first and the latest of the repeats */
+	uint32_t r0, r1, count;   /* count 0: nothing pending */
+	struct ember_share share; /* what each repeat credits */
+	uint64_t first, last;     /* the first and the latest of the repeats */
 };
 
 struct ember_alloc_stats {

@@ -41,7 +41,7 @@ void ember_live_maps(const struct ember_alloc *a, uint64_t interval_ns, uint64_t
 	uint32_t epoch = interval_ns ? (uint32_t)(now / interval_ns) : 0;
 	/* repeats the policy has counted but not yet credited (policy.c: ember_policy_settle), read, not settled */
 	const struct ember_repeat *rep = &a->repeat;
-	uint64_t pending = rep->count > 1 ? (uint64_t)rep->amount * (rep->count - 1) : 0;
+	uint64_t pending = rep->count > 1 ? (uint64_t)rep->share.amount * (rep->count - 1) : 0;
 	uint32_t pending_epoch = interval_ns ? (uint32_t)(rep->last / interval_ns) : 0;
 	uint32_t threshold = ember_shim_ctx.params.threshold;
 	for (uint32_t g = 0; g < groups; g++) {

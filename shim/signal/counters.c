@@ -249,14 +249,21 @@ static bool refuted(const struct ember_region *reg, uint64_t now)
 	       now - reg->ac_missed_at >= EMBER_AC_UNCONFIRMED_NS;
 }
 
+/* share for the run [from, to) of a launch's regions [r0, r1): its edges' parts where they are the launch's */
+static struct ember_share run_share(struct ember_share share, uint32_t from, uint32_t to, uint32_t r0, uint32_t r1)
+{
+	return (struct ember_share){ share.amount, from == r0 ? share.first : share.amount,
+				     to == r1 ? share.last : share.amount };
+}
+
 /*
- * The scan's credit of amount to regions [r0, r1) of a: one
- * ember_policy_demand over them all, as without counters, unless the
- * counters cover a and some mapped region's credit is withheld; then in
- * runs around those. Each region credited is claimed for the scan.
+ * The scan's credit of share to regions [r0, r1) of a: one
+ * ember_policy_demand_shared over them all, as without counters, unless
+ * the counters cover a and some mapped region's credit is withheld; then
+ * in runs around those. Each region credited is claimed for the scan.
  */
 static bool scan_demand(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0,
-			uint32_t r1, uint32_t amount, uint64_t now)
+			uint32_t r1, struct ember_share share, uint64_t now)
 {
 	bool fresh = false, covered = ember_ac_covers(rd, a, now);
 	uint32_t from = r0;
@@ -278,11 +285,11 @@ static bool scan_demand(struct ember_ac_reader *rd, struct ember_policy_ctx *pc,
 		reg->ac_scan_at = 0; /* withheld: the next notification that names it credits it */
 		rd->counts.withheld++;
 		if (from < r)
-			fresh |= ember_policy_demand(pc, a, from, r, amount, now);
+			fresh |= ember_policy_demand_shared(pc, a, from, r, run_share(share, from, r, r0, r1), now);
 		from = r + 1;
 	}
 	if (from < r1)
-		fresh |= ember_policy_demand(pc, a, from, r1, amount, now);
+		fresh |= ember_policy_demand_shared(pc, a, from, r1, run_share(share, from, r1, r0, r1), now);
 	return fresh;
 }
 
@@ -303,7 +310,8 @@ bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, st
 			end = a->base + a->size;
 		uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
 		uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-		fresh = scan_demand(rd, pc, a, r0, r1, amount, now);
+		fresh = scan_demand(rd, pc, a, r0, r1, ember_policy_share(&pc->params, a, addr - a->base, bytes, amount),
+				    now);
 	}
 	/* the counters' demand since the last launch is what this launch's promotion must see */
 	unsigned slot = cover_slot(a);
@@ -324,7 +332,7 @@ bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t
 	/* on a driver without notifications, one load: the launch path is measured in nanoseconds */
 	bool fresh = ember_shim_counters.reading
 			     ? ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, true, now)
-			     : ember_monitor_demand(a, addr, bytes, amount, now);
+			     : ember_monitor_launch_demand(a, addr, bytes, amount, now);
 	if (a && a->kind != EMBER_ALLOC_PLAIN && addr >= a->base)
 		ember_policy_extent_edges(a, addr - a->base, bytes);
 	return fresh;

@@ -204,7 +204,7 @@ static demangle_fn demangler(void)
 
 void ember_kernel_declared(const char *mangled, struct ember_declared *out)
 {
-	ember_kernel_pointee_sizes(mangled, out->elem_size, &out->read_only, EMBER_DECLARED_PARAMS);
+	out->signature = ember_kernel_pointee_sizes(mangled, out->elem_size, &out->read_only, EMBER_DECLARED_PARAMS) > 0;
 }
 
 unsigned ember_kernel_pointee_sizes(const char *mangled, uint8_t *sizes, uint32_t *read_only, unsigned max)

@@ -10,6 +10,7 @@
 #ifndef EMBER_KERNEL_TYPES_H
 #define EMBER_KERNEL_TYPES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum { EMBER_DECLARED_PARAMS = 32 };
@@ -18,6 +19,7 @@ enum { EMBER_DECLARED_PARAMS = 32 };
 struct ember_declared {
 	uint8_t elem_size[EMBER_DECLARED_PARAMS]; /* the bytes each points to (0: no pointer, or a type not known) */
 	uint32_t read_only;                       /* bit per parameter: a pointer to const, only read through */
+	bool signature;                           /* the name declares the parameters: a C++ kernel's mangled name */
 };
 
 /*

@@ -42,6 +42,49 @@ static bool takes_pieces(const struct ember_scan *s, unsigned param)
 	return param < EMBER_SCAN_LEARNED && (s->inside >> param & 1);
 }
 
+/*
+ * Under EMBER_PIECES, where a launch passed a pointer into an allocation's
+ * interior: a piece of a pool begins there (a tensor in llama.cpp's weights
+ * buffer). Each region keeps the lowest such offset in it, plus one.
+ */
+static void note_piece(struct ember_alloc *a, uint64_t addr)
+{
+	if (!ember_shim_ctx.params.pieces || a->kind == EMBER_ALLOC_PLAIN || addr <= a->base ||
+	    addr >= a->base + a->size)
+		return;
+	uint64_t off = addr - a->base;
+	struct ember_region *reg = &a->regions[off >> EMBER_REGION_SHIFT];
+	uint32_t at = (uint32_t)(off & (EMBER_REGION_BYTES - 1)) + 1;
+	if (!reg->piece_at || at < reg->piece_at)
+		reg->piece_at = at;
+}
+
+/*
+ * The extent from addr of a pointer that a kernel's name declares as no
+ * type the scan knows (in a structure, or void *), its element size a
+ * guess: under EMBER_PIECES it ends where the next piece that a launch
+ * began starts, in a region past addr's. llama.cpp's fused gate-and-up
+ * product passes the gate tensor in a structure, with no type and no count
+ * of its own; four bytes an element took it through the up tensor behind
+ * it to the launch's next pointer, so up was credited twice a token
+ * (ab-40's trace of call 6). A C kernel's pointers, which no name
+ * declares, keep their guess: a window's count on a float * is its extent,
+ * though the next window begins inside it.
+ */
+static uint64_t before_next_piece(const struct ember_scan *s, const struct ember_alloc *a, uint64_t addr,
+				  uint64_t extent)
+{
+	if (!ember_shim_ctx.params.pieces || !s->declared.signature)
+		return extent;
+	uint64_t off = addr - a->base, end = off + extent;
+	for (uint64_t r = (off >> EMBER_REGION_SHIFT) + 1; r < a->nregions && r << EMBER_REGION_SHIFT < end; r++)
+		if (a->regions[r].piece_at) {
+			uint64_t at = (r << EMBER_REGION_SHIFT) + a->regions[r].piece_at - 1;
+			return at < end ? at - off : extent;
+		}
+	return extent;
+}
+
 uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *learned)
 {
 	*learned = 0;
@@ -88,17 +131,19 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	 * 2: the element size an earlier launch of this kernel showed, else
 	 * the one its name declares (kernel_types.h), else 4 bytes (float, int)
 	 */
-	unsigned elem = 4;
+	unsigned elem = 0;
 	if (param < EMBER_SCAN_LEARNED && s->elem_size[param])
 		elem = s->elem_size[param];
 	else if (param < EMBER_SCAN_LEARNED && s->declared.elem_size[param])
 		elem = s->declared.elem_size[param];
+	bool guessed = !elem;
+	elem = guessed ? 4 : elem;
 	uint64_t best = 0;
 	for (unsigned k = 0; k < s->nscalars; k++)
 		if (s->scalars[k] * elem <= limit && s->scalars[k] * elem > best)
 			best = s->scalars[k] * elem;
 	if (best)
-		return best;
+		return guessed ? before_next_piece(s, a, addr, best) : best;
 	/* 3: else the largest count that fits at any element size */
 	for (unsigned k = 0; k < s->nscalars; k++)
 		for (unsigned e = 0; e < sizeof sizes / sizeof sizes[0]; e++) {
@@ -106,7 +151,7 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 			if (len <= limit && len > best)
 				best = len;
 		}
-	return best ? best : limit;
+	return before_next_piece(s, a, addr, best ? best : limit);
 }
 
 /* The regions [*r0, returned) of a that bytes at addr cover, clipped to a; none (0) where addr is not in it. */
@@ -126,6 +171,15 @@ bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, 
 {
 	uint32_t r0, r1 = span_of(a, addr, bytes, &r0);
 	return r1 && ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
+}
+
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
+{
+	uint32_t r0, r1 = span_of(a, addr, bytes, &r0);
+	return r1 && ember_policy_demand_shared(&ember_shim_ctx, a, r0, r1,
+						ember_policy_share(&ember_shim_ctx.params, a, addr - a->base, bytes,
+								   amount),
+						now);
 }
 
 bool ember_monitor_follows(const struct ember_scan *s, unsigned i)
@@ -192,6 +246,7 @@ void ember_monitor_launch(struct ember_scan *s, uint64_t now)
 			s->elem_size[param] = (uint8_t)learned[i];
 			s->newly_learned |= 1u << param; /* kept by ember_monitor_learn */
 		}
+		note_piece(s->ptrs[i].alloc, s->ptrs[i].addr);
 		if (param < EMBER_SCAN_LEARNED && s->ptrs[i].addr != s->ptrs[i].alloc->base && !takes_pieces(s, param)) {
 			s->inside |= 1u << param;
 			s->newly_inside |= 1u << param; /* kept by ember_monitor_learn */

@@ -62,4 +62,11 @@ void ember_monitor_learn(const struct ember_scan *s);
 /* Demand for [addr, addr + bytes) from any source (table locked); false: a repeat (policy.h). */
 bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
 
+/*
+ * The same for a launch's extent, whose first and last regions, where it
+ * covers them only in part, get that part of amount under
+ * EMBER_PIECES (ember_policy_share); an event's point does not.
+ */
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
+
 #endif

@@ -18,7 +18,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece;
+static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -67,6 +67,18 @@ static void k_touch_struct(const struct ember_sim_launch *l, void **params)
 	SYM(sim, ember_sim_access)(v->p, v->n * sizeof(float), 0);
 }
 
+/* llama.cpp's fused gate-and-up product: a weight, the gate weight in a structure of no type the scan knows, a count */
+struct fusion {
+	const void *gate;
+};
+
+static void k_fused(const struct ember_sim_launch *l, void **params)
+{
+	size_t n = *(size_t *)params[2];
+	SYM(sim, ember_sim_access)(*(const void **)params[0], n * 2, 0);
+	SYM(sim, ember_sim_access)(((const struct fusion *)params[1])->gate, n * 2, 0);
+}
+
 /* llama.cpp's shape: a weight, its element count, and a float scale (and a -1 for "no index"). */
 static void k_scaled(const struct ember_sim_launch *l, void **params)
 {
@@ -112,6 +124,8 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_frontier", k_frontier, graph, 3), 0);
 	/* half_piece(__half const*, unsigned long) */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z10half_piecePK6__halfm", k_half, one, 2), 0);
+	/* fused(__half const*, fusion, unsigned long) */
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z5fusedPK6__half6fusionm", k_fused, two, 3), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -123,6 +137,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&rows, mod, "t_rows"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&frontier, mod, "t_frontier"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&half_piece, mod, "_Z10half_piecePK6__halfm"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&fused, mod, "_Z5fusedPK6__half6fusionm"));
 }
 
 TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
@@ -506,6 +521,52 @@ static void start_measuring_demand(void)
 	setenv("EMBER_THRESHOLD", "1000000", 1); /* nothing moves */
 	setenv("EMBER_INTERVAL_MS", "3600000", 1); /* nothing decays */
 	start();
+}
+
+/*
+ * llama.cpp's fused gate-and-up product in one buffer of weights: gate at
+ * 8 MiB, up behind it at 12 MiB, down at 20 MiB (4 MiB of halves each),
+ * the product's own weight at 32 MiB. The gate pointer, in a structure,
+ * has no type: at four bytes an element its count takes it through up.
+ * Under EMBER_PIECES it ends where up begins, since another launch passed
+ * up's pointer; without, up is credited by both launches, twice what down
+ * is by its own. A C kernel's window, whose pointer no name declares,
+ * keeps its count across a piece that begins inside it.
+ */
+static void fused_gate_and_up(bool pieces)
+{
+	if (pieces)
+		setenv("EMBER_PIECES", "1", 1);
+	start_measuring_demand();
+	/* the names' declarations, read by the program's C++ runtime, as in launch_scan_accuracy */
+	cr_assert_not_null(dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL), "a C++ runtime: %s", dlerror());
+	CUdeviceptr pool = managed(64 * MiB), gate = pool + 8 * MiB, up = pool + 12 * MiB, down = pool + 20 * MiB;
+	CUdeviceptr x = pool + 32 * MiB;
+	size_t n = 4 * MiB / 2;
+	launch(half_piece, (void *[]){ &up, &n }); /* up's own product: a piece begins at 12 MiB */
+	launch(half_piece, (void *[]){ &down, &n });
+	struct fusion f = { (const void *)(uintptr_t)gate };
+	launch(fused, (void *[]){ &x, &f, &n });
+	cr_expect_gt(demand_at(gate), 0, "the gate is credited");
+	cr_expect_eq(demand_at(up + 2 * MiB), (pieces ? 1 : 2) * demand_at(down),
+		     "up against down: %u against %u", demand_at(up + 2 * MiB), demand_at(down));
+	CUdeviceptr window = pool + 40 * MiB, inside = pool + 44 * MiB;
+	size_t n4 = 4 * MiB / sizeof(float), n8 = 8 * MiB / sizeof(float);
+	launch(touch, (void *[]){ &inside, &n4 });
+	launch(touch, (void *[]){ &window, &n8 });
+	cr_expect_eq(demand_at(pool + 46 * MiB), 2 * demand_at(pool + 40 * MiB),
+		     "a C kernel's window keeps its count past the piece inside it");
+	unsetenv("EMBER_PIECES");
+}
+
+Test(adaptive, a_guessed_extent_runs_into_the_next_piece)
+{
+	fused_gate_and_up(false);
+}
+
+Test(adaptive, a_guessed_extent_ends_at_the_next_piece_under_pieces)
+{
+	fused_gate_and_up(true);
 }
 
 Test(adaptive, every_repeated_launch_is_credited)

@@ -29,7 +29,7 @@ struct ember_policy_ctx ember_shim_ctx;
 #define ctx ember_shim_ctx
 static unsigned scan_calls; /* launches the launch scan credited itself, on a driver without notifications */
 
-bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
 	(void)a, (void)addr, (void)bytes, (void)amount, (void)now;
 	scan_calls++;

@@ -868,7 +868,8 @@ Test(policy, regions_a_launch_covers_in_part_are_not_ranked_per_cycle)
 static void launch_reading_bytes(struct ember_alloc *a, uint64_t at, uint64_t bytes)
 {
 	struct ember_alloc *one[1] = { a };
-	ember_policy_demand(&ctx, a, (uint32_t)(at / REGION), (uint32_t)((at + bytes - 1) / REGION + 1), 256, now);
+	ember_policy_demand_shared(&ctx, a, (uint32_t)(at / REGION), (uint32_t)((at + bytes - 1) / REGION + 1),
+				   ember_policy_share(&params, a, at, bytes, 256), now);
 	ember_policy_extent_edges(a, at, bytes);
 	struct ember_moves m = { 0 };
 	ember_policy_promote(&ctx, 0, now, one, 1, &m);
@@ -897,6 +898,7 @@ static void sort_flight(struct ember_alloc *seldom, struct ember_alloc *keys)
 static uint32_t sort_exchanges(bool partial_rank)
 {
 	params.partial_rank = partial_rank;
+	params.pieces = false;
 	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *keys = alloc_regions(2ull << 40, 20);
 	for (int cycle = 0; cycle < 5; cycle++) {
 		sort_flight(seldom, keys);
@@ -926,6 +928,64 @@ Test(policy, chunk_edges_end_the_pass_unless_ranked_at_half)
 	cr_expect_gt(moves_demoted, 0, "regions of seldom gave way");
 	cr_expect_eq(before, 8, "keys kept the first fill's 8 regions");
 	cr_expect_eq(after, 18, "and gained its 10 whole regions past it in their place");
+}
+
+/*
+ * EMBER_PIECES: the chunk edges are credited the parts the two
+ * launches cover (half a region each), as much a flight as the regions
+ * read whole, and are ranked per cycle like them, so every region of keys
+ * is exchanged in.
+ */
+Test(policy, chunk_edges_credited_their_parts_are_exchanged_with_the_rest)
+{
+	struct ember_alloc *seldom = alloc_regions(1ull << 40, 20), *keys = alloc_regions(2ull << 40, 20);
+	params.pieces = true;
+	for (int cycle = 0; cycle < 5; cycle++) {
+		sort_flight(seldom, keys);
+		for (int pass = 0; pass < 20; pass++) {
+			now += params.interval_ns;
+			worker_pass();
+		}
+	}
+	cr_expect_gt(moves_demoted, 0, "regions of seldom gave way");
+	cr_expect_eq(count_state(keys, 0, 20, EMBER_REGION_RESIDENT), 20, "keys resident whole, edges and all");
+	cr_expect_eq(keys->regions[12].touch_demand, keys->regions[13].touch_demand,
+		     "an edge is credited a flight what a region read whole is");
+}
+
+/*
+ * The share a launch's extent credits: the parts of its edge regions it
+ * covers, at least 1; the whole amount without EMBER_PIECES, and
+ * for a last region that the allocation's end cuts short, what it holds.
+ */
+Test(policy, a_launch_credits_its_edges_the_parts_it_covers)
+{
+	struct ember_alloc *a = alloc_regions(1ull << 40, 4);
+	struct ember_share s = ember_policy_share(&params, a, REGION / 2, 2 * REGION, 256);
+	cr_expect(s.amount == 256 && s.first == 256 && s.last == 256, "off: whole amounts");
+	params.pieces = true;
+	s = ember_policy_share(&params, a, REGION / 2, 2 * REGION, 256);
+	cr_expect(s.amount == 256 && s.first == 128 && s.last == 128, "half of the first and of the last: %u %u",
+		  s.first, s.last);
+	s = ember_policy_share(&params, a, REGION / 4, REGION / 4, 256);
+	cr_expect(s.first == 64 && s.last == 64, "a quarter of one region: %u %u", s.first, s.last);
+	s = ember_policy_share(&params, a, 0, 4 * REGION, 256);
+	cr_expect(s.first == 256 && s.last == 256, "aligned: whole");
+	s = ember_policy_share(&params, a, 3 * REGION, 1, 256);
+	cr_expect(s.first == 1, "a byte counts: at least 1");
+	s = ember_policy_share(&params, a, 3 * REGION + REGION / 2, 0, 256);
+	cr_expect(s.first == 128, "no bytes: to the end of the allocation");
+	a->size = 3 * REGION + REGION / 2; /* the last region holds half a region */
+	s = ember_policy_share(&params, a, 2 * REGION, REGION + REGION / 4, 256);
+	cr_expect(s.first == 256 && s.last == 128, "a quarter of a region of the last region's half: %u", s.last);
+	/* repeats of the extent credit their shares at settling */
+	ember_policy_demand_shared(&ctx, a, 0, 2, ember_policy_share(&params, a, REGION / 2, REGION, 256), now);
+	cr_expect_not(ember_policy_demand_shared(&ctx, a, 0, 2, ember_policy_share(&params, a, REGION / 2, REGION, 256),
+						 now + 1), "a repeat");
+	ember_policy_settle(&ctx, a);
+	cr_expect(a->regions[0].touch_demand == 256 && a->regions[1].touch_demand == 256,
+		  "two references of half of each: one launch's amount: %u %u", a->regions[0].touch_demand,
+		  a->regions[1].touch_demand);
 }
 
 Test(policy, no_exchange_when_none_is_allowed)

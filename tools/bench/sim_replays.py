@@ -25,6 +25,11 @@ H200 profile. Groups (the "group" field):
                async and on the recorded clock
   partial-rank the radix and scan-types replays, and each adaptive 1.5x trace on its recorded clock (as in
                recorded), with EMBER_PARTIAL_RANK=1: hot regions a launch covered in part ranked at half their demand
+  pieces       EMBER_PIECES (regions covered in part credited their parts, a guessed extent ending at the
+               next piece, per-cycle ranks between cycles alike) against the default: llama.cpp's trace of
+               ab-40's call 6 (an H100 at 2cdfa8d) as recorded and with its fused gate pointer's ranges as
+               the rule takes them (--piece, the gate alone, not through the up tensor behind it), async
+               and on the recorded clock; radix's traces, async and recorded; each adaptive 1.5x trace recorded
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -58,6 +63,11 @@ LLAMA_RESCANS = {
 # EMBER_PARTIAL_RANK on: the partial-rank group replays these against radix, scan-types and recorded (off)
 PARTIAL_RANK = ("partial_rank=1",)
 RADIX_RUNS = ("ab-37/call6/radix-adaptive-0", "ab-37/call6/radix-adaptive-1", "ab-37/call7/radix-adaptive-0")
+PIECES = ("pieces=1",)
+# llama.cpp at 2cdfa8d (an H100, traced): its fused gate-and-up kernels (10, 23) credit the gate tensor at four
+# bytes an element, 283 MB through the up tensor behind it; under EMBER_PIECES the 141 MB of the gate alone
+LLAMA_TRACED = os.path.join(SUITE, "ab-40", "call6", "llama-head-traced.trace.gz")
+LLAMA_GATE = "10,23:283115520:141557760"
 
 
 def kernel_reads(name):
@@ -192,6 +202,23 @@ def main():
                 label=f"{run}/radix-1.5-adaptive", params=PARTIAL_RANK)
     for trace in adaptive:
         add("partial-rank", trace, "adaptive", "recorded", params=PARTIAL_RANK)
+    with tempfile.TemporaryDirectory() as tmp:
+        gate = os.path.join(tmp, "llama-gate.trace.gz")
+        trace_ranges.main([LLAMA_TRACED, gate, "--alloc", "0", "--piece", LLAMA_GATE])
+        for params in ((), PIECES):
+            for launches in ("async", "recorded"):
+                add("pieces", LLAMA_TRACED, "adaptive", launches, label="ab-40/call6/llama-cpp-1.5-adaptive",
+                    params=params)
+                add("pieces", gate, "adaptive", launches, label="ab-40/call6/llama-cpp-1.5-adaptive-gate",
+                    params=params)
+    for run in RADIX_RUNS:
+        for params in ((), PIECES):
+            for launches in ("async", "recorded"):
+                add("pieces", os.path.join(SUITE, run, "diag", "radix-1.5-adaptive.trace.gz"), "adaptive", launches,
+                    label=f"{run}/radix-1.5-adaptive", params=params)
+    for trace in adaptive:
+        for params in ((), PIECES):
+            add("pieces", trace, "adaptive", "recorded", params=params)
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]

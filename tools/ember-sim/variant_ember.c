@@ -195,6 +195,7 @@ static struct ember_policy_params params_of(const struct sim_env *env)
 		.exchange_regions = (uint32_t)shim_param(env, "exchange"),
 		.heat_ratio = shim_param(env, "heat_ratio"),
 		.partial_rank = shim_param(env, "partial_rank") != 0,
+		.pieces = shim_param(env, "pieces") != 0,
 		.stale_intervals = (uint32_t)shim_param(env, "stale_intervals"),
 		.protection = shim_param(env, "protection") != 0,
 		.base_grace_ns = (uint64_t)(shim_param(env, "base_grace_ms") * MS),
@@ -501,7 +502,9 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 			fresh |= ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes, amount, ev->scan,
 						 now);
 		else if (ev->scan)
-			fresh |= ember_policy_demand(&ev->pc, a, r0, r1, amount, now);
+			fresh |= ember_policy_demand_shared(&ev->pc, a, r0, r1,
+							    ember_policy_share(&ev->pc.params, a, r->offset, r->bytes, amount),
+							    now);
 		if (ev->scan)
 			ember_policy_extent_edges(a, r->offset, r->bytes);
 	}
