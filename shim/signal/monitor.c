@@ -151,7 +151,8 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 			if (len <= limit && len > best)
 				best = len;
 		}
-	return before_next_piece(s, a, addr, best ? best : limit);
+	best = best ? best : limit;
+	return guessed ? before_next_piece(s, a, addr, best) : best;
 }
 
 /* The regions [*r0, returned) of a that bytes at addr cover, clipped to a; none (0) where addr is not in it. */
