@@ -176,4 +176,10 @@ grep -q 'hf-llama@0.5x 0.932 (not resolved: 4 processes 0.25-0.36 s against 4 0.
 grep -q '^| NVIDIA H200 | call | hf-llama 13b | adaptive, EMBER_POPULATE_HOST=0 | 2 | 5.90 (5.60-6.20) | 1.40 | 3.0 / 1.0 |$' REPORT.md
 grep -q '^| NVIDIA H200 | call | hf-llama 13b | adaptive | 2 | 5.00 (4.80-5.20) | 1.19 | 2.0 / 0.0 |$' REPORT.md
 grep -q 'loading a checkpoint under manage-all (adaptive) .* | yes | hf-llama 13b on the NVIDIA H200 1.19x (2 processes against 2, call) |' REPORT.md
+# the plots, where matplotlib is there to draw them: each beside the records, each linked from the report
+if python3 -c "import matplotlib" 2>/dev/null; then
+  for p in speedup bound floors peers; do
+    [ -s "$p.png" ] && grep -q "^!\[$p.png\](.*$p.png)$" REPORT.md || { echo "FAIL: plot $p" >&2; exit 1; }
+  done
+fi
 echo "report: ok"

@@ -188,12 +188,12 @@ def link_share(best, resident, probe, sparse):
     return extra["link_warm_seconds"] if abs(extra["bound_warm_seconds"] - warm) <= 1e-6 * warm else None
 
 
-def floors_table(m, lines, probe, sparse):
+def floors(m, probe, sparse):
     """At 1.5x, each workload's best Ember run beside three references: the bound (the link and the GPU's own
-    memory fully overlapped), the sum of resident's run and the bound's link time (nothing overlapped: an
+    memory fully overlapped), the sum of resident's compute and the bound's link time (nothing overlapped: an
     estimate, not a bound, since resident's run also reads the bytes now mapped) and the program's own hints
     (its best static placement with no Ember). Which of them Ember sits at says where its time goes."""
-    rows = []
+    out = []
     for b in m.benches:
         best, res, hints = m.best(b, 1.5), m.ok(b, 1.5, "resident"), m.ok(b, 1.5, "hints")
         if not best:
@@ -201,21 +201,29 @@ def floors_table(m, lines, probe, sparse):
         link = link_share(best, res, probe, sparse)
         # resident's compute as the bound takes it (a kernel run's GPU time, without its host check)
         compute = res and res.get("compute_seconds", res["seconds"])
-        serial = compute + link if link is not None else None
-        rows.append([b, fmt(best.get("bound_warm_seconds") or best.get("bound_seconds"), ".3g"),
-                     fmt(compute, ".3g"), fmt(serial, ".3g"), secs(hints) if hints else "-",
-                     f"{best['seconds']:.3g} ({best['variant']})", fmt(x_bound(best)),
-                     fmt(best["seconds"] / serial if serial else None), fmt(ratio(best, hints))])
+        out.append({"bench": b, "best": best, "hints": hints, "compute": compute,
+                    "bound": best.get("bound_warm_seconds") or best.get("bound_seconds"),
+                    "serial": compute + link if link is not None else None})
+    return out
+
+
+def floors_table(rows, lines):
+    """floors() as a table."""
     if not rows:
         return
     lines += ["", "Where each 1.5x run sits between its floors: the bound overlaps the link with the GPU's own "
               "memory perfectly; `resident + link` is resident's compute (as the bound takes it) plus the "
-              "bound's link time, nothing overlapped (an estimate, not a bound); `hints` is the program's own best static placement "
-              "without Ember.", "",
+              "bound's link time, nothing overlapped (an estimate, not a bound); `hints` is the program's own best "
+              "static placement without Ember.", "",
               "| workload | bound s | resident compute s | resident + link s | hints s | Ember s | x bound | "
               "x resident + link | x hints |", "|" + " --- |" * 9]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-
+    for f in rows:
+        best = f["best"]
+        cells = [f["bench"], fmt(f["bound"], ".3g"), fmt(f["compute"], ".3g"), fmt(f["serial"], ".3g"),
+                 secs(f["hints"]) if f["hints"] else "-", f"{best['seconds']:.3g} ({best['variant']})",
+                 fmt(x_bound(best)), fmt(best["seconds"] / f["serial"] if f["serial"] else None),
+                 fmt(ratio(best, f["hints"]))]
+        lines.append("| " + " | ".join(cells) + " |")
 
 def geomeans(m, lines):
     lines += ["| size | variant | geomean speedup over mapped | over off | workloads |", "| --- | --- | --- | --- | --- |"]
@@ -519,7 +527,7 @@ def events_cost(rows):
     return out
 
 
-def plots(m, results):
+def plots(m, results, floor_rows=()):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -581,6 +589,30 @@ def plots(m, results):
         ax.axhline(1.25, color="k", ls="--", lw=0.8, label="1.25x bound")
         ax.legend(fontsize=7)
     save(fig, "bound.png")
+    # at 1.5x, Ember beside the floors, each against the bound
+    rows = [f for f in floor_rows if f["bound"]]
+    if rows:
+        fig, ax = plt.subplots(figsize=(12, 4.5))
+        kinds = (("serial", "resident + link, nothing overlapped", "#9467bd"),
+                 ("hints", "the program's own hints", "#ff7f0e"), ("best", "Ember, the better mode", "#2ca02c"))
+        w = 0.8 / len(kinds)
+        for i, (key, label, color) in enumerate(kinds):
+            xs, ys = [], []
+            for j, f in enumerate(rows):
+                v = f[key]["seconds"] if isinstance(f[key], dict) else f[key]
+                if v:
+                    xs.append(j + (i - 1) * w)
+                    ys.append(v / f["bound"])
+            ax.bar(xs, ys, w, label=label, color=color)
+        ax.axhline(1, color="k", lw=0.8, label="the bound")
+        ax.axhline(1.25, color="k", ls="--", lw=0.8, label="1.25x the bound")
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels([f["bench"] for f in rows], rotation=30, fontsize=7)
+        ax.set_ylabel("time / oracle bound (lower is better)")
+        ax.set_title("1.5x of the budget: Ember against the floors")
+        ax.legend(fontsize=7)
+        save(fig, "floors.png")
     # the peers side by side: tokens per second at 1.5x
     gen = [b for b in m.benches if b.startswith(("hf-", "llama"))]
     if gen:
@@ -766,7 +798,7 @@ def main():
         lines += ["", f"## {scale}x of the budget (seconds)", ""]
         table(m, scale, lines)
         if scale == 1.5:
-            floors_table(m, lines, probe, sparse)
+            floors_table(floors(m, probe, sparse), lines)
     lines += ["", "## Geometric means", ""]
     geomeans(m, lines)
     lines += ["", "## Launch overhead (`bench: launch-overhead`)", "",
@@ -832,7 +864,7 @@ def main():
                   "Records come from several device calls (suite_merge.py); a later fix is not in an earlier record.", ""]
         for code, cells in codes.items():
             lines.append(f"- `{code}`: " + ", ".join(cells))
-    made = plots(m, results)
+    made = plots(m, results, floors(m, probe, sparse))
     if made:
         lines += ["", "## Plots", ""] + [f"![{p}]({rel}/{p})" for p in made]
     with open(out, "w") as f:
