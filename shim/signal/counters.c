@@ -249,11 +249,16 @@ static bool refuted(const struct ember_region *reg, uint64_t now)
 	       now - reg->ac_missed_at >= EMBER_AC_UNCONFIRMED_NS;
 }
 
-/* share for the run [from, to) of a launch's regions [r0, r1): its edges' parts where they are the launch's */
+/*
+ * share for the run [from, to) of a launch's regions [r0, r1): the launch's
+ * edge parts where the run's first or last region is one of its edges (a
+ * run of one region at the launch's end takes its last part as its first)
+ */
 static struct ember_share run_share(struct ember_share share, uint32_t from, uint32_t to, uint32_t r0, uint32_t r1)
 {
-	return (struct ember_share){ share.amount, from == r0 ? share.first : share.amount,
-				     to == r1 ? share.last : share.amount };
+	uint32_t first = from == r0 ? share.first : from + 1 == r1 ? share.last : share.amount;
+	uint32_t last = to == r1 ? share.last : to - 1 == r0 ? share.first : share.amount;
+	return (struct ember_share){ share.amount, first, last };
 }
 
 /*

@@ -415,6 +415,34 @@ Test(counters, a_mapped_region_the_scan_credits_and_no_notification_names_loses_
 	counts_add_up();
 }
 
+/*
+ * Under EMBER_PIECES a launch's edge regions get the parts of its credit it
+ * covers, and where a withheld region splits the launch's credit in two
+ * runs, each run keeps the part of the launch's edge it holds: here the
+ * launch covers half of region 0, regions 1 whole and half of region 2, and
+ * region 1 is withheld, so region 2 is a run of one, the launch's last.
+ */
+Test(counters, a_run_around_a_withheld_region_keeps_the_launch_s_edge_parts)
+{
+	struct ember_alloc *a = alloc_at(BASE, 16 * MiB, EMBER_ALLOC_MANAGED);
+	cr_assert_eq(named(a, 6), EMBER_AC_OK, "the counters cover a from now on");
+	for (unsigned i = 0; i < 10; i++) { /* the kernel reads regions 0 and 2, never 1 */
+		launch_later(a, 3);
+		named(a, 0);
+		named(a, 2);
+	}
+	cr_assert_not(credited_now(a, 1), "region 1 withheld");
+	ctx.params.pieces = true;
+	now += 30 * MS;
+	ember_ac_launch(&rd, &ctx, a, a->base + REGION / 2, 2 * REGION, EMBER_LAUNCH_DEMAND, true, now);
+	ember_policy_settle(&ctx, a);
+	cr_expect_eq(a->regions[0].touch_demand, EMBER_LAUNCH_DEMAND / 2, "half of region 0");
+	cr_expect_eq(a->regions[2].touch_demand, EMBER_LAUNCH_DEMAND / 2, "half of region 2, a run of one at the end");
+	cr_expect_not(credited_now(a, 1), "region 1 still withheld");
+	ctx.params.pieces = false;
+	counts_add_up();
+}
+
 Test(counters, a_region_notifications_name_and_the_scan_does_not_gets_one_launch_s_worth_per_launch)
 {
 	struct ember_alloc *a = alloc_at(BASE, 16 * MiB, EMBER_ALLOC_MANAGED);
