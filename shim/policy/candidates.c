@@ -115,7 +115,8 @@ struct slot ember_slot_hot(const struct ember_policy_params *p, struct ember_all
 			      .demand = reg->ref_demand,
 			      .last_ref = reg->last_ref,
 			      .gap = reg->gap,
-			      .partial = p->partial_rank && reg->touch_partial };
+			      /* under EMBER_PIECES its demand is already the parts it was read in */
+			      .partial = p->partial_rank && !p->pieces && reg->touch_partial };
 }
 
 /* A resident region r of a, as a candidate victim. */
