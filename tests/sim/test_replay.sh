@@ -39,6 +39,30 @@ check "$(field "$followed" bytes_promoted) > 2 * $(field "$plain" bytes_promoted
 grep -qE '^R [0-9]+ [0-9]+ departed at a launch, the first allocation 0 region [0-9]+ \(demand' "$tmp/moves" ||
 	fail "no R line names the departed: $(grep -m3 '^R' "$tmp/moves")"
 echo "ok: --moves names why regions gave way ($(grep -c '^R' "$tmp/moves") R lines)"
+# The trial rules replay as --param: radix sort's shape (test_policy's sort flight) on the recorded clock.
+# Each flight reads `seldom` whole twice, then four passes over `keys` a chunk a launch, two of them in
+# chunks of 2.5 regions, so the regions at the chunks' edges are covered in part by two launches. At the
+# defaults those edges look hottest, cannot be ranked, and end every pass: nothing is exchanged. Under
+# EMBER_PIECES they are credited their parts and ranked, and keys takes seldom's room whole; partial rank
+# leaves the edges out (two fewer regions).
+sort_trace() {
+  awk 'BEGIN { M = 1048576; print "ember-trace 2"; print "D 0", 64*M, 58*M, 54*M
+    print "A 0 0 0", 40*M, "m"; print "A 0 1 0", 40*M, "m"; t = 1000000
+    for (c = 0; c < 8; c++) {
+      for (q = 0; q < 2; q++) { t += 1000000; printf "L %d 1 0 1 0:0:%d:0\n", t, 40*M }
+      for (p = 0; p < 4; p++) { chunk = (p % 2) ? 10*M : 5*M
+        for (at = 0; at < 40*M; at += chunk) { t += 100000; printf "L %d 1 1 1 1:%d:%d:0\n", t, at, chunk } }
+      t += 200000000 }
+    print "E", t }'
+}
+sort_trace >"$tmp/sort.trace"
+sorted() { "$SIM" --trace "$tmp/sort.trace" --variant adaptive --launches recorded --json "$@" 2>/dev/null; }
+plain=$(field "$(sorted)" bytes_demoted)
+pieces=$(field "$(sorted --param pieces=1)" bytes_demoted)
+ranked=$(field "$(sorted --param partial_rank=1)" bytes_demoted)
+check "$plain == 0" "at the defaults the chunk edges end every pass: nothing exchanged"
+check "$pieces == 24 * 1048576" "under pieces=1 keys takes seldom's room whole (${pieces} bytes exchanged)"
+check "$ranked < $pieces && $ranked > 0" "partial_rank=1 exchanges all but the edges (${ranked} bytes)"
 # The timed window starts at the last flush a launch follows: a program that flushes once more on its
 # way out (the suite's kernels do, for their statistics) is still timed from its last phase's flush.
 phases_trace() { # phases_trace TAIL: two phases of 20 launches over 256 MiB, each after a flush, then TAIL
