@@ -22,6 +22,7 @@ bench_settings=(
   "EMBER_SUITE_TIMEOUT|150|seconds one process may take"
   "EMBER_SUITE_MAX_SECONDS|20|ember-suite: no further run starts once its runs took this many seconds (the mapped tier can be very slow); unset when it runs alone: no limit"
   "EMBER_SUITE_FRESH|0|ember-suite: 1 makes the data afresh for every run, so that every run is cold"
+  "EMBER_SUITE_PLACE_BY|traffic|ember-suite's placed runs (hints): traffic keeps the arrays read and written most per byte on the GPU; reads keeps those read most per byte first and leaves those only written mapped (a mapped write is posted, a mapped read waits)"
   "EMBER_SUITE_PROCESSES|1|the kernels: each record from this many processes, a process per variant in turn"
   "EMBER_HF_ROUNDS|2|token generation at 0.5x: rounds of a process per variant in turn (hf_rounds.py)"
   "EMBER_HF_PROCESSES|2|token generation at 0.5x: the measured children each of those processes forks"

@@ -12,7 +12,7 @@
 //   that counts its traffic: its busiest arrays per byte on the GPU, up to
 //   PLACE_BYTES, the rest in host memory mapped for the GPU (placed.cu); the
 //   timed runs then find that placement.
-// EMBER_SUITE_MAX_SECONDS and EMBER_SUITE_FRESH are the harness's settings
+// EMBER_SUITE_MAX_SECONDS, EMBER_SUITE_FRESH and EMBER_SUITE_PLACE_BY are the harness's settings
 // (tools/bench/settings.sh, where suite.sh sets them): no further run starts
 // once the runs so far took that many seconds (unset: no limit; runs_seconds
 // says how many ran), and 1 makes the data afresh for every run.
@@ -171,6 +171,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size_t placed_bytes = 0;
+	const char *place_by = getenv("EMBER_SUITE_PLACE_BY");
+	bool reads_first = place_by && !strcmp(place_by, "reads");
+	if (placed && place_by && *place_by && !reads_first && strcmp(place_by, "traffic")) {
+		fprintf(stderr, "ember-suite: EMBER_SUITE_PLACE_BY is traffic or reads, not %s\n", place_by);
+		return 2;
+	}
 	void *state = nullptr;
 	for (int i = 0; i < runs && spent < cap; i++) {
 		if (!state) {
@@ -182,7 +188,7 @@ int main(int argc, char **argv)
 				suite_result learned;
 				w->run(state, &learned);
 				CHECK(cudaDeviceSynchronize());
-				placed_bytes = suite_place_by_traffic(live, learned, place_bytes);
+				placed_bytes = suite_place_by_traffic(live, learned, place_bytes, reads_first);
 			}
 		}
 		ember_flush_if_loaded();
@@ -216,7 +222,7 @@ int main(int argc, char **argv)
 	       w->name, ws, bytes, resident ? "true" : "false", median(seconds), seconds[0], list(seconds).c_str(),
 	       median(compute), compute[0], runs, fresh ? "true" : "false");
 	if (placed)
-		printf("\"placed_bytes\": %zu, ", placed_bytes);
+		printf("\"placed_bytes\": %zu, \"placed_by\": \"%s\", ", placed_bytes, reads_first ? "reads" : "traffic");
 	if (!last.arrays.empty()) {
 		printf("\"traffic_by_array\": [");
 		for (size_t i = 0; i < last.arrays.size(); i++)

@@ -28,7 +28,7 @@ cudaMemLocation location(cudaMemLocationType type, int id)
 } // namespace
 
 size_t suite_place_by_traffic(const std::vector<std::pair<void *, size_t>> &allocations,
-                              const suite_result &learned, size_t cap)
+                              const suite_result &learned, size_t cap, bool reads_first)
 {
 	const cudaMemLocation gpu = location(cudaMemLocationTypeDevice, 0), host = location(cudaMemLocationTypeHost, 0);
 	for (const auto &[at, bytes] : allocations) {
@@ -48,7 +48,10 @@ size_t suite_place_by_traffic(const std::vector<std::pair<void *, size_t>> &allo
 			busiest.push_back({ a.first, (double)a.second, 1e300, 0 });
 	}
 	busiest.insert(busiest.end(), learned.arrays.begin(), learned.arrays.end());
-	std::stable_sort(busiest.begin(), busiest.end(), [](const auto &x, const auto &y) {
+	// reads first: a kernel waits for each mapped read, and only posts its mapped writes
+	std::stable_sort(busiest.begin(), busiest.end(), [reads_first](const auto &x, const auto &y) {
+		if (reads_first && x.read / x.bytes != y.read / y.bytes)
+			return x.read / x.bytes > y.read / y.bytes;
 		return (x.read + x.written) / x.bytes > (y.read + y.written) / y.bytes;
 	});
 	size_t placed = 0;
