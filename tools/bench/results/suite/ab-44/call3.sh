@@ -7,7 +7,8 @@
 # the reference), then k-means (its labels only written: both orders keep the points), then radix and cnn,
 # whose two orders differ less. If reads-first is much faster on NW (the bound is 0.195 s, the hints 0.314),
 # Ember could rank by what kernels declare const (kernel_types.h) at equal demand; NW's score pointer is not
-# const, its reference is. Pack with EMBER_PACK_TESTS=0; carry build-gpu.
+# const, its reference is. Not for the matrix as it stands: its hints are by traffic (the report says so).
+# Pack with EMBER_PACK_TESTS=0; carry build-gpu.
 source tools/bench/device-call.sh c44-3
 hints() { # WORKLOAD BY ROUND
   local out=$R/$1-$2-$3
