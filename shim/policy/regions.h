@@ -55,6 +55,7 @@ struct ember_region {
 	uint8_t touch_read;    /* policy: a reference of that touch may read it (not only written: struct ember_share) */
 	uint8_t episode_partial; /* policy: the same, for any launch of its episode */
 	uint32_t piece_at;       /* monitor.c, under EMBER_PIECES: 1 + the lowest offset in it a launch pointed at; 0: none */
+	uint32_t next_piece;     /* monitor.c: 1 + the first region past it with a piece_at; 0: none */
 	uint32_t episode;        /* policy: the episode (host phases before it) its episode_demand counts */
 	uint32_t episode_demand; /* policy: demand that episode brought it, undecayed (policy.h's episodes) */
 	float score;     /* policy: migration score, halved every score-decay period */

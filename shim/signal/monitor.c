@@ -45,7 +45,10 @@ static bool takes_pieces(const struct ember_scan *s, unsigned param)
 /*
  * Under EMBER_PIECES, where a launch passed a pointer into an allocation's
  * interior: a piece of a pool begins there (a tensor in llama.cpp's weights
- * buffer). Each region keeps the lowest such offset in it, plus one.
+ * buffer). Each region keeps the lowest such offset in it, plus one, and
+ * the regions before it up to the one before them where a piece begins
+ * learn it is their next (next_piece), so that finding it is one look,
+ * not a walk through the extent at every launch.
  */
 static void note_piece(struct ember_alloc *a, uint64_t addr)
 {
@@ -53,10 +56,17 @@ static void note_piece(struct ember_alloc *a, uint64_t addr)
 	    addr >= a->base + a->size)
 		return;
 	uint64_t off = addr - a->base;
-	struct ember_region *reg = &a->regions[off >> EMBER_REGION_SHIFT];
+	uint32_t p = (uint32_t)(off >> EMBER_REGION_SHIFT);
+	struct ember_region *reg = &a->regions[p];
 	uint32_t at = (uint32_t)(off & (EMBER_REGION_BYTES - 1)) + 1;
-	if (!reg->piece_at || at < reg->piece_at)
+	bool first = !reg->piece_at;
+	if (first || at < reg->piece_at)
 		reg->piece_at = at;
+	for (uint32_t r = p; first && r-- > 0;) {
+		if (a->regions[r].next_piece && a->regions[r].next_piece - 1 < p)
+			break; /* it, and every region before it, knows a nearer one */
+		a->regions[r].next_piece = p + 1;
+	}
 }
 
 /*
@@ -77,12 +87,11 @@ static uint64_t before_next_piece(const struct ember_scan *s, const struct ember
 	if (!ember_shim_ctx.params.pieces || !s->declared.signature)
 		return extent;
 	uint64_t off = addr - a->base, end = off + extent;
-	for (uint64_t r = (off >> EMBER_REGION_SHIFT) + 1; r < a->nregions && r << EMBER_REGION_SHIFT < end; r++)
-		if (a->regions[r].piece_at) {
-			uint64_t at = (r << EMBER_REGION_SHIFT) + a->regions[r].piece_at - 1;
-			return at < end ? at - off : extent;
-		}
-	return extent;
+	uint32_t next = a->regions[off >> EMBER_REGION_SHIFT].next_piece;
+	if (!next)
+		return extent;
+	uint64_t at = ((uint64_t)(next - 1) << EMBER_REGION_SHIFT) + a->regions[next - 1].piece_at - 1;
+	return at < end ? at - off : extent;
 }
 
 uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *learned)

@@ -555,8 +555,9 @@ static void fused_gate_and_up(bool pieces)
 	CUdeviceptr pool = managed(64 * MiB), gate = pool + 8 * MiB, up = pool + 12 * MiB, down = pool + 20 * MiB;
 	CUdeviceptr x = pool + 32 * MiB;
 	size_t n = 4 * MiB / 2;
-	launch(half_piece, (void *[]){ &up, &n }); /* up's own product: a piece begins at 12 MiB */
+	/* down's product, then up's: the piece at 12 MiB is learned after the one at 20 MiB beyond it */
 	launch(half_piece, (void *[]){ &down, &n });
+	launch(half_piece, (void *[]){ &up, &n });
 	struct fusion f = { (const void *)(uintptr_t)gate };
 	launch(fused, (void *[]){ &x, &f, &n });
 	cr_expect_gt(demand_at(gate), 0, "the gate is credited");
