@@ -157,11 +157,10 @@ bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uin
 	return ember_policy_demand_shared(pc, a, r0, r1, (struct ember_share){ amount, amount, amount, false }, now);
 }
 
-/* The bytes of region r of a: EMBER_REGION_BYTES, but for a last region cut short by the allocation's end. */
-static uint64_t region_size(const struct ember_alloc *a, uint32_t r)
+/* Where a launch's extent [offset, offset + bytes) of a ends: bytes 0, or past a's end, is to a's end. */
+static uint64_t extent_end(const struct ember_alloc *a, uint64_t offset, uint64_t bytes)
 {
-	uint64_t at = (uint64_t)r << EMBER_REGION_SHIFT;
-	return a->size - at < EMBER_REGION_BYTES ? a->size - at : EMBER_REGION_BYTES;
+	return bytes && bytes <= a->size - offset ? offset + bytes : a->size;
 }
 
 /* amount's share for covered bytes of a region of size bytes: at least 1, so the reference still counts. */
@@ -177,11 +176,12 @@ struct ember_share ember_policy_share(const struct ember_policy_params *p, const
 	struct ember_share share = { amount, amount, amount, written };
 	if (!p->pieces || !a->nregions || offset >= a->size)
 		return share;
-	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
+	uint64_t end = extent_end(a, offset, bytes);
 	uint32_t r0 = (uint32_t)(offset >> EMBER_REGION_SHIFT), rl = (uint32_t)((end - 1) >> EMBER_REGION_SHIFT);
 	uint64_t first_end = r0 == rl ? end : ((uint64_t)r0 + 1) << EMBER_REGION_SHIFT;
-	share.first = part_of(amount, first_end - offset, region_size(a, r0));
-	share.last = r0 == rl ? share.first : part_of(amount, end - ((uint64_t)rl << EMBER_REGION_SHIFT), region_size(a, rl));
+	share.first = part_of(amount, first_end - offset, ember_region_bytes(a, r0));
+	share.last = r0 == rl ? share.first
+			      : part_of(amount, end - ((uint64_t)rl << EMBER_REGION_SHIFT), ember_region_bytes(a, rl));
 	return share;
 }
 
@@ -214,7 +214,7 @@ void ember_policy_extent_edges(struct ember_alloc *a, uint64_t offset, uint64_t 
 {
 	if (!a->nregions || offset >= a->size)
 		return;
-	uint64_t end = bytes && bytes <= a->size - offset ? offset + bytes : a->size;
+	uint64_t end = extent_end(a, offset, bytes);
 	if (offset & (EMBER_REGION_BYTES - 1))
 		covered_in_part(a, (uint32_t)(offset >> EMBER_REGION_SHIFT));
 	if ((end & (EMBER_REGION_BYTES - 1)) && end != a->size)

@@ -216,18 +216,6 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 }
 
 /*
- * Each pointer's extent as demand, its regions credited by how much smaller
- * it is than the launch's largest (ember_policy_launch_amount). On the H200
- * at 1.5x of the budget, the star queries' 14 MB dimension tables, looked
- * up at random for each of 714 million fact rows, were credited like one
- * region of a 2.9 GB fact column (5.4 s against a bound of 0.9 s). With
- * this they are hotter, but six of them still stayed mapped there at
- * 245f287 (5.1 s): first referenced once the budget is full, by launches
- * issued together, no resident region was old enough to give way (the
- * report's note). Access counters, where the driver delivers them, stand
- * in for this guess for mapped regions (counters.c).
- */
-/*
  * Under EMBER_READS_FIRST, whether pointer i's kernel only writes through
  * it, as its mangled name declares: not a pointer to const, in a kernel
  * whose name declares another one const (a kernel that declares none may
@@ -241,6 +229,18 @@ static bool only_written(const struct ember_scan *s, unsigned i)
 	       param < EMBER_SCAN_LEARNED && s->declared.elem_size[param] && !(s->declared.read_only >> param & 1);
 }
 
+/*
+ * Each pointer's extent as demand, its regions credited by how much smaller
+ * it is than the launch's largest (ember_policy_launch_amount). On the H200
+ * at 1.5x of the budget, the star queries' 14 MB dimension tables, looked
+ * up at random for each of 714 million fact rows, were credited like one
+ * region of a 2.9 GB fact column (5.4 s against a bound of 0.9 s). With
+ * this they are hotter, but six of them still stayed mapped there at
+ * 245f287 (5.1 s): first referenced once the budget is full, by launches
+ * issued together, no resident region was old enough to give way (the
+ * report's note). Access counters, where the driver delivers them, stand
+ * in for this guess for mapped regions (counters.c).
+ */
 static void credit_extents(struct ember_scan *s, uint64_t now)
 {
 	uint32_t regions[EMBER_SCAN_MAX_PTRS], largest = 0;
