@@ -442,6 +442,26 @@ Test(read_dup, a_graph_s_memset_node_withdraws_the_advice)
 	CU_OK(SYM(shim, cuGraphDestroy)(g));
 }
 
+/* An allocation advised read-mostly by a first read, and a capture begun on a new *stream. */
+static CUdeviceptr capturing_after_a_read(CUstream *stream)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CU_OK(SYM(shim, cuStreamCreate)(stream, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(*stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	return p;
+}
+
+/* The blocks of p still advised after a copy into it. */
+static unsigned advised_after_a_copy(CUdeviceptr p)
+{
+	unsigned on_gpu, advised;
+	memset_d8(p);
+	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
+	return advised;
+}
+
 /*
  * While a stream is captured, an advice call might invalidate the capture:
  * a copy then writes the allocation down and leaves the advice, which the
@@ -450,12 +470,9 @@ Test(read_dup, a_graph_s_memset_node_withdraws_the_advice)
 Test(read_dup, a_copy_during_a_capture_leaves_the_advice_until_after_it)
 {
 	unsigned on_gpu, advised;
-	CUdeviceptr p = read_once("1", &on_gpu, &advised);
-	cr_assert_eq(advised, 8);
 	CUstream stream;
 	CUgraph graph;
-	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
-	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CUdeviceptr p = capturing_after_a_read(&stream);
 	CU_OK(SYM(shim, cuMemsetD32Async)(p + 4096, 0, 1024, stream));
 	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
 	cr_expect_eq(advised, 8, "no advice call while the capture lasts");
@@ -469,16 +486,10 @@ Test(read_dup, a_copy_during_a_capture_leaves_the_advice_until_after_it)
 /* A capture that ends with its stream's destruction ends as far as the advice is concerned too. */
 Test(read_dup, a_capture_ended_by_its_stream_s_destruction_holds_nothing_back)
 {
-	unsigned on_gpu, advised;
-	CUdeviceptr p = read_once("1", &on_gpu, &advised);
-	cr_assert_eq(advised, 8);
 	CUstream stream;
-	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
-	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CUdeviceptr p = capturing_after_a_read(&stream);
 	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
-	memset_d8(p);
-	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
-	cr_expect_eq(advised, 0, "withdrawn at once");
+	cr_expect_eq(advised_after_a_copy(p), 0, "withdrawn at once");
 }
 
 /*
@@ -505,23 +516,10 @@ static void fork_into(CUstream captured, CUstream side, CUdeviceptr p, bool join
 /* An allocation advised read-mostly by a first read, and a capture begun on *stream that forked into *side. */
 static CUdeviceptr forked_capture(CUstream *stream, CUstream *side, bool joined)
 {
-	unsigned on_gpu, advised;
-	CUdeviceptr p = read_once("1", &on_gpu, &advised);
-	cr_assert_eq(advised, 8);
-	CU_OK(SYM(shim, cuStreamCreate)(stream, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr p = capturing_after_a_read(stream);
 	CU_OK(SYM(shim, cuStreamCreate)(side, CU_STREAM_NON_BLOCKING));
-	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(*stream, CU_STREAM_CAPTURE_MODE_RELAXED));
 	fork_into(*stream, *side, p, joined);
 	return p;
-}
-
-/* The blocks of p still advised after a copy into it. */
-static unsigned advised_after_a_copy(CUdeviceptr p)
-{
-	unsigned on_gpu, advised;
-	memset_d8(p);
-	blocks(p, 16 * MiB, &on_gpu, &advised, NULL);
-	return advised;
 }
 
 /* An end that fails because a fork was not joined back still ends the capture, and holds nothing back. */
@@ -559,13 +557,9 @@ Test(read_dup, a_forked_stream_ends_nothing)
 /* An end on the legacy stream, which never captures, fails and ends no capture of another stream. */
 Test(read_dup, an_end_on_the_legacy_stream_ends_nothing)
 {
-	unsigned on_gpu, advised;
-	CUdeviceptr p = read_once("1", &on_gpu, &advised);
-	cr_assert_eq(advised, 8);
 	CUstream stream;
 	CUgraph graph = NULL;
-	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
-	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CUdeviceptr p = capturing_after_a_read(&stream);
 	cr_expect_neq(SYM(shim, cuStreamEndCapture)(NULL, &graph), CUDA_SUCCESS);
 	cr_expect_eq(advised_after_a_copy(p), 8, "no advice call while the capture lasts");
 	CU_OK(SYM(shim, cuStreamEndCapture)(stream, &graph));
