@@ -32,6 +32,10 @@
 #   llama X ROUND [ENV...]  under X, llama.cpp 13B F16 by llama-bench directly
 #                           (-n 8 -r 3; /tmp/ember-13b.gguf, made by make_gguf.py)
 #   hf X ROUND [ENV...]     under X, transformers generate() on hf-llama
+#   turns LEFT "X Y..." W...  each kernel workload W by `one` under each library X
+#                           in turn, with the settings the call's own `env_of X`
+#                           prints, two rounds, the order turning; each process
+#                           only while more than LEFT of the call's seconds are left
 # and, for any call:
 #   cell W SCALE VARIANT ROUND  the suite's kernel workload W at one size and
 #                           variant under the packed library, in $R/W-SCALE-VARIANT-ROUND
@@ -59,6 +63,15 @@ one() { # DIR WORKLOAD [ENV...]
     EMBER_SUITE_ONLY=$w EMBER_SUITE_TIMEOUT=60 timeout 90 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
+}
+turns() { # LEFT "X Y..." W...
+  local left=$1 order=$2 w round v now; shift 2
+  for w; do
+    for round in 0 1; do
+      now=$order; [ $round = 1 ] && now=$(printf '%s\n' $order | tac | xargs)
+      for v in $now; do time_left "$left" && { use "$v"; one "$w-$v-$round" "$w" EMBER_LOG=info "$(env_of "$v")"; }; done
+    done
+  done
 }
 llama() { # VARIANT ROUND [ENV...]
   local v=$1 round=$2; shift 2

@@ -11,12 +11,7 @@
 source tools/bench/device-call.sh c44-1
 cp build/lib-head.so build/lib-pieces.so
 env_of() { case $1 in pieces) echo EMBER_PIECES=1 ;; *) echo EMBER_LOG=info ;; esac; }
-for w in pathfinder radix; do
-  for round in 0 1; do
-    order="head pieces"; [ $round = 1 ] && order="pieces head"
-    for v in $order; do time_left 400 && { use $v; one "$w-$v-$round" $w EMBER_LOG=info "$(env_of $v)"; }; done
-  done
-done
+turns 400 "head pieces" pathfinder radix
 stage gguf
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
 use pieces; stage "llama traced"
@@ -29,12 +24,7 @@ for round in 0 1 2; do
   order="head pieces"; [ $round = 1 ] && order="pieces head"
   for v in $order; do time_left 250 && llama $v $round "$(env_of $v)"; done
 done
-for w in cnn star; do
-  for round in 0 1; do
-    order="pieces head"; [ $round = 1 ] && order="head pieces"
-    for v in $order; do time_left 120 && { use $v; one "$w-$v-$round" $w EMBER_LOG=info "$(env_of $v)"; }; done
-  done
-done
+turns 120 "pieces head" cnn star
 for round in 0 1; do
   order="head pieces"; [ $round = 1 ] && order="pieces head"
   for v in $order; do time_left 40 && hf $v $round "$(env_of $v)"; done

@@ -14,24 +14,11 @@
 source tools/bench/device-call.sh c44-3
 cp build/lib-head.so build/lib-reads.so
 env_of() { case $1 in reads) echo EMBER_READS_FIRST=1 ;; *) echo EMBER_LOG=info ;; esac; }
-hints() { # WORKLOAD BY ROUND
-  local out=$R/$1-hints-$2-$3
-  stage "$1 hints by $2 round $3"
-  mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  EMBER_SUITE_PLACE_BY=$2 EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=hints \
-    EMBER_SUITE_ONLY=$1 EMBER_SUITE_TIMEOUT=90 timeout 120 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
-  pack
-}
 for w in nw kmeans; do
   for round in 0 1; do
     order="traffic reads"; [ $round = 1 ] && order="reads traffic"
-    for by in $order; do time_left 300 && hints $w $by $round; done
+    for by in $order; do time_left 300 && EMBER_SUITE_PLACE_BY=$by cell $w 1.5 hints "$by-$round"; done
   done
 done
-for w in kmeans nw star bfs cnn pathfinder; do
-  for round in 0 1; do
-    order="head reads"; [ $round = 1 ] && order="reads head"
-    for v in $order; do time_left 40 && { use $v; one "$w-$v-$round" $w EMBER_LOG=info "$(env_of $v)"; }; done
-  done
-done
+turns 40 "head reads" kmeans nw star bfs cnn pathfinder
 finish
