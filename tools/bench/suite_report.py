@@ -794,11 +794,12 @@ def main():
         rates_table([sparse["rates_Bps"]], lines)
     backing_table(backing, lines)
     gather_table(gather, lines)
+    floor_rows = floors(m, probe, sparse)  # the 1.5x table and its plot
     for scale in (0.5, 1.5):
         lines += ["", f"## {scale}x of the budget (seconds)", ""]
         table(m, scale, lines)
         if scale == 1.5:
-            floors_table(floors(m, probe, sparse), lines)
+            floors_table(floor_rows, lines)
     lines += ["", "## Geometric means", ""]
     geomeans(m, lines)
     lines += ["", "## Launch overhead (`bench: launch-overhead`)", "",
@@ -864,7 +865,7 @@ def main():
                   "Records come from several device calls (suite_merge.py); a later fix is not in an earlier record.", ""]
         for code, cells in codes.items():
             lines.append(f"- `{code}`: " + ", ".join(cells))
-    made = plots(m, results, floors(m, probe, sparse))
+    made = plots(m, results, floor_rows)
     if made:
         lines += ["", "## Plots", ""] + [f"![{p}]({rel}/{p})" for p in made]
     with open(out, "w") as f:
