@@ -51,6 +51,8 @@ BOUND_FIELDS = ("bound_seconds", "bound_note", "bound_warm_seconds", "link_warm_
 
 
 def load(path):
+    """Every line as JSON, or an error: suite_record.load_jsonl skips what does not parse, and a merge writes the
+    matrix back, so a line skipped would be a record lost."""
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
