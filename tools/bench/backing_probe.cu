@@ -26,12 +26,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cuda_check.h"
 #include "host_fill.h"
 #include "pieces.cuh"
+#include "smaps.h"
 
 static unsigned *out;
 static int nb;
@@ -58,31 +58,14 @@ static std::string first_line(const char *path)
 	return q + "\"";
 }
 
-// The smaps fields of the host mapping that holds p, as a JSON object of kB.
+// The smaps fields of the host mapping that holds p, as a JSON object of kB (those it has).
 static std::string smaps_of(const void *p)
 {
-	std::ifstream f("/proc/self/smaps");
-	std::string line, fields;
-	bool inside = false;
-	const char *wanted[] = { "Rss:", "AnonHugePages:", "KernelPageSize:", "MMUPageSize:" };
-	while (std::getline(f, line)) {
-		unsigned long lo, hi;
-		if (sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
-			if (inside)
-				break;
-			inside = (unsigned long)p >= lo && (unsigned long)p < hi;
-			continue;
-		}
-		if (!inside)
-			continue;
-		for (const char *w : wanted)
-			if (!line.compare(0, strlen(w), w)) {
-				std::istringstream s(line.substr(strlen(w)));
-				long kb = 0;
-				s >> kb;
-				fields += (fields.empty() ? "" : ", ") + std::string("\"") + std::string(w, strlen(w) - 1) +
-				          "\": " + std::to_string(kb);
-			}
+	std::string fields;
+	for (const char *w : { "KernelPageSize", "MMUPageSize", "Rss", "AnonHugePages" }) { // as smaps orders them
+		long kb = smaps_kb(p, w);
+		if (kb >= 0)
+			fields += (fields.empty() ? "" : ", ") + std::string("\"") + w + "\": " + std::to_string(kb);
 	}
 	return "{" + fields + "}";
 }

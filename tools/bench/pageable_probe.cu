@@ -47,8 +47,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -56,31 +54,18 @@
 #include "page_touch.h"
 #include "passes.cuh"
 #include "pieces.cuh"
+#include "smaps.h"
 #include "wall_clock.h"
 
 static const cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 }, gpu = { cudaMemLocationTypeDevice, 0 };
 static int sms;
 static unsigned *sink;
 
-// The smaps fields (kB) of the mapping that starts at p: Rss and AnonHugePages, -1 where not found.
+// The smaps fields (kB) of the mapping that holds p: Rss and AnonHugePages, -1 where not found.
 static void smaps(const void *p, long *rss_kb, long *huge_kb)
 {
-	*rss_kb = *huge_kb = -1;
-	std::ifstream f("/proc/self/smaps");
-	std::string line;
-	bool in = false;
-	while (std::getline(f, line)) {
-		unsigned long lo, hi;
-		if (sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
-			in = lo == (unsigned long)p;
-			continue;
-		}
-		long v;
-		if (in && sscanf(line.c_str(), "Rss: %ld kB", &v) == 1)
-			*rss_kb = v;
-		if (in && sscanf(line.c_str(), "AnonHugePages: %ld kB", &v) == 1)
-			*huge_kb = v;
-	}
+	*rss_kb = smaps_kb(p, "Rss");
+	*huge_kb = smaps_kb(p, "AnonHugePages");
 }
 
 static char *map_anon(size_t bytes, bool huge)
