@@ -29,7 +29,7 @@ H200 profile. Groups (the "group" field):
                next piece, per-cycle ranks between cycles alike) against the default: llama.cpp's trace of
                ab-40's call 6 (an H100 at 2cdfa8d) as recorded and with its fused gate pointer's ranges as
                the rule takes them (--piece, the gate alone, not through the up tensor behind it), async
-               and on the recorded clock; radix's traces, async and recorded; each adaptive 1.5x trace recorded
+               and on the recorded clock, and under EMBER_PARTIAL_RANK as well; radix's traces, async and recorded; each adaptive 1.5x trace recorded
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -205,7 +205,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         gate = os.path.join(tmp, "llama-gate.trace.gz")
         trace_ranges.main([LLAMA_TRACED, gate, "--alloc", "0", "--piece", LLAMA_GATE])
-        for params in ((), PIECES):
+        # partial rank too: the H100's processes under it demoted 1.06-1.51 GB (ab-40's call 6), the replay's check
+        for params in ((), PIECES, PARTIAL_RANK):
             for launches in ("async", "recorded"):
                 add("pieces", LLAMA_TRACED, "adaptive", launches, label="ab-40/call6/llama-cpp-1.5-adaptive",
                     params=params)
