@@ -39,7 +39,6 @@ void ember_state_init(void)
 		.heat_ratio = ember_cfg.heat_ratio,
 		.partial_rank = ember_cfg.partial_rank,
 		.pieces = ember_cfg.pieces,
-		.reads_first = ember_cfg.reads_first,
 		.stale_intervals = ember_cfg.stale_intervals,
 		.protection = ember_cfg.protection,
 		.base_grace_ns = ember_cfg.base_grace_ms * MS,

@@ -65,9 +65,6 @@ int ember_victim_order(const void *x, const void *y)
  * left its 2.3 GB vertex offsets mapped for the 18 GB edge list (1.52 s
  * against static's 1.08 s), and the star queries their dimension tables.
  * Then in address order, so that spans come out adjacent and merge.
- * Under EMBER_READS_FIRST a region read comes before one only written,
- * whatever their sizes: a kernel waits for each of its mapped reads, and
- * posts its mapped writes.
  */
 static uint32_t rank_demand(const struct slot *s)
 {
@@ -80,8 +77,6 @@ int ember_hottest_first(const void *x, const void *y)
 	uint32_t da = rank_demand(a), db = rank_demand(b);
 	if (da != db)
 		return (da < db) - (da > db);
-	if (a->written != b->written)
-		return a->written ? 1 : -1;
 	if (a->a != b->a && a->a->size != b->a->size)
 		return a->a->size < b->a->size ? -1 : 1;
 	if (a->a != b->a)
@@ -121,8 +116,7 @@ struct slot ember_slot_hot(const struct ember_policy_params *p, struct ember_all
 			      .last_ref = reg->last_ref,
 			      .gap = reg->gap,
 			      /* under EMBER_PIECES its demand is already the parts it was read in */
-			      .partial = p->partial_rank && !p->pieces && reg->touch_partial,
-			      .written = p->reads_first && !reg->touch_read };
+			      .partial = p->partial_rank && !p->pieces && reg->touch_partial };
 }
 
 /* A resident region r of a, as a candidate victim. */

@@ -26,7 +26,6 @@ struct slot {
 	uint64_t last_ref; /* when it was last referenced */
 	uint64_t gap;      /* mapped: its reuse gap (UINT64_MAX: referenced once) */
 	bool partial;      /* hot: ranked at half its demand (ember_slot_hot) */
-	bool written;      /* hot: its last touch only wrote it; after the regions read at equal demand */
 	enum ember_victim_reason why; /* a victim: for what it gave way (EXCHANGE: a region read more a cycle) */
 	struct ember_alloc *for_a;    /* a victim of replacement: the hot region it gave way for (NULL: none) */
 	uint32_t for_r;

@@ -84,12 +84,10 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 			reg->touch_start = now;
 			reg->touch_demand = amount;
 			reg->touch_partial = 0;
-			reg->touch_read = !share.written;
 		} else {
 			if (now - reg->touch_start >= p->interval_ns)
 				reg->gap = now - reg->last_ref;
 			reg->touch_demand = add_saturating(reg->touch_demand, amount);
-			reg->touch_read |= !share.written;
 		}
 		if (reg->episode != pc->episode) { /* a region never credited counts nothing in episode 0 either */
 			reg->episode = pc->episode;
@@ -137,8 +135,7 @@ bool ember_policy_demand_shared(struct ember_policy_ctx *pc, struct ember_alloc 
 {
 	struct ember_repeat *rep = &a->repeat;
 	if (rep->count && rep->r0 == r0 && rep->r1 == r1 && rep->share.amount == share.amount &&
-	    rep->share.first == share.first && rep->share.last == share.last && rep->share.written == share.written &&
-	    now >= rep->first &&
+	    rep->share.first == share.first && rep->share.last == share.last && now >= rep->first &&
 	    now - rep->first < pc->params.interval_ns / 4) {
 		rep->count++;
 		rep->last = now;
@@ -154,7 +151,7 @@ bool ember_policy_demand_shared(struct ember_policy_ctx *pc, struct ember_alloc 
 bool ember_policy_demand(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount,
 			 uint64_t now)
 {
-	return ember_policy_demand_shared(pc, a, r0, r1, (struct ember_share){ amount, amount, amount, false }, now);
+	return ember_policy_demand_shared(pc, a, r0, r1, (struct ember_share){ amount, amount, amount }, now);
 }
 
 /* Where a launch's extent [offset, offset + bytes) of a ends: bytes 0, or past a's end, is to a's end. */
@@ -171,9 +168,9 @@ static uint32_t part_of(uint32_t amount, uint64_t covered, uint64_t size)
 }
 
 struct ember_share ember_policy_share(const struct ember_policy_params *p, const struct ember_alloc *a,
-				      uint64_t offset, uint64_t bytes, uint32_t amount, bool written)
+				      uint64_t offset, uint64_t bytes, uint32_t amount)
 {
-	struct ember_share share = { amount, amount, amount, written };
+	struct ember_share share = { amount, amount, amount };
 	if (!p->pieces || !a->nregions || offset >= a->size)
 		return share;
 	uint64_t end = extent_end(a, offset, bytes);
@@ -197,7 +194,7 @@ void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
 	if (rep->count > 1) {
 		uint32_t n = rep->count - 1;
 		struct ember_share total = { times_saturating(rep->share.amount, n), times_saturating(rep->share.first, n),
-					     times_saturating(rep->share.last, n), rep->share.written };
+					     times_saturating(rep->share.last, n) };
 		credit(pc, a, rep->r0, rep->r1, total, rep->last);
 		rep->count = 1; /* all credited; later repeats of the range are counted again */
 	}

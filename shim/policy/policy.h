@@ -49,7 +49,6 @@ struct ember_policy_params {
 	double heat_ratio;          /* hottest mapped / coldest resident to replace: 2 */
 	bool partial_rank;          /* hot regions covered in part rank at half their demand (EMBER_PARTIAL_RANK) */
 	bool pieces;                /* allocations taken in pieces are pools: policy.h, EMBER_PIECES */
-	bool reads_first;           /* what kernels read before what they only write (EMBER_READS_FIRST) */
 	uint32_t stale_intervals;   /* silent intervals until a resident region counts as cold: 5 */
 	bool protection;            /* migration-aware protection on */
 	uint64_t base_grace_ns;     /* grace after arrival: 100 ms */
@@ -113,10 +112,9 @@ bool ember_policy_demand_shared(struct ember_policy_ctx *pc, struct ember_alloc 
  * part, that part of amount (at least 1). Two launches that each read half
  * of a region (radix sort's chunk edges, two tensors packed in one buffer)
  * then credit it one launch's amount, as much as it holds of either.
- * written: the kernel only writes through the reference (struct ember_share).
  */
 struct ember_share ember_policy_share(const struct ember_policy_params *p, const struct ember_alloc *a,
-				      uint64_t offset, uint64_t bytes, uint32_t amount, bool written);
+				      uint64_t offset, uint64_t bytes, uint32_t amount);
 void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a);
 
 /*

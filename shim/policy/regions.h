@@ -52,7 +52,6 @@ struct ember_region {
 	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
 	uint32_t touch_demand; /* policy: demand its current (or last) touch brought, undecayed: what it reads a cycle */
 	uint8_t touch_partial; /* policy: a launch of that touch covered only part of it (ember_policy_extent_edges) */
-	uint8_t touch_read;    /* policy: a reference of that touch may read it (not only written: struct ember_share) */
 	uint8_t episode_partial; /* policy: the same, for any launch of its episode */
 	uint32_t piece_at;       /* monitor.c, under EMBER_PIECES: 1 + the lowest offset in it a launch pointed at; 0: none */
 	uint32_t next_piece;     /* monitor.c: 1 + the first region past it with a piece_at; 0: none */
@@ -72,12 +71,10 @@ struct ember_region {
 /*
  * What one reference credits a range of regions: amount each, but first
  * to its first region and last to its last: under EMBER_PIECES the parts
- * of amount that the reference covers of them (ember_policy_share). written:
- * its kernel only writes through it, as its name declares (EMBER_READS_FIRST).
+ * of amount that the reference covers of them (ember_policy_share).
  */
 struct ember_share {
 	uint32_t amount, first, last;
-	bool written;
 };
 
 /*

@@ -258,7 +258,7 @@ static struct ember_share run_share(struct ember_share share, uint32_t from, uin
 {
 	uint32_t first = from == r0 ? share.first : from + 1 == r1 ? share.last : share.amount;
 	uint32_t last = to == r1 ? share.last : to - 1 == r0 ? share.first : share.amount;
-	return (struct ember_share){ share.amount, first, last, share.written };
+	return (struct ember_share){ share.amount, first, last };
 }
 
 /*
@@ -299,7 +299,7 @@ static bool scan_demand(struct ember_ac_reader *rd, struct ember_policy_ctx *pc,
 }
 
 bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a, uint64_t addr,
-		     uint64_t bytes, uint32_t amount, bool written, bool scanned, uint64_t now)
+		     uint64_t bytes, uint32_t amount, bool scanned, uint64_t now)
 {
 	if (!a || a->kind == EMBER_ALLOC_PLAIN || !a->nregions || addr < a->base || addr >= a->base + a->size)
 		return false;
@@ -315,8 +315,8 @@ bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, st
 			end = a->base + a->size;
 		uint32_t r0 = (uint32_t)((addr - a->base) >> EMBER_REGION_SHIFT);
 		uint32_t r1 = (uint32_t)(((end - 1 - a->base) >> EMBER_REGION_SHIFT) + 1);
-		fresh = scan_demand(rd, pc, a, r0, r1,
-				    ember_policy_share(&pc->params, a, addr - a->base, bytes, amount, written), now);
+		fresh = scan_demand(rd, pc, a, r0, r1, ember_policy_share(&pc->params, a, addr - a->base, bytes, amount),
+				    now);
 	}
 	/* the counters' demand since the last launch is what this launch's promotion must see */
 	unsigned slot = cover_slot(a);
@@ -332,12 +332,12 @@ bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, st
 struct ember_ac_reader ember_shim_counters;
 
 bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount,
-				  bool written, uint64_t now)
+				  uint64_t now)
 {
 	/* on a driver without notifications, one load: the launch path is measured in nanoseconds */
 	bool fresh = ember_shim_counters.reading
-			     ? ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, written, true, now)
-			     : ember_monitor_launch_demand(a, addr, bytes, amount, written, now);
+			     ? ember_ac_launch(&ember_shim_counters, &ember_shim_ctx, a, addr, bytes, amount, true, now)
+			     : ember_monitor_launch_demand(a, addr, bytes, amount, now);
 	if (a && a->kind != EMBER_ALLOC_PLAIN && addr >= a->base)
 		ember_policy_extent_edges(a, addr - a->base, bytes);
 	return fresh;

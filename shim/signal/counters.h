@@ -153,15 +153,14 @@ bool ember_ac_covers(const struct ember_ac_reader *rd, const struct ember_alloc 
 /*
  * A launch over [addr, addr + bytes) of a, in pc's table (locked), at now:
  * when scanned, the launch scan's credit of amount to the regions it
- * covers (written: its kernel only writes them, struct ember_share), as
- * ember_policy_demand gives it where the counters do not cover
+ * covers, as ember_policy_demand gives it where the counters do not cover
  * a; where they do, withheld from the mapped regions they did not confirm
  * (above). Returns true when the launch brings fresh demand for a: the
  * scan's credit is new, or notifications credited a since its last launch
  * (within cover_ns of them; once), so that the launch's promotion looks at a.
  */
 bool ember_ac_launch(struct ember_ac_reader *rd, struct ember_policy_ctx *pc, struct ember_alloc *a, uint64_t addr,
-		     uint64_t bytes, uint32_t amount, bool written, bool scanned, uint64_t now);
+		     uint64_t bytes, uint32_t amount, bool scanned, uint64_t now);
 
 /* ---- the shim's reader (guarded by the shim's table lock) ---- */
 
@@ -169,12 +168,11 @@ extern struct ember_ac_reader ember_shim_counters;
 
 /*
  * The launch scan's one way in (monitor.c): a launch's demand, as
- * ember_monitor_launch_demand credits it on a driver without
- * notifications, and through ember_ac_launch when the driver's
- * notifications are read.
+ * ember_monitor_demand credits it on a driver without notifications, and
+ * through ember_ac_launch when the driver's notifications are read.
  */
 bool ember_counters_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount,
-				  bool written, uint64_t now);
+				  uint64_t now);
 
 /* ---- the patched driver, through the tools event queue (counters_feed.c) ---- */
 

@@ -183,13 +183,12 @@ bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, 
 	return r1 && ember_policy_demand(&ember_shim_ctx, a, r0, r1, amount, now);
 }
 
-bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, bool written,
-				 uint64_t now)
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
 	uint32_t r0, r1 = span_of(a, addr, bytes, &r0);
 	return r1 && ember_policy_demand_shared(&ember_shim_ctx, a, r0, r1,
 						ember_policy_share(&ember_shim_ctx.params, a, addr - a->base, bytes,
-								   amount, written),
+								   amount),
 						now);
 }
 
@@ -216,20 +215,6 @@ static void note_departures(struct ember_scan *s, unsigned i, uint64_t extent)
 }
 
 /*
- * Under EMBER_READS_FIRST, whether pointer i's kernel only writes through
- * it, as its mangled name declares: not a pointer to const, in a kernel
- * whose name declares another one const (a kernel that declares none may
- * read through any of them). A pointer inside a structure has no
- * declaration of its own, and counts as read.
- */
-static bool only_written(const struct ember_scan *s, unsigned i)
-{
-	unsigned param = s->ptrs[i].param;
-	return ember_shim_ctx.params.reads_first && s->declared.signature && s->declared.read_only &&
-	       param < EMBER_SCAN_LEARNED && s->declared.elem_size[param] && !(s->declared.read_only >> param & 1);
-}
-
-/*
  * Each pointer's extent as demand, its regions credited by how much smaller
  * it is than the launch's largest (ember_policy_launch_amount). On the H200
  * at 1.5x of the budget, the star queries' 14 MB dimension tables, looked
@@ -250,21 +235,9 @@ static void credit_extents(struct ember_scan *s, uint64_t now)
 		largest = regions[i] > largest ? regions[i] : largest;
 	}
 	s->fresh_demand = false;
-	for (unsigned i = 0; i < s->nptrs; i++) {
-		bool written = only_written(s, i);
-		/*
-		 * a written range past the span is an output a work item writes
-		 * its element of, not a table looked up densely: k-means' labels,
-		 * 1/16 of its points, took 16 times their demand a region (a
-		 * small one keeps the bonus: star's per-group sums, taken by
-		 * atomics, which wait as reads do)
-		 */
-		uint32_t amount = written && regions[i] > ember_span_regions(&ember_shim_ctx.params)
-					  ? EMBER_LAUNCH_DEMAND
-					  : ember_policy_launch_amount(regions[i], largest);
-		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i], amount,
-								written, now);
-	}
+	for (unsigned i = 0; i < s->nptrs; i++)
+		s->fresh_demand |= ember_counters_launch_demand(s->ptrs[i].alloc, s->ptrs[i].addr, s->extent[i],
+								ember_policy_launch_amount(regions[i], largest), now);
 }
 
 void ember_monitor_launch(struct ember_scan *s, uint64_t now)

@@ -65,10 +65,8 @@ bool ember_monitor_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, 
 /*
  * The same for a launch's extent, whose first and last regions, where it
  * covers them only in part, get that part of amount under
- * EMBER_PIECES (ember_policy_share); an event's point does not. written:
- * the kernel only writes through it (struct ember_share).
+ * EMBER_PIECES (ember_policy_share); an event's point does not.
  */
-bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, bool written,
-				 uint64_t now);
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
 
 #endif

@@ -37,10 +37,9 @@ struct ember_policy_ctx ember_shim_ctx;
 static uint64_t scan_demands;
 
 /* The launch scan's own crediting (monitor.c), which counters.c calls when no notifications are read. */
-bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, bool written,
-				 uint64_t now)
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
-	(void)a, (void)addr, (void)bytes, (void)amount, (void)written, (void)now;
+	(void)a, (void)addr, (void)bytes, (void)amount, (void)now;
 	scan_demands++;
 	return true;
 }
@@ -173,10 +172,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!a)
 				break;
 			/* as ember_counters_launch_demand: the scan's range credited through the reader (or, as ember-sim's scan=0, not),
-			 * its edges credited whole or, under EMBER_PIECES, their parts, its kernel reading it or only writing */
+			 * its edges credited whole or, under EMBER_PIECES, their parts */
 			ember_shim_ctx.params.pieces = off & 2;
 			ember_ac_launch(&rd, &ember_shim_ctx, a, a->base + off % (a->size + 1), len, EMBER_LAUNCH_DEMAND,
-					off & 4, off & 1, now);
+					off & 1, now);
 			break;
 		}
 		case 'P': {

@@ -123,9 +123,7 @@ static void launch(struct input *in, uint64_t *bases, const uint64_t *sizes, uns
 	struct ember_scan scan;
 	ember_scan_launch(handle(h), params, NULL, &scan);
 	scan.stream_key = take(in) % 3;
-	unsigned trial = take(in); /* the rules under trial and the defaults, launch by launch */
-	ember_shim_ctx.params.pieces = trial & 1;
-	ember_shim_ctx.params.reads_first = trial & 2;
+	ember_shim_ctx.params.pieces = take(in) & 1; /* EMBER_PIECES's pools and the default, launch by launch */
 	ember_table_lock(&ember_shim_table);
 	ember_monitor_launch(&scan, now);
 	ember_table_unlock(&ember_shim_table);

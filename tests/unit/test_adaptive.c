@@ -19,7 +19,6 @@
 
 static void *sim, *shim;
 static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused;
-static CUfunction assign;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -80,14 +79,6 @@ static void k_fused(const struct ember_sim_launch *l, void **params)
 	SYM(sim, ember_sim_access)(((const struct fusion *)params[1])->gate, n * 2, 0);
 }
 
-/* k-means' assignment: 64-byte points read, a 4-byte label written a point */
-static void k_assign(const struct ember_sim_launch *l, void **params)
-{
-	size_t n = *(size_t *)params[2];
-	SYM(sim, ember_sim_access)(*(const void **)params[0], n * 64, 0);
-	SYM(sim, ember_sim_access)(*(const void **)params[1], n * 4, 1);
-}
-
 /* llama.cpp's shape: a weight, its element count, and a float scale (and a -1 for "no index"). */
 static void k_scaled(const struct ember_sim_launch *l, void **params)
 {
@@ -135,8 +126,6 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z10half_piecePK6__halfm", k_half, one, 2), 0);
 	/* fused(__half const*, fusion, unsigned long) */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z5fusedPK6__half6fusionm", k_fused, two, 3), 0);
-	/* assign(float const*, unsigned int*, unsigned long) */
-	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z6assignPKfPjm", k_assign, two, 3), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -149,7 +138,6 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&frontier, mod, "t_frontier"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&half_piece, mod, "_Z10half_piecePK6__halfm"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&fused, mod, "_Z5fusedPK6__half6fusionm"));
-	CU_OK(SYM(shim, cuModuleGetFunction)(&assign, mod, "_Z6assignPKfPjm"));
 }
 
 TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
@@ -580,39 +568,6 @@ Test(adaptive, a_guessed_extent_runs_into_the_next_piece)
 Test(adaptive, a_guessed_extent_ends_at_the_next_piece_under_pieces)
 {
 	fused_gate_and_up(true);
-}
-
-/*
- * k-means' assignment: its points (64 bytes each) declared const, its
- * labels (4 bytes each) not, the labels 1/16 of the points' extent. At the
- * defaults each region of the labels takes 16 times a point region's
- * demand (the smaller extent, read more densely); under EMBER_READS_FIRST
- * the labels are known only written, larger than the span, and take the
- * same as the points.
- */
-static void points_and_labels(bool reads_first)
-{
-	if (reads_first)
-		setenv("EMBER_READS_FIRST", "1", 1);
-	start_measuring_demand();
-	cr_assert_not_null(dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL), "a C++ runtime: %s", dlerror());
-	size_t n = 4 * MiB;
-	CUdeviceptr points = managed(64 * n), labels = managed(4 * n);
-	launch(assign, (void *[]){ &points, &labels, &n });
-	cr_expect_gt(demand_at(points), 0);
-	cr_expect_eq(demand_at(labels), (reads_first ? 1 : 16) * demand_at(points), "a label region against a point region: %u against %u",
-		     demand_at(labels), demand_at(points));
-	unsetenv("EMBER_READS_FIRST");
-}
-
-Test(adaptive, a_smaller_output_earns_a_denser_array_s_demand)
-{
-	points_and_labels(false);
-}
-
-Test(adaptive, under_reads_first_an_output_larger_than_the_span_earns_no_more)
-{
-	points_and_labels(true);
 }
 
 Test(adaptive, every_repeated_launch_is_credited)

@@ -29,10 +29,9 @@ struct ember_policy_ctx ember_shim_ctx;
 #define ctx ember_shim_ctx
 static unsigned scan_calls; /* launches the launch scan credited itself, on a driver without notifications */
 
-bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, bool written,
-				 uint64_t now)
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
-	(void)a, (void)addr, (void)bytes, (void)amount, (void)written, (void)now;
+	(void)a, (void)addr, (void)bytes, (void)amount, (void)now;
 	scan_calls++;
 	return true;
 }
@@ -237,7 +236,7 @@ Test(counters, a_notification_credits_the_region_it_names_and_no_other)
 	r = record(BASE + 3 * REGION + 7 * PIECE, 1u << 7);
 	cr_expect_eq(take(&r), EMBER_AC_REPEAT, "no launch since: it has its launch's worth");
 	cr_expect_eq(demand(a, 3), EMBER_LAUNCH_DEMAND, "nothing added (decay is caught up at the next credit)");
-	ember_ac_launch(&rd, &ctx, a, BASE, REGION, EMBER_LAUNCH_DEMAND, false, false, now); /* a launch the scan does not credit */
+	ember_ac_launch(&rd, &ctx, a, BASE, REGION, EMBER_LAUNCH_DEMAND, false, now); /* a launch the scan does not credit */
 	cr_assert_eq(take(&r), EMBER_AC_OK);
 	cr_expect_eq(demand(a, 3), EMBER_LAUNCH_DEMAND / 4 + EMBER_LAUNCH_DEMAND, "credited again at the next launch, after two intervals of decay");
 	cr_expect_eq(demand(a, 2) + demand(a, 4), 0);
@@ -338,7 +337,7 @@ Test(counters, a_stream_of_records_with_a_short_tail)
 /* A launch over n regions of a from region r0, through the shim's hook as monitor.c calls it. */
 static bool launch(struct ember_alloc *a, uint32_t r0, uint32_t n)
 {
-	return ember_counters_launch_demand(a, a->base + r0 * REGION, n * REGION, EMBER_LAUNCH_DEMAND, false, now);
+	return ember_counters_launch_demand(a, a->base + r0 * REGION, n * REGION, EMBER_LAUNCH_DEMAND, now);
 }
 
 /* The next launch, 30 ms on (past a quarter interval: not a repeat), over regions 0 to n - 1 of a. */
@@ -435,7 +434,7 @@ Test(counters, a_run_around_a_withheld_region_keeps_the_launch_s_edge_parts)
 	cr_assert_not(credited_now(a, 1), "region 1 withheld");
 	ctx.params.pieces = true;
 	now += 30 * MS;
-	ember_ac_launch(&rd, &ctx, a, a->base + REGION / 2, 2 * REGION, EMBER_LAUNCH_DEMAND, false, true, now);
+	ember_ac_launch(&rd, &ctx, a, a->base + REGION / 2, 2 * REGION, EMBER_LAUNCH_DEMAND, true, now);
 	ember_policy_settle(&ctx, a);
 	cr_expect_eq(a->regions[0].touch_demand, EMBER_LAUNCH_DEMAND / 2, "half of region 0");
 	cr_expect_eq(a->regions[2].touch_demand, EMBER_LAUNCH_DEMAND / 2, "half of region 2, a run of one at the end");
@@ -458,8 +457,8 @@ Test(counters, a_region_notifications_name_and_the_scan_does_not_gets_one_launch
 	cr_expect_eq(rd.counts.regions, 1);
 	/* the next launch of a is fresh, so that its promotion sees region 4; once */
 	now += 30 * MS;
-	cr_expect(ember_ac_launch(&rd, &ctx, a, BASE, REGION, EMBER_LAUNCH_DEMAND, false, false, now));
-	cr_expect_not(ember_ac_launch(&rd, &ctx, a, BASE, REGION, EMBER_LAUNCH_DEMAND, false, false, now), "and once only");
+	cr_expect(ember_ac_launch(&rd, &ctx, a, BASE, REGION, EMBER_LAUNCH_DEMAND, false, now));
+	cr_expect_not(ember_ac_launch(&rd, &ctx, a, BASE, REGION, EMBER_LAUNCH_DEMAND, false, now), "and once only");
 	/* at the next launch, another launch's worth */
 	for (int i = 0; i < 300; i++)
 		named(a, 4);
@@ -563,7 +562,7 @@ Test(counters, a_record_across_a_credited_and_an_uncredited_region_credits_the_u
 {
 	/* an allocation 1 MiB past a 2 MiB boundary: the counted region [BASE + 2 MiB, + 4 MiB) holds its regions 0 and 1 */
 	struct ember_alloc *a = alloc_at(BASE + 1 * MiB, 8 * MiB, EMBER_ALLOC_MANAGED);
-	ember_counters_launch_demand(a, a->base, 1, EMBER_LAUNCH_DEMAND, false, now); /* region 0 */
+	ember_counters_launch_demand(a, a->base, 1, EMBER_LAUNCH_DEMAND, now); /* region 0 */
 	struct ember_ac_record r = record(BASE + REGION, 0xffffffff);
 	cr_assert_eq(take(&r), EMBER_AC_OK);
 	cr_expect_eq(demand(a, 0), EMBER_LAUNCH_DEMAND, "the scan's, once");
@@ -582,7 +581,7 @@ Test(counters, the_scan_s_credit_is_per_allocation)
 	cr_expect_eq(named(b, 0), EMBER_AC_REPEAT);
 	cr_expect(ember_ac_covers(&rd, b, now));
 	/* a launch outside the allocation is nobody's */
-	cr_expect_not(ember_ac_launch(&rd, &ctx, a, BASE + 9 * MiB, MiB, EMBER_LAUNCH_DEMAND, false, true, now));
+	cr_expect_not(ember_ac_launch(&rd, &ctx, a, BASE + 9 * MiB, MiB, EMBER_LAUNCH_DEMAND, true, now));
 	cr_expect_eq(a->ac_launch, 0);
 	counts_add_up();
 }

@@ -444,55 +444,6 @@ Test(policy, of_arrays_a_launch_references_whole_the_smaller_goes_first)
 	cr_expect_eq(count_state(edges, 0, 40, EMBER_REGION_RESIDENT), 28 - 8, "the large one has the rest of the room");
 }
 
-/*
- * k-means' shape: one launch reads the points (40 regions) and writes the
- * labels (8), each credited whole and alike. At the defaults the smaller
- * array goes first; under EMBER_READS_FIRST the points do, since a kernel
- * waits for each read of mapped memory and posts its writes, and the labels
- * take what room is left.
- */
-static void points_and_labels(bool reads_first)
-{
-	params.reads_first = reads_first;
-	struct ember_alloc *points = alloc_regions(1ull << 40, 40), *labels = alloc_regions(2ull << 40, 8);
-	ember_policy_demand_shared(&ctx, points, 0, 40, (struct ember_share){ 256, 256, 256, false }, now);
-	ember_policy_demand_shared(&ctx, labels, 0, 8, (struct ember_share){ 256, 256, 256, true }, now);
-	struct ember_alloc *both[] = { points, labels };
-	struct ember_moves m = { 0 };
-	ember_policy_promote(&ctx, 0, now, both, 2, &m);
-	complete(&m);
-	uint32_t kept = reads_first ? 28 : 28 - 8;
-	cr_expect_eq(count_state(points, 0, 40, EMBER_REGION_RESIDENT), kept, "points resident: %u",
-		     count_state(points, 0, 40, EMBER_REGION_RESIDENT));
-	cr_expect_eq(count_state(labels, 0, 8, EMBER_REGION_RESIDENT), 28 - kept, "labels resident");
-}
-
-Test(policy, of_arrays_read_and_written_alike_the_smaller_goes_first)
-{
-	points_and_labels(false);
-}
-
-Test(policy, under_reads_first_what_a_launch_reads_goes_before_what_it_only_writes)
-{
-	points_and_labels(true);
-}
-
-/* a region read by one reference of a touch counts as read, whatever its other references only wrote */
-Test(policy, a_region_read_once_in_a_touch_is_read)
-{
-	params.reads_first = true;
-	struct ember_alloc *a = alloc_regions(1ull << 40, 4);
-	ember_policy_demand_shared(&ctx, a, 0, 4, (struct ember_share){ 256, 256, 256, true }, now);
-	cr_expect_not(a->regions[0].touch_read, "written");
-	ember_policy_demand_shared(&ctx, a, 0, 2, (struct ember_share){ 256, 256, 256, false }, now + 1 * MS);
-	ember_policy_settle(&ctx, a);
-	cr_expect(a->regions[0].touch_read && a->regions[1].touch_read, "then read, in the same touch");
-	cr_expect_not(a->regions[2].touch_read, "still written only");
-	now += 2 * params.interval_ns;
-	ember_policy_demand_shared(&ctx, a, 0, 1, (struct ember_share){ 256, 256, 256, true }, now);
-	cr_expect_not(a->regions[0].touch_read, "a new touch, written only");
-}
-
 Test(policy, a_smaller_extent_of_a_launch_earns_more_per_region_up_to_a_cap)
 {
 	cr_expect_eq(ember_policy_launch_amount(8, 8), EMBER_LAUNCH_DEMAND, "the largest itself");
@@ -918,7 +869,7 @@ static void launch_reading_bytes(struct ember_alloc *a, uint64_t at, uint64_t by
 {
 	struct ember_alloc *one[1] = { a };
 	ember_policy_demand_shared(&ctx, a, (uint32_t)(at / REGION), (uint32_t)((at + bytes - 1) / REGION + 1),
-				   ember_policy_share(&params, a, at, bytes, 256, false), now);
+				   ember_policy_share(&params, a, at, bytes, 256), now);
 	ember_policy_extent_edges(a, at, bytes);
 	struct ember_moves m = { 0 };
 	ember_policy_promote(&ctx, 0, now, one, 1, &m);
@@ -1010,26 +961,26 @@ Test(policy, chunk_edges_credited_their_parts_are_exchanged_with_the_rest)
 Test(policy, a_launch_credits_its_edges_the_parts_it_covers)
 {
 	struct ember_alloc *a = alloc_regions(1ull << 40, 4);
-	struct ember_share s = ember_policy_share(&params, a, REGION / 2, 2 * REGION, 256, false);
+	struct ember_share s = ember_policy_share(&params, a, REGION / 2, 2 * REGION, 256);
 	cr_expect(s.amount == 256 && s.first == 256 && s.last == 256, "off: whole amounts");
 	params.pieces = true;
-	s = ember_policy_share(&params, a, REGION / 2, 2 * REGION, 256, false);
+	s = ember_policy_share(&params, a, REGION / 2, 2 * REGION, 256);
 	cr_expect(s.amount == 256 && s.first == 128 && s.last == 128, "half of the first and of the last: %u %u",
 		  s.first, s.last);
-	s = ember_policy_share(&params, a, REGION / 4, REGION / 4, 256, false);
+	s = ember_policy_share(&params, a, REGION / 4, REGION / 4, 256);
 	cr_expect(s.first == 64 && s.last == 64, "a quarter of one region: %u %u", s.first, s.last);
-	s = ember_policy_share(&params, a, 0, 4 * REGION, 256, false);
+	s = ember_policy_share(&params, a, 0, 4 * REGION, 256);
 	cr_expect(s.first == 256 && s.last == 256, "aligned: whole");
-	s = ember_policy_share(&params, a, 3 * REGION, 1, 256, false);
+	s = ember_policy_share(&params, a, 3 * REGION, 1, 256);
 	cr_expect(s.first == 1, "a byte counts: at least 1");
-	s = ember_policy_share(&params, a, 3 * REGION + REGION / 2, 0, 256, false);
+	s = ember_policy_share(&params, a, 3 * REGION + REGION / 2, 0, 256);
 	cr_expect(s.first == 128, "no bytes: to the end of the allocation");
 	a->size = 3 * REGION + REGION / 2; /* the last region holds half a region */
-	s = ember_policy_share(&params, a, 2 * REGION, REGION + REGION / 4, 256, false);
+	s = ember_policy_share(&params, a, 2 * REGION, REGION + REGION / 4, 256);
 	cr_expect(s.first == 256 && s.last == 128, "a quarter of a region of the last region's half: %u", s.last);
 	/* repeats of the extent credit their shares at settling */
-	ember_policy_demand_shared(&ctx, a, 0, 2, ember_policy_share(&params, a, REGION / 2, REGION, 256, false), now);
-	cr_expect_not(ember_policy_demand_shared(&ctx, a, 0, 2, ember_policy_share(&params, a, REGION / 2, REGION, 256, false),
+	ember_policy_demand_shared(&ctx, a, 0, 2, ember_policy_share(&params, a, REGION / 2, REGION, 256), now);
+	cr_expect_not(ember_policy_demand_shared(&ctx, a, 0, 2, ember_policy_share(&params, a, REGION / 2, REGION, 256),
 						 now + 1), "a repeat");
 	ember_policy_settle(&ctx, a);
 	cr_expect(a->regions[0].touch_demand == 256 && a->regions[1].touch_demand == 256,

@@ -11,11 +11,9 @@
 
 struct ember_policy_ctx ember_shim_ctx;
 
-bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, bool written,
-				 uint64_t now);
-bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, bool written,
-				 uint64_t now)
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now);
+bool ember_monitor_launch_demand(struct ember_alloc *a, uint64_t addr, uint64_t bytes, uint32_t amount, uint64_t now)
 {
-	(void)a, (void)addr, (void)bytes, (void)amount, (void)written, (void)now;
+	(void)a, (void)addr, (void)bytes, (void)amount, (void)now;
 	return false;
 }

@@ -196,7 +196,6 @@ static struct ember_policy_params params_of(const struct sim_env *env)
 		.heat_ratio = shim_param(env, "heat_ratio"),
 		.partial_rank = shim_param(env, "partial_rank") != 0,
 		.pieces = shim_param(env, "pieces") != 0,
-		.reads_first = shim_param(env, "reads_first") != 0,
 		.stale_intervals = (uint32_t)shim_param(env, "stale_intervals"),
 		.protection = shim_param(env, "protection") != 0,
 		.base_grace_ns = (uint64_t)(shim_param(env, "base_grace_ms") * MS),
@@ -500,11 +499,11 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 		uint32_t amount = ember_policy_launch_amount(r1 - r0, largest);
 		/* as ember_counters_launch_demand: through the reader when the counters run */
 		if (ev->counting)
-			fresh |= ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes, amount, false,
-						 ev->scan, now);
+			fresh |= ember_ac_launch(&ev->reader, &ev->pc, a, a->base + r->offset, r->bytes, amount, ev->scan,
+						 now);
 		else if (ev->scan)
 			fresh |= ember_policy_demand_shared(&ev->pc, a, r0, r1,
-							    ember_policy_share(&ev->pc.params, a, r->offset, r->bytes, amount, false),
+							    ember_policy_share(&ev->pc.params, a, r->offset, r->bytes, amount),
 							    now);
 		if (ev->scan)
 			ember_policy_extent_edges(a, r->offset, r->bytes);
