@@ -30,6 +30,9 @@ H200 profile. Groups (the "group" field):
                ab-40's call 6 (an H100 at 2cdfa8d) as recorded and with its fused gate pointer's ranges as
                the rule takes them (--piece, the gate alone, not through the up tensor behind it), async
                and on the recorded clock, and under EMBER_PARTIAL_RANK as well; radix's traces, async and recorded; each adaptive 1.5x trace recorded
+  gpu-pieces   cnn's and radix's traces of ab-44's call 4 (an H100, five runs a process), one under the
+               defaults and one under EMBER_PIECES each, replayed both ways, async and recorded: whether the
+               replay's moves are the GPU's (its h200_* fields are that H100's)
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -68,6 +71,9 @@ PIECES = ("pieces=1",)
 # bytes an element, 283 MB through the up tensor behind it; under EMBER_PIECES the 141 MB of the gate alone
 LLAMA_TRACED = os.path.join(SUITE, "ab-40", "call6", "llama-head-traced.trace.gz")
 LLAMA_GATE = "10,23:283115520:141557760"
+# cnn and radix traced on an H100 under the defaults (head) and under EMBER_PIECES (pieces), five runs each
+GPU_PIECES = ("ab-44/call4/cnn-head-0", "ab-44/call4/cnn-pieces-0", "ab-44/call4/radix-head-0",
+              "ab-44/call4/radix-pieces-0")
 
 
 def kernel_reads(name):
@@ -220,6 +226,12 @@ def main():
     for trace in adaptive:
         for params in ((), PIECES):
             add("pieces", trace, "adaptive", "recorded", params=params)
+    for run in GPU_PIECES:
+        bench = run.rsplit("/", 1)[1].split("-")[0]
+        for params in ((), PIECES):
+            for launches in ("async", "recorded"):
+                add("gpu-pieces", os.path.join(SUITE, run, "diag", f"{bench}-1.5-adaptive.trace.gz"), "adaptive",
+                    launches, label=f"{run}/{bench}-1.5-adaptive", params=params)
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]
