@@ -59,9 +59,9 @@ static uint64_t next_gap(uint64_t was, uint64_t seen)
 	return was / 2;
 }
 
-/* Regions [r0, r1) of a credited amount each, but the first first and the last last (struct ember_share). */
+/* Regions [r0, r1) of a credited amount each, but the first first and the last last (struct ember_share), by refs references. */
 static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r0, uint32_t r1,
-		   struct ember_share share, uint64_t now)
+		   struct ember_share share, uint32_t refs, uint64_t now)
 {
 	const struct ember_policy_params *p = &pc->params;
 	uint32_t epoch = ember_demand_epoch(p, now);
@@ -83,11 +83,13 @@ static void credit(struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t 
 			reg->gap = reg->last_ref ? next_gap(reg->gap, now - reg->touch_start) : UINT64_MAX;
 			reg->touch_start = now;
 			reg->touch_demand = amount;
+			reg->touch_refs = refs;
 			reg->touch_partial = 0;
 		} else {
 			if (now - reg->touch_start >= p->interval_ns)
 				reg->gap = now - reg->last_ref;
 			reg->touch_demand = add_saturating(reg->touch_demand, amount);
+			reg->touch_refs = add_saturating(reg->touch_refs, refs);
 		}
 		if (reg->episode != pc->episode) { /* a region never credited counts nothing in episode 0 either */
 			reg->episode = pc->episode;
@@ -142,7 +144,7 @@ bool ember_policy_demand_shared(struct ember_policy_ctx *pc, struct ember_alloc 
 		return false;
 	}
 	ember_policy_settle(pc, a);
-	credit(pc, a, r0, r1, share, now);
+	credit(pc, a, r0, r1, share, 1, now);
 	*rep = (struct ember_repeat){ r0, r1, 1, share, now, now };
 	note_fresh(a, r0, r1 < a->nregions ? r1 : a->nregions);
 	return true;
@@ -195,7 +197,7 @@ void ember_policy_settle(struct ember_policy_ctx *pc, struct ember_alloc *a)
 		uint32_t n = rep->count - 1;
 		struct ember_share total = { times_saturating(rep->share.amount, n), times_saturating(rep->share.first, n),
 					     times_saturating(rep->share.last, n) };
-		credit(pc, a, rep->r0, rep->r1, total, rep->last);
+		credit(pc, a, rep->r0, rep->r1, total, n, rep->last);
 		rep->count = 1; /* all credited; later repeats of the range are counted again */
 	}
 }

@@ -41,11 +41,18 @@ static bool touches_of_one_cycle(const struct ember_region *cold, const struct e
  * columns that filled the budget first (read twice a flight) and left
  * columns read four and six times mapped: 0.51 s a warm flight against a
  * bound of 0.35. The swap is stable: the loser reads less a cycle, so it
- * never beats the winner back. Only whole cycles are ranked: both reuse
- * gaps known, the cold region's touch over, neither covered in part by a
- * launch (a region two packed tensors share is referenced twice a token,
- * yet read once), unless EMBER_PIECES credited such a region only the
- * parts the launches cover.
+ * never beats the winner back. The hot region must be referenced
+ * heat_ratio times as often as well: the density credit alone (an output a
+ * quarter of its input's size earns four times a region) does not say it is
+ * read more. Under EMBER_PIECES on an H100, cnn's pooled activations, each
+ * written and read once a run, were exchanged for a pool's smaller output
+ * credited twice as much, and ran 5% slower (ab-44's call 4); radix's
+ * buffers, read by four launches a run against its input's one, and star's
+ * columns are exchanged as before (their replays). Only whole cycles are
+ * ranked: both reuse gaps known, the cold region's touch over, neither
+ * covered in part by a launch (a region two packed tensors share is
+ * referenced twice a token, yet read once), unless EMBER_PIECES credited
+ * such a region only the parts the launches cover.
  */
 static bool read_more_per_cycle(const struct ember_policy_params *p, const struct ember_region *cold,
 				const struct ember_region *hot, uint64_t now)
@@ -63,6 +70,8 @@ static bool read_more_per_cycle(const struct ember_policy_params *p, const struc
 		return false;
 	if (!touches_of_one_cycle(cold, hot))
 		return false;
+	if ((double)hot->touch_refs * (double)cold->gap < p->heat_ratio * (double)cold->touch_refs * (double)hot->gap)
+		return false; /* not referenced more often: only the scan's density credit sets them apart */
 	double cold_a_cycle = (double)cold->touch_demand, hot_a_cycle = (double)hot->touch_demand;
 	return hot_a_cycle * (double)cold->gap >= p->heat_ratio * cold_a_cycle * (double)hot->gap;
 }

@@ -51,6 +51,7 @@ struct ember_region {
 	uint64_t gap;          /* policy: time between its last two touches; UINT64_MAX until touched twice */
 	uint64_t touch_start;  /* policy: when its current touch (references less than an interval apart) began */
 	uint32_t touch_demand; /* policy: demand its current (or last) touch brought, undecayed: what it reads a cycle */
+	uint32_t touch_refs;   /* policy: references that touch brought (launches' ranges and repeats), whatever their demand */
 	uint8_t touch_partial; /* policy: a launch of that touch covered only part of it (ember_policy_extent_edges) */
 	uint8_t episode_partial; /* policy: the same, for any launch of its episode */
 	uint32_t piece_at;       /* monitor.c, under EMBER_PIECES: 1 + the lowest offset in it a launch pointed at; 0: none */
