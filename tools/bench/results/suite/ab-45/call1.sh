@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Prepared in session 48 (its device time spent), for the next session with a GPU; not yet run.
+# EMBER_PIECES=1 (`pieces`) against the defaults (`head`), one library at 06340a5 or later (the per-cycle
+# exchange needs the hot region referenced EMBER_HEAT_RATIO times as often), adaptive at 1.5x of a 16 GiB
+# budget, a process each in turn, the order turning each round. At b357850, on an H100 (ab-44's calls 1 and
+# 4), pieces ran radix 1.9x faster from its third run and cnn 5% slower; replayed, the new rule keeps radix's
+# exchange and removes cnn's. So cnn first, then radix, five runs a process, traced in the first round; then
+# the workloads the rule could touch at the defaults too: star (its exchange), pathfinder, bfs, kmeans, nw;
+# then llama.cpp and hf-llama. Pack with the llama.cpp build, EMBER_PACK_TESTS=0; carry build-gpu and .llama.
+source tools/bench/device-call.sh c45-1
+env_of() { case $1 in pieces) echo EMBER_PIECES=1 ;; *) echo EMBER_LOG=info ;; esac; }
+for w in cnn radix; do
+  for round in 0 1; do
+    order="head pieces"; [ $round = 1 ] && order="pieces head"
+    for v in $order; do
+      time_left 300 || continue
+      trace=; [ $round = 0 ] && trace=$w-1.5-adaptive
+      one "$w-$v-$round" $w EMBER_LOG=info EMBER_BENCH_RUNS=5 EMBER_SUITE_TRACE=$trace "$(env_of $v)"
+      gzip -f "$R/$w-$v-$round"/diag/*.trace 2>/dev/null; pack
+    done
+  done
+done
+cp build/lib-head.so build/lib-pieces.so
+turns 200 "pieces head" star pathfinder bfs nw kmeans
+stage gguf
+python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
+for round in 0 1; do
+  order="head pieces"; [ $round = 1 ] && order="pieces head"
+  for v in $order; do time_left 90 && llama $v $round "$(env_of $v)"; done
+done
+for v in pieces head; do time_left 40 && hf $v 0 "$(env_of $v)"; done
+finish
