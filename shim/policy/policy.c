@@ -54,6 +54,13 @@ static bool touches_of_one_cycle(const struct ember_region *cold, const struct e
  * referenced twice a token, yet read once), unless EMBER_PIECES credited
  * such a region only the parts the launches cover.
  */
+/* Whether hot's count over its reuse gap is at least heat_ratio times cold's over its own. */
+static bool heat_ratio_a_cycle(const struct ember_policy_params *p, const struct ember_region *cold,
+			       const struct ember_region *hot, uint32_t cold_count, uint32_t hot_count)
+{
+	return (double)hot_count * (double)cold->gap >= p->heat_ratio * (double)cold_count * (double)hot->gap;
+}
+
 static bool read_more_per_cycle(const struct ember_policy_params *p, const struct ember_region *cold,
 				const struct ember_region *hot, uint64_t now)
 {
@@ -70,10 +77,9 @@ static bool read_more_per_cycle(const struct ember_policy_params *p, const struc
 		return false;
 	if (!touches_of_one_cycle(cold, hot))
 		return false;
-	if ((double)hot->touch_refs * (double)cold->gap < p->heat_ratio * (double)cold->touch_refs * (double)hot->gap)
+	if (!heat_ratio_a_cycle(p, cold, hot, cold->touch_refs, hot->touch_refs))
 		return false; /* not referenced more often: only the scan's density credit sets them apart */
-	double cold_a_cycle = (double)cold->touch_demand, hot_a_cycle = (double)hot->touch_demand;
-	return hot_a_cycle * (double)cold->gap >= p->heat_ratio * cold_a_cycle * (double)hot->gap;
+	return heat_ratio_a_cycle(p, cold, hot, cold->touch_demand, hot->touch_demand);
 }
 
 /*
