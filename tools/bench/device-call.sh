@@ -28,14 +28,15 @@
 # build's kept as build/lib-head.so, others built by device-pack.sh's
 # EMBER_PACK_LIBS as build/lib-X.so), adaptive at 1.5x of a 16 GiB budget:
 #   use X                   make build/lib-X.so the library the runs load
-#   one DIR W [ENV...]      the suite's kernel workload W, its results in $R/DIR
+#   one DIR W [ENV...]      the suite's kernel workload W, its results in $R/DIR (logs and traces gzipped)
 #   llama X ROUND [ENV...]  under X, llama.cpp 13B F16 by llama-bench directly
 #                           (-n 8 -r 3; /tmp/ember-13b.gguf, made by make_gguf.py)
 #   hf X ROUND [ENV...]     under X, transformers generate() on hf-llama
 #   turns LEFT "X Y..." W...  each kernel workload W by `one` under each library X
-#                           in turn, with the settings the call's own `env_of X`
-#                           prints, two rounds, the order turning; each process
-#                           only while more than LEFT of the call's seconds are left
+#                           in turn, with the settings the call's own `env_of X ROUND W`
+#                           prints (words VAR=VALUE), two rounds, the order turning;
+#                           each process only while more than LEFT of the call's
+#                           seconds are left
 # and, for any call:
 #   cell W SCALE VARIANT ROUND  the suite's kernel workload W at one size and
 #                           variant under the packed library, in $R/W-SCALE-VARIANT-ROUND
@@ -61,7 +62,7 @@ one() { # DIR WORKLOAD [ENV...]
   out=$R/$dir; mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
   env "$@" EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=adaptive \
     EMBER_SUITE_ONLY=$w EMBER_SUITE_TIMEOUT=60 timeout 90 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
+  gzip -f "$out"/logs/*.log "$out"/diag/*.trace 2>/dev/null
   pack
 }
 turns() { # LEFT "X Y..." W...
@@ -69,7 +70,8 @@ turns() { # LEFT "X Y..." W...
   for w; do
     for round in 0 1; do
       now=$order; [ $round = 1 ] && now=$(printf '%s\n' $order | tac | xargs)
-      for v in $now; do time_left "$left" && { use "$v"; one "$w-$v-$round" "$w" EMBER_LOG=info "$(env_of "$v")"; }; done
+      # shellcheck disable=SC2046 # env_of's settings, one word each
+      for v in $now; do time_left "$left" && { use "$v"; one "$w-$v-$round" "$w" EMBER_LOG=info $(env_of "$v" "$round" "$w"); }; done
     done
   done
 }

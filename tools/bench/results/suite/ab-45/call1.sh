@@ -8,19 +8,16 @@
 # the workloads the rule could touch at the defaults too: star (its exchange), pathfinder, bfs, kmeans, nw;
 # then llama.cpp and hf-llama. Pack with the llama.cpp build, EMBER_PACK_TESTS=0; carry build-gpu and .llama.
 source tools/bench/device-call.sh c45-1
-env_of() { case $1 in pieces) echo EMBER_PIECES=1 ;; *) echo EMBER_LOG=info ;; esac; }
-for w in cnn radix; do
-  for round in 0 1; do
-    order="head pieces"; [ $round = 1 ] && order="pieces head"
-    for v in $order; do
-      time_left 300 || continue
-      trace=; [ $round = 0 ] && trace=$w-1.5-adaptive
-      one "$w-$v-$round" $w EMBER_LOG=info EMBER_BENCH_RUNS=5 EMBER_SUITE_TRACE=$trace "$(env_of $v)"
-      gzip -f "$R/$w-$v-$round"/diag/*.trace 2>/dev/null; pack
-    done
-  done
-done
+env_of() { # VARIANT [ROUND WORKLOAD]: cnn and radix five runs a process, traced in the first round
+  case $1 in pieces) printf EMBER_PIECES=1 ;; *) printf EMBER_LOG=info ;; esac
+  case ${3:-} in cnn|radix)
+    printf ' EMBER_BENCH_RUNS=5'
+    [ "$2" = 0 ] && printf ' EMBER_SUITE_TRACE=%s-1.5-adaptive' "$3" ;;
+  esac
+  echo
+}
 cp build/lib-head.so build/lib-pieces.so
+turns 300 "head pieces" cnn radix
 turns 200 "pieces head" star pathfinder bfs nw kmeans
 stage gguf
 python3 tools/bench/make_gguf.py "$EMBER_GGUF_PY" /tmp/ember-13b.gguf 13b >"$R/gguf.log" 2>&1
