@@ -1,15 +1,15 @@
-"""The replays of the H200's recorded traces that the results README's eleventh session cites, as records.
+"""The replays of the recorded traces (the H200's, and some H100 calls') that the results README cites, as records.
 
     python3 sim_replays.py EMBER_SIM OUT.jsonl
 
 One JSON line per replay: ember-sim's own record (--json) plus what was
 replayed (trace, kernel_reads, launches, watermarks, burst) and, for the
-trace's own variant, what the H200 recorded of the same run: its moves
-(the trace's stats.json beside it) and its timed window (h200_window_seconds:
-from the last ember_flush a launch follows to the end of the last wait
-after that phase's launches, the rule ember-sim's window follows). The
-traces are tools/bench/results/suite/diag; every replay uses the built-in
-H200 profile. Groups (the "group" field):
+trace's own variant, what the GPU recorded of the same run (recorded_gpu
+names the card): its moves (the trace's stats.json beside it) and its timed
+window (recorded_window_seconds: from the last ember_flush a launch follows
+to the end of the last wait after that phase's launches, the rule ember-sim's
+window follows). The traces are tools/bench/results/suite/diag and the
+calls' folders named below; every replay uses the built-in H200 profile. Groups (the "group" field):
   moves        each adaptive 1.5x trace, sync and async: moves against the H200's
   burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
   watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
@@ -32,7 +32,7 @@ H200 profile. Groups (the "group" field):
                and on the recorded clock, and under EMBER_PARTIAL_RANK as well; radix's traces, async and recorded; each adaptive 1.5x trace recorded
   gpu-pieces   cnn's and radix's traces of ab-44's call 4 (an H100, five runs a process), one under the
                defaults and one under EMBER_PIECES each, replayed both ways, async and recorded: whether the
-               replay's moves are the GPU's (its h200_* fields are that H100's)
+               replay's moves are the GPU's
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -84,14 +84,30 @@ def kernel_reads(name):
     return None
 
 
-def h200(trace):
-    """What the H200 recorded: moves from the stats beside the trace, and the timed window from the trace
-    (read past the stack bytes that ab-37's radix traces hold in three L lines, fixed in 186a9d5)."""
-    out = {}
+def card(trace):
+    """The GPU that recorded the trace: the first line of gpu.txt in its call's folder (or one above), else the
+    matrix's machine.txt (the H200 of the suite's own diag)."""
+    d = os.path.dirname(os.path.abspath(trace))
+    while d.startswith(SUITE) and d != SUITE:
+        path = os.path.join(d, "gpu.txt")
+        if os.path.exists(path):
+            return open(path).readline().split(",")[0].strip()
+        d = os.path.dirname(d)
+    for line in open(os.path.join(SUITE, "machine.txt")):
+        if line.startswith("GPU 0: "):
+            return line[len("GPU 0: "):].split(" (")[0].strip()
+    return None
+
+
+def recorded(trace):
+    """What the GPU recorded (recorded_gpu names it): moves from the stats beside the trace, and the timed
+    window from the trace (read past the stack bytes that ab-37's radix traces hold in three L lines, fixed
+    in 186a9d5)."""
+    out = {"recorded_gpu": card(trace)}
     stats = trace[: -len(".trace.gz")] + ".stats.json"
     if os.path.exists(stats):
         dev = json.load(open(stats))["devices"][0]
-        out.update(h200_bytes_promoted=dev["bytes_promoted"], h200_bytes_demoted=dev["bytes_demoted"])
+        out.update(recorded_bytes_promoted=dev["bytes_promoted"], recorded_bytes_demoted=dev["bytes_demoted"])
     lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]
     mark = start = None
     for f in lines:
@@ -113,7 +129,7 @@ def h200(trace):
         elif f[0] == "W" and end is not None:
             end = max(end, int(f[2]))
     if end is not None:
-        out["h200_window_seconds"] = (end - start) / 1e9
+        out["recorded_window_seconds"] = (end - start) / 1e9
     return out
 
 
@@ -158,7 +174,7 @@ def main():
         rec.update(group=group, trace=name, kernel_reads=model, launches=launches, watermarks=marks or "recorded",
                    burst=burst, params=list(params))
         if not burst and name.endswith("-" + variant):
-            rec.update(h200(trace))
+            rec.update(recorded(trace))
         rows.append(rec)
         print(f"{group:10} {name:26} {variant:8} {launches:5} {marks or '':5} {model or '':10} "
               f"{rec['window_seconds']:.3f} s", flush=True)
@@ -244,11 +260,12 @@ def main():
         h = arrivals(sizes, lines)
         rec.update(group="first-run", trace=f"{run}/star-1.5-adaptive", kernel_reads="star",
                    launches="async", watermarks="recorded", burst=False,
-                   h200_tables_in_seconds=h.get("tables_in_seconds"), h200_columns_in_seconds=h.get("columns_in_seconds"))
+                   recorded_gpu=card(trace), recorded_tables_in_seconds=h.get("tables_in_seconds"),
+                   recorded_columns_in_seconds=h.get("columns_in_seconds"))
         rows.append(rec)
         print(f"first-run  {run:32} tables in at {rec.get('tables_in_seconds')} s (H200 "
-              f"{rec['h200_tables_in_seconds']}), columns {rec.get('columns_in_seconds')} (H200 "
-              f"{rec['h200_columns_in_seconds']})", flush=True)
+              f"{rec['recorded_tables_in_seconds']}), columns {rec.get('columns_in_seconds')} (H200 "
+              f"{rec['recorded_columns_in_seconds']})", flush=True)
     with open(out_path, "w") as f:
         for rec in rows:
             f.write(json.dumps(rec) + "\n")
