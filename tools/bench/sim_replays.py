@@ -30,7 +30,8 @@ calls' folders named below; every replay uses the built-in H200 profile. Groups 
                ab-40's call 6 (an H100 at 2cdfa8d) as recorded and with its fused gate pointer's ranges as
                the rule takes them (--piece, the gate alone, not through the up tensor behind it), async
                and on the recorded clock, and under EMBER_PARTIAL_RANK as well; radix's traces, async and recorded; each adaptive 1.5x trace recorded
-  gpu-pieces   cnn's and radix's traces of ab-44's call 4 (an H100, five runs a process), one under the
+  gpu-pieces   cnn's and radix's traces of ab-44's call 4 (an H100 at b357850, five runs a process) and of
+               ab-45's call 3 (an H100 at eb41528, under the per-cycle reference rule), one under the
                defaults and one under EMBER_PIECES each, replayed both ways, async and recorded: whether the
                replay's moves are the GPU's
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
@@ -73,7 +74,8 @@ LLAMA_TRACED = os.path.join(SUITE, "ab-40", "call6", "llama-head-traced.trace.gz
 LLAMA_GATE = "10,23:283115520:141557760"
 # cnn and radix traced on an H100 under the defaults (head) and under EMBER_PIECES (pieces), five runs each
 GPU_PIECES = ("ab-44/call4/cnn-head-0", "ab-44/call4/cnn-pieces-0", "ab-44/call4/radix-head-0",
-              "ab-44/call4/radix-pieces-0")
+              "ab-44/call4/radix-pieces-0", "ab-45/call3/cnn-head-0", "ab-45/call3/cnn-pieces-0",
+              "ab-45/call3/radix-head-0", "ab-45/call3/radix-pieces-0")
 
 
 def kernel_reads(name):
