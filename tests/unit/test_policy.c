@@ -714,15 +714,21 @@ Test(policy, an_allocation_larger_than_the_span_never_takes_room_so)
 	cr_expect_eq(moves_demoted, 0);
 }
 
-/* A launch at now reading regions [r0, r1) of a whole, what it can promoted. */
-static void launch_reading(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+/* A launch at now reading regions [r0, r1) of a whole at amount a region, what it can promoted. */
+static void launch_crediting(struct ember_alloc *a, uint32_t r0, uint32_t r1, uint32_t amount)
 {
 	struct ember_alloc *one[1] = { a };
-	ember_policy_demand(&ctx, a, r0, r1, 256, now);
+	ember_policy_demand(&ctx, a, r0, r1, amount, now);
 	ember_policy_extent_edges(a, (uint64_t)r0 * REGION, (uint64_t)(r1 - r0) * REGION);
 	struct ember_moves m = { 0 };
 	ember_policy_promote(&ctx, 0, now, one, 1, &m);
 	complete(&m);
+}
+
+/* The same at the scan's plain demand, 256 a region. */
+static void launch_reading(struct ember_alloc *a, uint32_t r0, uint32_t r1)
+{
+	launch_crediting(a, r0, r1, 256);
 }
 
 /* launches launches 1 ms apart, each reading a's first n regions whole and promoting what it can */
@@ -796,16 +802,6 @@ Test(policy, what_a_cycle_reads_more_of_is_exchanged_for_what_it_reads_less)
 	cr_expect_eq(moves_demoted, 12, "and nothing went back: the split settled");
 }
 
-/* A launch at now reading a's regions [0, n) whole at amount a region, what it can promoted. */
-static void launch_crediting(struct ember_alloc *a, uint32_t n, uint32_t amount)
-{
-	struct ember_alloc *one[1] = { a };
-	ember_policy_demand(&ctx, a, 0, n, amount, now);
-	struct ember_moves m = { 0 };
-	ember_policy_promote(&ctx, 0, now, one, 1, &m);
-	complete(&m);
-}
-
 /*
  * cnn's pooled activations: `wide` and `narrow` are each referenced by two
  * launches a run (the pool that writes them, the layer that reads them),
@@ -819,9 +815,9 @@ Test(policy, density_credit_alone_exchanges_nothing)
 	struct ember_alloc *wide = alloc_regions(1ull << 40, 20), *narrow = alloc_regions(2ull << 40, 20);
 	for (int run = 0; run < 6; run++) {
 		for (int k = 0; k < 2; k++, now += 1 * MS)
-			launch_crediting(wide, 20, 256);
+			launch_reading(wide, 0, 20);
 		for (int k = 0; k < 2; k++, now += 1 * MS)
-			launch_crediting(narrow, 20, 2 * 256);
+			launch_crediting(narrow, 0, 20, 2 * 256);
 		for (int pass = 0; pass < 20; pass++) {
 			now += params.interval_ns;
 			worker_pass();
