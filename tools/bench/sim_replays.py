@@ -9,7 +9,8 @@ names the card): its moves (the trace's stats.json beside it) and its timed
 window (recorded_window_seconds: from the last ember_flush a launch follows
 to the end of the last wait after that phase's launches, the rule ember-sim's
 window follows). The traces are tools/bench/results/suite/diag and the
-calls' folders named below; every replay uses the built-in H200 profile. Groups (the "group" field):
+calls' folders named below; every replay uses the built-in H200 profile.
+Groups (the "group" field):
   moves        each adaptive 1.5x trace, sync and async: moves against the H200's
   burst        star's trace with its first run issued 1 ms apart (trace_burst.py), async, both watermarks
   watermarks   each 1.5x trace, static and adaptive, async, 90/85 against 97/93
@@ -265,8 +266,8 @@ def main():
                    recorded_gpu=card(trace), recorded_tables_in_seconds=h.get("tables_in_seconds"),
                    recorded_columns_in_seconds=h.get("columns_in_seconds"))
         rows.append(rec)
-        print(f"first-run  {run:32} tables in at {rec.get('tables_in_seconds')} s (H200 "
-              f"{rec['recorded_tables_in_seconds']}), columns {rec.get('columns_in_seconds')} (H200 "
+        print(f"first-run  {run:32} tables in at {rec.get('tables_in_seconds')} s ({rec['recorded_gpu']} "
+              f"{rec['recorded_tables_in_seconds']}), columns {rec.get('columns_in_seconds')} (recorded "
               f"{rec['recorded_columns_in_seconds']})", flush=True)
     with open(out_path, "w") as f:
         for rec in rows:
