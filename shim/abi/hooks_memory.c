@@ -17,6 +17,7 @@
 #include "census.h"
 #include "gpus.h"
 #include "host_touch.h"
+#include "ops_driver.h"
 #include "physical.h"
 #include "placement.h"
 #include "shim.h"
@@ -29,8 +30,26 @@ static bool placing(void)
 	return ember_active && ember_cfg.mode != EMBER_MODE_OFF;
 }
 
-/* Register and advise a managed allocation; on any failure leave it to the driver. */
-static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
+/*
+ * A conversion that held the program's thread for 5 ms or more, step by
+ * step, where the log asks for detail: building a model past the budget
+ * waits in its allocations (docs/findings.md).
+ */
+enum { SLOW_CONVERSION_NS = 5 * 1000 * 1000 };
+
+static void note_if_slow(CUdeviceptr p, size_t bytes, const uint64_t t[5])
+{
+	if (t[4] - t[0] >= SLOW_CONVERSION_NS)
+		ember_debug("converting %#llx (%zu MiB) took %.1f ms: %.1f allocating, %.1f advising, %.1f placing, "
+			    "%.1f touching", (unsigned long long)p, bytes >> 20, (t[4] - t[0]) / 1e6, (t[1] - t[0]) / 1e6,
+			    (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6);
+}
+
+/*
+ * Register and advise a managed allocation; on any failure leave it to the
+ * driver. t[0] and t[1]: when a conversion's allocation began and ended.
+ */
+static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5])
 {
 	int dev = ember_budget_current_device();
 	struct ember_alloc *a = ember_table_insert(EMBER_TABLE, p, bytes, dev, kind);
@@ -43,6 +62,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 	if (ember_strategy->scans)
 		__atomic_store_n(&a->accessed_by, ember_gpus_new_alloc_mask(dev), __ATOMIC_RELAXED); /* in the table already */
 	CUresult r = ember_placement_advise(a);
+	t[2] = ember_driver_now();
 	if (r != CUDA_SUCCESS) {
 		ember_warn("advising %#llx (%zu bytes) failed (CUresult %d); the driver places it",
 			   (unsigned long long)p, bytes, (int)r);
@@ -63,8 +83,11 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind)
 		struct ember_at at = { 0 };
 		EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 		ember_placement_populate(a, &at, EMBER_ORDER_SYNC);
+		t[3] = ember_driver_now();
 		if (ember_cfg.populate_host) /* before the program has the address: nothing else touches it */
 			ember_host_touch_mapped(a);
+		t[4] = ember_driver_now();
+		note_if_slow(p, bytes, t);
 	}
 }
 
@@ -113,7 +136,8 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesi
 		ember_debug("%#llx is CU_MEM_ATTACH_HOST: left to the driver", (unsigned long long)*dptr);
 		return r;
 	}
-	adopt(*dptr, bytesize, EMBER_ALLOC_MANAGED);
+	uint64_t t[5] = { 0 };
+	adopt(*dptr, bytesize, EMBER_ALLOC_MANAGED, t);
 	return r;
 }
 
@@ -125,13 +149,15 @@ static bool converted(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (!placing() || !ember_cfg.manage_all || bytesize == 0 || !dptr)
 		return false;
+	uint64_t t[5] = { ember_driver_now() };
 	CUresult r = EMBER_REAL(cuMemAllocManaged)(dptr, bytesize, CU_MEM_ATTACH_GLOBAL);
+	t[1] = ember_driver_now();
 	if (r != CUDA_SUCCESS) {
 		ember_info("EMBER_MANAGE_ALL: a managed allocation of %zu bytes failed (CUresult %d); "
 			   "allocating plain memory", bytesize, (int)r);
 		return false;
 	}
-	adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED);
+	adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED, t);
 	return true;
 }
 
