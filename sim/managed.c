@@ -187,6 +187,7 @@ int sim_copy_device(const struct sim_alloc *a, uintptr_t p, size_t n)
 SIM_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
 	SIM_UNSAFE_DURING_CAPTURE();
+	SIM_INJECT("cuMemAllocManaged");
 	struct sim_ctx *ctx;
 	CUresult r = sim_current_ctx(&ctx);
 	if (r != CUDA_SUCCESS)

@@ -113,6 +113,31 @@ Test(placement, a_slow_prefetch_is_named_in_the_debug_log)
 	expect_slow_call_named("cuMemPrefetchAsync_v2", "a prefetch to the GPU for 32 MiB took");
 }
 
+/* A conversion that held the program's thread is named too, step by step: here the driver's allocation. */
+Test(placement, a_slow_conversion_is_named_in_the_debug_log)
+{
+	char log[] = "/tmp/ember-slow-conversion-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "debug", 1);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr fast, slow;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&fast, 2 * MiB));
+	SYM(sim, ember_sim_slow_call)("cuMemAllocManaged", 0, 1, 40 * 1000 * 1000);
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&slow, 4 * MiB));
+	char buf[16384];
+	read_file(log, buf, sizeof buf);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "(4 MiB) took "), 1, "%s", buf);
+	cr_expect_eq(lines_with(buf, "converting "), 1, "only the slow one: %s", buf);
+	char *line = strstr(buf, "(4 MiB) took ");
+	double total = 0, allocating = 0;
+	cr_assert(line && sscanf(line, "(4 MiB) took %lf ms: %lf allocating", &total, &allocating) == 2, "%s", buf);
+	cr_expect_geq(allocating, 40.0, "the driver's allocation held it: %s", line);
+	CU_OK(SYM(shim, cuMemFree_v2)(slow));
+	CU_OK(SYM(shim, cuMemFree_v2)(fast));
+}
+
 /*
  * The program frees an allocation while the worker holds demotions of it
  * that it has not issued yet: they are dropped, and nothing is reported as
