@@ -22,6 +22,7 @@
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
+#include "touch_pool.h"
 #include "tracer.h"
 #include "worker.h"
 
@@ -118,8 +119,10 @@ static struct ember_alloc *untrack(CUdeviceptr p)
 	}
 	ember_worker_wait_alloc(a);
 	ember_gpus_freed(a); /* its regions on peer GPUs: gpus.h */
-	if (a->kind == EMBER_ALLOC_CONVERTED)
+	if (a->kind == EMBER_ALLOC_CONVERTED) {
+		ember_touch_pool_settle(a); /* marked freed: no touch starts on it now */
 		ember_host_touch_freed(a);
+	}
 	ember_trace_free(a);
 	ember_stats_retire(a);
 	return a;

@@ -13,6 +13,7 @@
 #include "state.h"
 #include "stats.h"
 #include "streams.h"
+#include "touch_pool.h"
 #include "tracer.h"
 #include "uvm_events.h"
 #include "worker.h"
@@ -28,6 +29,7 @@ static void after_fork_child(void)
 	ember_worker_after_fork_child();
 	ember_streams_after_fork_child();
 	ember_gpu_busy_after_fork_child();
+	ember_touch_pool_after_fork_child();
 }
 
 /*

@@ -16,6 +16,7 @@
 #include "host_touch.h"
 #include "shim.h"
 #include "state.h"
+#include "touch_pool.h"
 #include "touch_threads.h"
 
 struct run {
@@ -122,7 +123,8 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 				   total / 1073741824.0);
 		total = 0;
 	}
-	if (total) {
+	/* the pool's touches, when asked for and it runs, else this thread's and its helpers' before returning */
+	if (total && !(ember_cfg.populate_async && ember_touch_pool_add(a))) {
 		long page = sysconf(_SC_PAGESIZE);
 		struct work w = { runs, nruns, 0, total, page > 0 ? (size_t)page : 4096 };
 		pthread_t helpers[EMBER_TOUCH_MAX_THREADS];
@@ -132,6 +134,8 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 		toucher(&w); /* the calling thread too, and alone when no helper started */
 		for (unsigned i = 0; i < started; i++)
 			pthread_join(helpers[i], NULL);
+	}
+	if (total) { /* the pool's counted when queued: the allowance is taken, and a free gives it all back */
 		ember_table_lock(EMBER_TABLE);
 		a->stats.bytes_populated += total;
 		struct ember_device_account *acc = ember_table_account(EMBER_TABLE, a->device);

@@ -8,10 +8,11 @@
 #include "regions.h"
 
 /*
- * Touch every page of a's mapped regions from the host, from up to eight
- * threads, so that the driver makes them in host memory now. Only for
- * memory whose address the program does not have yet: each page gets a
- * zero written where a never-touched page reads zero. An allocation larger
+ * Touch every page of a's mapped regions from the host, so that the driver
+ * makes them in host memory: by the background pool (EMBER_POPULATE_ASYNC,
+ * touch_pool.h), else now from up to eight threads. Only for memory whose
+ * address the program does not have yet: a touch made now writes a zero to
+ * each page, where a never-touched page reads zero. An allocation larger
  * than its GPU's budget (a framework's pool) is left alone, and what the
  * touches made for allocations still live stays within half of what the
  * host, or the process's cgroup, could give at the first of them

@@ -11,6 +11,7 @@
 #include "read_dup.h"
 #include "shim.h"
 #include "streams.h"
+#include "touch_pool.h"
 
 /* The GPUs that may map managed memory, found once. */
 static int gpus[EMBER_MAX_DEVICES];
@@ -180,6 +181,7 @@ static CUmemLocation home_gpu(const struct ember_op *op)
 
 static int promote(void *self, struct ember_op *op)
 {
+	ember_touch_pool_settle(op->move.alloc); /* a touch of these regions would take pages back to the host */
 	if (!op->move.refresh && advised_first(op)) /* a refresh's range has preferred the GPU since its promotion */
 		prefer(op, home_gpu(op));
 	return prefetch(op, home_gpu(op));

@@ -33,11 +33,17 @@ static inline unsigned ember_touch_threads(uint64_t bytes, long cpus)
 {
 	if (bytes < EMBER_TOUCH_THREADED_BYTES)
 		return 1;
-	uint64_t chunks = (bytes + EMBER_TOUCH_CHUNK_BYTES - 1) / EMBER_TOUCH_CHUNK_BYTES;
+	uint64_t chunks = bytes / EMBER_TOUCH_CHUNK_BYTES + (bytes % EMBER_TOUCH_CHUNK_BYTES != 0);
 	unsigned n = cpus > 1 ? (unsigned)(cpus / 2) : 1;
 	if (n > EMBER_TOUCH_MAX_THREADS)
 		n = EMBER_TOUCH_MAX_THREADS;
 	return chunks < n ? (unsigned)chunks : n;
+}
+
+/* The background pool's threads (touch_pool.h): as for touches of any size, none of them the program's. */
+static inline unsigned ember_touch_pool_threads(long cpus)
+{
+	return ember_touch_threads(UINT64_MAX, cpus);
 }
 
 #endif

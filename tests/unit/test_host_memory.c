@@ -147,3 +147,12 @@ Test(touch_threads, a_weight_of_50_mib_takes_half_the_machine)
 	cr_expect_eq(ember_touch_threads(50 * MiB, 1), 1, "one processor, the calling thread alone");
 	cr_expect_eq(ember_touch_threads(9 * MiB, 16), 5, "a partial region is a region to take");
 }
+
+/* The pool's size: a count of regions rounded up must not wrap (it once gave no thread at all). */
+Test(touch_threads, the_background_pool_takes_half_the_machine)
+{
+	cr_expect_eq(ember_touch_threads(UINT64_MAX, 16), 8);
+	cr_expect_eq(ember_touch_pool_threads(16), 8);
+	cr_expect_eq(ember_touch_pool_threads(6), 3);
+	cr_expect_eq(ember_touch_pool_threads(1), 1);
+}

@@ -869,10 +869,11 @@ Test(placement, manage_all_converts_plain_allocations)
 
 /*
  * By default (EMBER_POPULATE_HOST) what the budget leaves mapped of
- * converted memory is made in host memory by the host's touches before
- * cuMemAlloc returns, reading zero as untouched memory does; what fits is
- * made on the GPU. A budget of 512 MiB, 400 of it taken first: 104 MiB of
- * the next 200 are past it, enough for several threads to touch.
+ * converted memory is made in host memory by the host's touches, reading
+ * zero as untouched memory does; what fits is made on the GPU. With
+ * EMBER_POPULATE_ASYNC=0 the touches are made before cuMemAlloc returns.
+ * A budget of 512 MiB, 400 of it taken first: 104 MiB of the next 200 are
+ * past it, enough for several threads to touch.
  */
 static CUdeviceptr converted_past_the_budget(void)
 {
@@ -886,8 +887,9 @@ static CUdeviceptr converted_past_the_budget(void)
 	return big;
 }
 
-Test(placement, converted_memory_past_the_budget_is_made_in_host_memory_by_default)
+Test(placement, converted_memory_past_the_budget_is_made_in_host_memory_before_the_allocation_returns)
 {
+	setenv("EMBER_POPULATE_ASYNC", "0", 1);
 	CUdeviceptr big = converted_past_the_budget();
 	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)big), 0, "made on the GPU while it fits");
 	for (size_t off = 100 * MiB; off < 200 * MiB; off += 2 * MiB)
@@ -906,6 +908,79 @@ Test(placement, populate_host_0_leaves_converted_memory_past_the_budget_unmade)
 	for (size_t off = 100 * MiB; off < 200 * MiB; off += 2 * MiB)
 		cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(big + off)), EMBER_SIM_NOWHERE,
 			     "past the budget, not made (%zu MiB in)", off / MiB);
+}
+
+/*
+ * By default (EMBER_POPULATE_ASYNC) a pool makes the same pages while the
+ * program goes on. The program's own writes, made at once and racing the
+ * pool, keep what they wrote; every page past the budget ends up in host
+ * memory.
+ */
+Test(placement, converted_memory_past_the_budget_is_made_in_the_background_and_keeps_what_the_program_wrote)
+{
+	char log[] = "/tmp/ember-populate-async-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
+	CUdeviceptr big = converted_past_the_budget();
+	unsigned char *p = (unsigned char *)big;
+	for (size_t off = 100 * MiB; off < 200 * MiB; off += 4096)
+		p[off + 8] = (unsigned char)(off >> 12 | 1);
+	bool all = false;
+	for (int tries = 0; tries < 500 && !all; tries++) {
+		all = true;
+		for (size_t off = 100 * MiB; off < 200 * MiB && all; off += 2 * MiB)
+			all = SYM(sim, ember_sim_block_location)((void *)(big + off)) == EMBER_SIM_HOST;
+		if (!all)
+			usleep(10000);
+	}
+	cr_expect(all, "past the budget, made in host memory");
+	for (size_t off = 100 * MiB; off < 200 * MiB; off += 4096)
+		cr_assert_eq(p[off + 8], (unsigned char)(off >> 12 | 1), "byte %zu kept the program's write", off + 8);
+	cr_expect_eq(__atomic_load_n(&p[100 * MiB], __ATOMIC_RELAXED), 0, "a byte the program left reads zero"); /* the pool's */
+	CU_OK(SYM(shim, cuMemFree_v2)(big));
+	char buf[16384];
+	read_file(log, buf, sizeof buf);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "threads make converted memory past the budget in the background"), 1,
+		     "the pool, not the allocating thread, made them: %s", buf);
+}
+
+/* Freed while the pool may still be touching it: the free waits for the touch under way and nothing faults. */
+Test(placement, converted_allocations_freed_while_the_pool_touches_them_are_left_alone)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start("static", "512M");
+	CUdeviceptr first;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&first, 400 * MiB));
+	for (int i = 0; i < 20; i++) {
+		CUdeviceptr big;
+		CU_OK(SYM(shim, cuMemAlloc_v2)(&big, 200 * MiB));
+		CU_OK(SYM(shim, cuMemFree_v2)(big));
+	}
+	CU_OK(SYM(shim, cuMemFree_v2)(first));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0);
+}
+
+/*
+ * A context's teardown frees its memory without a cuMemFree each: the pool
+ * stops touching first, or its threads would touch pages no longer mapped
+ * and end the program. Here 800 MiB past the budget are still being made
+ * when the primary context is reset.
+ */
+Test(placement, a_context_reset_while_the_pool_touches_its_memory_ends_nothing)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start("static", "512M");
+	CUdeviceptr first, more[4];
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&first, 400 * MiB));
+	for (int i = 0; i < 4; i++)
+		CU_OK(SYM(shim, cuMemAlloc_v2)(&more[i], 200 * MiB));
+	CUdevice d;
+	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxReset_v2)(d));
+	usleep(100 * 1000); /* a thread still touching would fault by now */
+	cr_expect_eq(resident(), 0, "the reset freed everything");
 }
 
 /* A converted allocation larger than the budget is a pool (JAX preallocates 75% of the GPU): left unmade. */
