@@ -1,29 +1,82 @@
 /*
- * Context teardown. The driver frees every allocation of a context it
- * destroys without a cuMemFree for each, so the host's touches in the
- * background (touch_pool.h) stop before it: a touch of a page no longer
- * mapped would fault in the pool's thread and end the program.
+ * Context teardown. The driver frees every allocation, stream and event of
+ * a context it destroys without a call for each (cudaDeviceReset between a
+ * program's phases). Ember lets go of them first:
+ * - the host's touches in the background (touch_pool.h) stop, or a touch of
+ *   a page no longer mapped would fault in the pool's thread and end the
+ *   program;
+ * - deferred frees are made while their addresses are still the program's;
+ * - the context's allocations leave the table and the budget, where they
+ *   would hold residency no one has and refuse addresses handed out again;
+ * - its private stream and the worker's and adaptive's note of it go: a
+ *   primary context keeps its handle across a reset, and a dead stream
+ *   fails every move after it.
  */
 #include <cuda.h>
 
+#include "context_teardown.h"
+#include "ops_driver.h"
+#include "placement.h"
 #include "shim.h"
+#include "streams.h"
 #include "touch_pool.h"
+#include "worker.h"
+
+static void forget(CUcontext ctx)
+{
+	if (!ctx || !ember_active)
+		return;
+	ember_memory_forget_context(ctx);
+	ember_streams_forget(ctx);
+	ember_adaptive_forget_context(ctx);
+	ember_driver_forget_context(ctx);
+}
+
+static void before_teardown(void)
+{
+	ember_touch_pool_drain();
+	if (ember_active)
+		ember_worker_wait_frees();
+}
+
+/* dev's primary context if it is active, without changing its count; NULL otherwise. */
+static CUcontext active_primary(CUdevice dev)
+{
+	unsigned flags;
+	int active = 0;
+	CUcontext ctx = NULL;
+	if (EMBER_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) != CUDA_SUCCESS || !active)
+		return NULL;
+	if (EMBER_REAL(cuDevicePrimaryCtxRetain)(&ctx, dev) != CUDA_SUCCESS)
+		return NULL;
+	EMBER_REAL(cuDevicePrimaryCtxRelease_v2)(dev); /* still held by whoever made it active */
+	return ctx;
+}
 
 EMBER_PUBLIC CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
-	ember_touch_pool_drain();
+	before_teardown();
+	forget(ctx);
 	return EMBER_REAL(cuCtxDestroy_v2)(ctx);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-	ember_touch_pool_drain();
+	before_teardown();
+	forget(ember_active ? active_primary(dev) : NULL);
 	return EMBER_REAL(cuDevicePrimaryCtxReset_v2)(dev);
 }
 
-/* The last release destroys the primary context. */
+/* The last release destroys the primary context: only then is it forgotten. */
 EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-	ember_touch_pool_drain();
-	return EMBER_REAL(cuDevicePrimaryCtxRelease_v2)(dev);
+	before_teardown();
+	CUcontext primary = ember_active ? active_primary(dev) : NULL;
+	CUresult r = EMBER_REAL(cuDevicePrimaryCtxRelease_v2)(dev);
+	unsigned flags;
+	int active = 1;
+	if (r == CUDA_SUCCESS && primary && EMBER_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS &&
+	    !active)
+		forget(primary);
+	return r;
 }

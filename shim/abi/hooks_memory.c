@@ -9,12 +9,14 @@
  */
 #include <cuda.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "locks.h"
 #include "state.h"
 #include "budget_source.h"
 #include "capture.h"
 #include "census.h"
+#include "context_teardown.h"
 #include "gpus.h"
 #include "host_touch.h"
 #include "ops_driver.h"
@@ -50,6 +52,14 @@ static void note_if_slow(CUdeviceptr p, size_t bytes, const uint64_t t[5])
  * Register and advise a managed allocation; on any failure leave it to the
  * driver. t[0] and t[1]: when a conversion's allocation began and ended.
  */
+/* The context the calling thread allocates in, which the allocation dies with (hooks_context.c). */
+static void note_context(struct ember_alloc *a)
+{
+	CUcontext ctx = NULL;
+	EMBER_REAL(cuCtxGetCurrent)(&ctx);
+	__atomic_store_n(&a->ctx, (void *)ctx, __ATOMIC_RELAXED);
+}
+
 static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5])
 {
 	int dev = ember_budget_current_device();
@@ -59,6 +69,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 			   (unsigned long long)p, bytes);
 		return;
 	}
+	note_context(a);
 	/* accessed by the GPUs in use; one that starts using it later is added at its launch (gpus.h) */
 	if (ember_strategy->scans)
 		__atomic_store_n(&a->accessed_by, ember_gpus_new_alloc_mask(dev), __ATOMIC_RELAXED); /* in the table already */
@@ -95,7 +106,9 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 static void track_plain(CUdeviceptr p, size_t bytes)
 {
 	int dev = ember_budget_current_device();
-	if (dev >= 0 && ember_table_insert(EMBER_TABLE, p, bytes, dev, EMBER_ALLOC_PLAIN)) {
+	struct ember_alloc *a = dev >= 0 ? ember_table_insert(EMBER_TABLE, p, bytes, dev, EMBER_ALLOC_PLAIN) : NULL;
+	if (a) {
+		note_context(a);
 		ember_budget_plain(dev, (int64_t)bytes);
 		ember_trace_plain(dev, (int64_t)bytes);
 	}
@@ -126,6 +139,31 @@ static struct ember_alloc *untrack(CUdeviceptr p)
 	ember_trace_free(a);
 	ember_stats_retire(a);
 	return a;
+}
+
+void ember_memory_forget_context(CUcontext ctx)
+{
+	uint64_t *bases = NULL;
+	size_t n = 0;
+	ember_table_lock(EMBER_TABLE);
+	unsigned count = ember_table_count(EMBER_TABLE);
+	bases = count ? malloc(count * sizeof *bases) : NULL;
+	for (unsigned i = 0; bases && i < count; i++) {
+		struct ember_alloc *a = ember_table_at(EMBER_TABLE, i);
+		if (__atomic_load_n(&a->ctx, __ATOMIC_RELAXED) == (void *)ctx)
+			bases[n++] = a->base;
+	}
+	ember_table_unlock(EMBER_TABLE);
+	if (count && !bases)
+		ember_warn("out of memory: the allocations of context %p stay in Ember's table", (void *)ctx);
+	for (size_t i = 0; i < n; i++) {
+		struct ember_alloc *a = untrack(bases[i]);
+		if (a)
+			ember_alloc_put(EMBER_TABLE, a);
+	}
+	if (n)
+		ember_debug("context %p is torn down: Ember forgets its %zu allocations", (void *)ctx, n);
+	free(bases);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)

@@ -24,6 +24,14 @@ static void note_context(int dev, void *ctx)
 		__atomic_store_n(&contexts[dev], (CUcontext)ctx, __ATOMIC_RELAXED);
 }
 
+void ember_adaptive_forget_context(void *ctx)
+{
+	for (int dev = 0; dev < EMBER_MAX_DEVICES; dev++) {
+		CUcontext was = (CUcontext)ctx;
+		__atomic_compare_exchange_n(&contexts[dev], &was, NULL, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+}
+
 /*
  * Over its budget, nearly every launch has hot regions without room, and a
  * wake per launch had the worker survey and sort the whole table per

@@ -306,15 +306,21 @@ static CUcontext worker_ctx;
 
 bool ember_driver_enter(void *ctx)
 {
-	if (ctx == worker_ctx)
+	if (ctx == __atomic_load_n(&worker_ctx, __ATOMIC_RELAXED))
 		return true;
 	CUresult r = EMBER_REAL(cuCtxSetCurrent)((CUcontext)ctx);
 	if (r != CUDA_SUCCESS) {
 		ember_debug("the worker could not enter context %p (CUresult %d)", ctx, (int)r);
 		return false;
 	}
-	worker_ctx = ctx;
+	__atomic_store_n(&worker_ctx, (CUcontext)ctx, __ATOMIC_RELAXED);
 	return true;
+}
+
+void ember_driver_forget_context(void *ctx)
+{
+	CUcontext was = (CUcontext)ctx;
+	__atomic_compare_exchange_n(&worker_ctx, &was, NULL, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 void ember_driver_after_fork_child(void)

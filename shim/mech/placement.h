@@ -41,6 +41,8 @@ extern const struct ember_strategy *ember_strategy;
 void ember_strategy_choose(enum ember_mode mode);
 
 extern const struct ember_strategy ember_strategy_adaptive; /* adaptive.c */
+/* ctx is torn down: adaptive's passes stop issuing moves in it until a launch names a context again. */
+void ember_adaptive_forget_context(void *ctx);
 
 /* Advise the whole allocation as mapped. Returns the driver's result. */
 CUresult ember_placement_advise(struct ember_alloc *a);

@@ -45,6 +45,15 @@ CUstream ember_private_stream(CUcontext ctx)
 	return winner;
 }
 
+void ember_streams_forget(CUcontext ctx)
+{
+	ember_lock(&streams_lock);
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (streams[i].ctx == ctx)
+			streams[i].ctx = NULL, streams[i].stream = NULL;
+	ember_unlock(&streams_lock);
+}
+
 void ember_streams_after_fork_child(void)
 {
 	memset(streams, 0, sizeof streams);

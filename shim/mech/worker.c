@@ -27,6 +27,7 @@ static pthread_cond_t q_done = PTHREAD_COND_INITIALIZER; /* something completed 
 static struct ember_op *queued_head, **queued_tail = &queued_head; /* ops to issue or, if issued, to poll */
 static struct deferred_free *frees_queued;
 static unsigned pending; /* ops and frees queued + in flight */
+static unsigned frees_pending; /* of which frees */
 static bool started, stopping, pass_wanted, pass_running;
 static unsigned nudged; /* bit i: run periodic[i] soon (ember_worker_nudge) */
 static pthread_t thread;
@@ -77,6 +78,14 @@ static void count_done(void)
 	ember_unlock(&q_lock);
 }
 
+static void count_free_done(void)
+{
+	ember_lock(&q_lock);
+	frees_pending--;
+	ember_unlock(&q_lock);
+	count_done();
+}
+
 /* Complete every in-flight op and free whose end has come. Returns how many. */
 static unsigned poll_in_flight(void)
 {
@@ -106,7 +115,7 @@ static unsigned poll_in_flight(void)
 			ember_warn("deferred free of %#llx failed (CUresult %d)", (unsigned long long)f->ptr, (int)r);
 		EMBER_REAL(cuEventDestroy_v2)(f->event);
 		free(f);
-		count_done();
+		count_free_done();
 		done++;
 	}
 	return done;
@@ -321,6 +330,7 @@ void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx)
 	bool running = ensure_started();
 	if (running) {
 		pending++;
+		frees_pending++;
 		f->next = frees_queued;
 		frees_queued = f;
 		pthread_cond_signal(&q_wake);
@@ -356,6 +366,14 @@ void ember_worker_wait_alloc(struct ember_alloc *a)
 	ember_unlock(&q_lock);
 }
 
+void ember_worker_wait_frees(void)
+{
+	ember_lock(&q_lock);
+	while (started && frees_pending > 0)
+		pthread_cond_wait(&q_done, &q_lock);
+	ember_unlock(&q_lock);
+}
+
 void ember_worker_stop(void)
 {
 	ember_lock(&q_lock);
@@ -377,7 +395,7 @@ void ember_worker_after_fork_child(void)
 	frees_queued = NULL;
 	in_flight = NULL;
 	frees_in_flight = NULL;
-	pending = 0;
+	pending = frees_pending = 0;
 	started = stopping = pass_wanted = pass_running = false;
 	nudged = 0;
 	ember_driver_after_fork_child();

@@ -53,6 +53,13 @@ void ember_worker_wait_alloc(struct ember_alloc *a);
 /* Free `ptr` once `event` has completed (cuMemFreeAsync of converted memory). */
 void ember_worker_free_after(CUdeviceptr ptr, CUevent event, CUcontext ctx);
 
+/*
+ * Wait until every deferred free has been made: before a context's
+ * teardown, which frees its memory itself and would leave a free to come
+ * to an address the driver may hand out again.
+ */
+void ember_worker_wait_frees(void);
+
 /* Stop the thread at exit, after finishing what is in flight. */
 void ember_worker_stop(void);
 

@@ -21,6 +21,8 @@
 # --expect WHAT   also require the preloaded run's EMBER_STATS report to show
 #                 WHAT (see check_stats.py: converted, uvm-events); repeatable.
 #                 Both runs then get EMBER_STATS, which only the shim reads.
+#                 WHAT no-warnings: the preloaded run's stderr has no
+#                 "ember[PID] warn:" line.
 #
 # Environment:
 #   EMBER_GPU_TIMEOUT  seconds allowed for each run (default 600)
@@ -48,7 +50,7 @@ while [[ $# -gt 0 ]]; do
 		;;
 	--expect)
 		[[ $# -ge 2 ]] || usage
-		expects+=("$2")
+		if [[ $2 == no-warnings ]]; then quiet=1; else expects+=("$2"); fi
 		shift 2
 		;;
 	-h | --help) usage ;;
@@ -143,6 +145,9 @@ fi
 shim_line=$(grep -aE -m1 "$marker" "$tmp/preload.err" || true)
 if [[ -z $shim_line ]]; then
 	fail+=("the preloaded run's stderr has no 'ember[PID] ... real driver' line: the shim was not used")
+fi
+if [[ ${quiet:-0} == 1 ]] && warned=$(grep -aE -m3 '^ember\[[0-9]+\] warn:' "$tmp/preload.err"); then
+	fail+=("the preloaded run warned: ${warned//$'\n'/ | }")
 fi
 stats_line=""
 if [[ ${#expects[@]} -gt 0 && $preload_rc -eq 0 ]]; then

@@ -481,6 +481,25 @@ int main(void)
 	CK(cudaDeviceSynchronize());
 	CK(cudaGetLastError());
 
+	/* ---- 7. a device reset frees what is left; memory made after it --- */
+	{
+		uint32_t *left = nullptr, *again = nullptr;
+		CK(cudaMalloc(&left, bytes));
+		k_fill<<<blocks, threads>>>(left, N, 0x0BADCAFEU);
+		CK_LAUNCH();
+		CK(cudaDeviceSynchronize());
+		CK(cudaDeviceReset()); /* frees `left`: no cudaFree */
+		CK(cudaSetDevice(0));
+		CK(cudaMalloc(&again, bytes)); /* the driver may hand out the same address */
+		k_fill<<<blocks, threads>>>(again, N, 0x13579BDFU);
+		CK_LAUNCH();
+		std::vector<uint32_t> back(N), want(N);
+		CK(cudaMemcpy(back.data(), again, bytes, cudaMemcpyDeviceToHost));
+		host_fill(want, 0x13579BDFU);
+		expect_u64("after a reset fnv1a", fnv1a(back.data(), bytes), fnv1a(want.data(), bytes));
+		CK(cudaFree(again));
+	}
+
 	if (failures) {
 		printf("runtime_prog: FAILED (%d)\n", failures);
 		return 1;

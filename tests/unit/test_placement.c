@@ -983,6 +983,72 @@ Test(placement, a_context_reset_while_the_pool_touches_its_memory_ends_nothing)
 	cr_expect_eq(resident(), 0, "the reset freed everything");
 }
 
+/* Retain the primary context again after its reset, as the runtime does, and reload the kernels. */
+static void restart_primary(void)
+{
+	CUmodule mod = start_context(shim);
+	CU_OK(SYM(shim, cuModuleGetFunction)(&fill, mod, "ember_fill_u32"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+}
+
+/* 40 MiB allocated, advised by Ember, read and made resident: the last of its blocks is on the GPU. */
+static CUdeviceptr resident_40_mib(void)
+{
+	CUdeviceptr p = managed(40 * MiB);
+	struct ember_sim_block_info b;
+	cr_assert_eq(SYM(sim, ember_sim_block_info)((void *)p, &b), 0);
+	cr_expect_eq(b.preferred, EMBER_SIM_HOST, "tracked by Ember: advised mapped");
+	launch_reread(shim, reread, p, 40 * MiB);
+	sync_and_flush(shim);
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(p + 38 * MiB)), 0, "promoted whole");
+	return p;
+}
+
+/*
+ * cudaDeviceReset between a program's phases (test suites, samples): the
+ * driver frees the context's memory without a cuMemFree each. Ember forgets
+ * it with the context, so its residency leaves the budget (two 40 MiB
+ * allocations in turn would not fit a 64 MiB budget together), an address
+ * the driver hands out again is tracked afresh, and moves are issued on a
+ * stream of the new context, not the old one's.
+ */
+Test(placement, a_context_reset_forgets_the_memory_it_freed)
+{
+	start_static();
+	resident_40_mib();
+	CUdevice d;
+	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxReset_v2)(d));
+	restart_primary();
+	resident_40_mib();
+	expect_within_budget();
+}
+
+/* The same for a context the program created and destroys, its last release included. */
+Test(placement, a_destroyed_context_takes_its_memory_out_of_the_budget)
+{
+	start_static();
+	CUdevice d;
+	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
+	CUcontext primary, own;
+	CU_OK(SYM(shim, cuCtxGetCurrent)(&primary));
+	CU_OK(SYM(shim, cuCtxCreate_v2)(&own, 0, d));
+	CUmodule mod;
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+	resident_40_mib();
+	CU_OK(SYM(shim, cuCtxDestroy_v2)(own));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(primary));
+	restart_primary();
+	resident_40_mib();
+	/* the primary's last release destroys it too: retained by start_static and restart_primary */
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRelease_v2)(d));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRelease_v2)(d));
+	restart_primary();
+	resident_40_mib();
+	expect_within_budget();
+}
+
 /* A converted allocation larger than the budget is a pool (JAX preallocates 75% of the GPU): left unmade. */
 Test(placement, a_converted_pool_larger_than_the_budget_is_not_touched)
 {
