@@ -95,3 +95,14 @@ SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	pthread_mutex_unlock(&sim_ctx_lock);
 	return CUDA_SUCCESS;
 }
+
+/* The first forms, which cuGetProcAddress answers below CUDA 11.0: the same here. */
+SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
+{
+	return cuDevicePrimaryCtxReset_v2(dev);
+}

@@ -53,30 +53,67 @@ static CUcontext active_primary(CUdevice dev)
 	return ctx;
 }
 
-EMBER_PUBLIC CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+static CUresult destroy(CUcontext ctx, CUresult (*real)(CUcontext))
 {
 	before_teardown();
 	forget(ctx);
-	return EMBER_REAL(cuCtxDestroy_v2)(ctx);
+	return real(ctx);
 }
 
-EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
-{
-	before_teardown();
-	forget(ember_active ? active_primary(dev) : NULL);
-	return EMBER_REAL(cuDevicePrimaryCtxReset_v2)(dev);
-}
-
-/* The last release destroys the primary context: only then is it forgotten. */
-EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+static CUresult reset(CUdevice dev, CUresult (*real)(CUdevice))
 {
 	before_teardown();
 	CUcontext primary = ember_active ? active_primary(dev) : NULL;
-	CUresult r = EMBER_REAL(cuDevicePrimaryCtxRelease_v2)(dev);
+	ember_debug("GPU %d's primary context (%p) is reset", (int)dev, (void *)primary);
+	forget(primary);
+	return real(dev);
+}
+
+/* The last release destroys the primary context: only then is it forgotten. */
+static CUresult release(CUdevice dev, CUresult (*real)(CUdevice))
+{
+	before_teardown();
+	CUcontext primary = ember_active ? active_primary(dev) : NULL;
+	CUresult r = real(dev);
 	unsigned flags;
 	int active = 1;
 	if (r == CUDA_SUCCESS && primary && EMBER_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS &&
 	    !active)
 		forget(primary);
 	return r;
+}
+
+/*
+ * A program that asks cuGetProcAddress at a version before the _v2 forms
+ * (CUDA 11.0 for the primary context's, 4.0 for cuCtxDestroy) gets the
+ * first ones: each form is hooked.
+ */
+EMBER_PUBLIC CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
+{
+	return destroy(ctx, EMBER_REAL(cuCtxDestroy));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+	return destroy(ctx, EMBER_REAL(cuCtxDestroy_v2));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
+{
+	return reset(dev, EMBER_REAL(cuDevicePrimaryCtxReset));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	return reset(dev, EMBER_REAL(cuDevicePrimaryCtxReset_v2));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	return release(dev, EMBER_REAL(cuDevicePrimaryCtxRelease));
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	return release(dev, EMBER_REAL(cuDevicePrimaryCtxRelease_v2));
 }

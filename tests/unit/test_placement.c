@@ -1021,6 +1021,13 @@ Test(placement, a_context_reset_forgets_the_memory_it_freed)
 	CU_OK(SYM(shim, cuDevicePrimaryCtxReset_v2)(d));
 	restart_primary();
 	resident_40_mib();
+	/* the first form, as cuGetProcAddress answers it at CUDA 7.0's version */
+	CUresult(CUDAAPI * first_reset)(CUdevice) = NULL;
+	CUdriverProcAddressQueryResult found;
+	CU_OK(SYM(shim, cuGetProcAddress_v2)("cuDevicePrimaryCtxReset", (void **)&first_reset, 7000, 0, &found));
+	CU_OK(first_reset(d));
+	restart_primary();
+	resident_40_mib();
 	expect_within_budget();
 }
 
