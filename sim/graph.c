@@ -212,6 +212,17 @@ SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec
 	return instantiate(phGraphExec, hGraph);
 }
 
+/* The first form, which cuGetProcAddress answers at CUDA 10's versions. */
+SIM_EXPORT CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+					       char *logBuffer, size_t bufferSize)
+{
+	if (phErrorNode)
+		*phErrorNode = NULL;
+	if (logBuffer && bufferSize)
+		logBuffer[0] = 0;
+	return instantiate(phGraphExec, hGraph);
+}
+
 /*
  * The executable takes the graph's node parameters where the two have the
  * same nodes running the same kernels (llama.cpp updates its instance with
@@ -234,6 +245,19 @@ SIM_EXPORT CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph
 	pthread_mutex_unlock(&graph_lock);
 	resultInfo->result = same ? CU_GRAPH_EXEC_UPDATE_SUCCESS : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
 	return same ? CUDA_SUCCESS : CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+}
+
+/* The first form, which cuGetProcAddress answers at CUDA 10.2 to 11's versions. */
+SIM_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+					      CUgraphExecUpdateResult *updateResult_out)
+{
+	if (!hErrorNode_out || !updateResult_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUgraphExecUpdateResultInfo info;
+	CUresult r = cuGraphExecUpdate_v2(hGraphExec, hGraph, &info);
+	*hErrorNode_out = info.errorNode;
+	*updateResult_out = info.result;
+	return r;
 }
 
 static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, bool per_thread)

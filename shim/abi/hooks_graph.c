@@ -269,6 +269,16 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phG
 	return r;
 }
 
+/* The first form, which cuGetProcAddress answers at CUDA 10's versions. */
+EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+						 char *logBuffer, size_t bufferSize)
+{
+	CUresult r = EMBER_REAL(cuGraphInstantiate)(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+	if (r == CUDA_SUCCESS)
+		instantiated(*phGraphExec, hGraph);
+	return r;
+}
+
 EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
 						    char *logBuffer, size_t bufferSize)
 {
@@ -298,6 +308,18 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgra
 						   CUgraphExecUpdateResultInfo *resultInfo)
 {
 	CUresult r = EMBER_REAL(cuGraphExecUpdate_v2)(hGraphExec, hGraph, resultInfo);
+	if (r == CUDA_SUCCESS) {
+		forget(hGraphExec);
+		instantiated(hGraphExec, hGraph);
+	}
+	return r;
+}
+
+/* The first form, which cuGetProcAddress answers at CUDA 10.2 to 11's versions. */
+EMBER_PUBLIC CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+						CUgraphExecUpdateResult *updateResult_out)
+{
+	CUresult r = EMBER_REAL(cuGraphExecUpdate)(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
 	if (r == CUDA_SUCCESS) {
 		forget(hGraphExec);
 		instantiated(hGraphExec, hGraph);

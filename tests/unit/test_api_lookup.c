@@ -65,3 +65,32 @@ Test(api_lookup, export_slots_round_trip)
 		cr_expect_eq(ember_export_slot(ember_export_names[s]), s);
 	cr_expect_eq(ember_export_slot("cuNoSuchThing"), -1);
 }
+
+/* Whether hooks.def rewrites the export of each slot. */
+static const bool hooked[EMBER_SLOT_COUNT] = {
+#define EMBER_HOOK(name) [EMBER_SLOT_##name] = true,
+#include "hooks.def"
+#undef EMBER_HOOK
+};
+
+/*
+ * A program may ask cuGetProcAddress for an older version than the newest
+ * (the CUDA runtime asks for cuDevicePrimaryCtxReset at one that answers
+ * the first form): wherever Ember follows an entry point, it follows every
+ * form a version since CUDA 3.2 answers. The CUDA 2.0 forms take 32-bit
+ * sizes and pointers; nothing built since asks for them.
+ */
+Test(api_lookup, every_form_of_a_hooked_entry_point_is_hooked)
+{
+	for (unsigned i = 0; i < ember_api_row_count; i++) {
+		const struct ember_api_row *r = &ember_api_rows[i];
+		if (!hooked[r->slot])
+			continue;
+		for (unsigned j = 0; j < ember_api_row_count; j++) {
+			const struct ember_api_row *q = &ember_api_rows[j];
+			if (strcmp(q->base, r->base) == 0 && q->version >= 3020)
+				cr_expect(hooked[q->slot], "%s is hooked, but not %s (%s at version %d)",
+					  ember_export_names[r->slot], ember_export_names[q->slot], q->base, q->version);
+		}
+	}
+}

@@ -717,6 +717,42 @@ Test(placement, an_updated_graph_places_what_its_new_kernels_read)
 	CU_OK(SYM(shim, cuMemFree_v2)(c));
 }
 
+/* The same through the first forms of instantiation and update, as cuGetProcAddress answers them at CUDA 10.2. */
+Test(placement, graphs_made_through_the_first_forms_are_placed_too)
+{
+	start_static();
+	CUdeviceptr a = managed(16 * MiB), b = managed(16 * MiB);
+	static float sum;
+	size_t n = 16 * MiB / sizeof(float);
+	unsigned passes = 1;
+	float *out = &sum;
+	void *pa[] = { &a, &n, &passes, &out }, *pb[] = { &b, &n, &passes, &out };
+	CUresult(CUDAAPI * instantiate)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t) = NULL;
+	CUresult(CUDAAPI * update)(CUgraphExec, CUgraph, CUgraphNode *, CUgraphExecUpdateResult *) = NULL;
+	CUdriverProcAddressQueryResult found;
+	CU_OK(SYM(shim, cuGetProcAddress_v2)("cuGraphInstantiate", (void **)&instantiate, 10020, 0, &found));
+	CU_OK(SYM(shim, cuGetProcAddress_v2)("cuGraphExecUpdate", (void **)&update, 10020, 0, &found));
+	CUgraph first, second;
+	CUgraphExec exec;
+	CU_OK(SYM(shim, cuGraphCreate)(&first, 0));
+	add_reread_node(first, pa);
+	CU_OK(SYM(shim, cuGraphCreate)(&second, 0));
+	add_reread_node(second, pb);
+	char log[64];
+	CUgraphNode error_node;
+	CU_OK(instantiate(&exec, first, &error_node, log, sizeof log));
+	CUgraphExecUpdateResult result;
+	CU_OK(update(exec, second, &error_node, &result));
+	cr_expect_eq(result, CU_GRAPH_EXEC_UPDATE_SUCCESS);
+	CU_OK(SYM(shim, cuGraphLaunch)(exec, NULL));
+	sync_and_flush(shim);
+	cr_expect(region_resident(b), "the updated graph's allocation was placed at its launch");
+	cr_expect(!region_resident(a), "not the first graph's");
+	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
+	CU_OK(SYM(shim, cuGraphDestroy)(first));
+	CU_OK(SYM(shim, cuGraphDestroy)(second));
+}
+
 /*
  * Under adaptive, a graph whose allocations are all resident below the low
  * watermark is placed once per launch; one that is not, kernel by kernel:
