@@ -242,31 +242,43 @@ static void forget(CUgraphExec exec)
 	ember_unlock(&records_lock);
 }
 
+/* r: the driver's result of instantiating hGraph as *exec. */
+static CUresult after_instantiating(CUresult r, const CUgraphExec *exec, CUgraph hGraph)
+{
+	if (r == CUDA_SUCCESS)
+		instantiated(*exec, hGraph);
+	return r;
+}
+
+/* r: the driver's result of updating exec from hGraph. */
+static CUresult after_updating(CUresult r, CUgraphExec exec, CUgraph hGraph)
+{
+	if (r == CUDA_SUCCESS) {
+		forget(exec);
+		instantiated(exec, hGraph);
+	}
+	return r;
+}
+
 EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
 							  unsigned long long flags)
 {
 	CUresult r = EMBER_REAL(cuGraphInstantiateWithFlags)(phGraphExec, hGraph, flags);
-	if (r == CUDA_SUCCESS)
-		instantiated(*phGraphExec, hGraph);
-	return r;
+	return after_instantiating(r, phGraphExec, hGraph);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
 							   CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
 	CUresult r = EMBER_REAL(cuGraphInstantiateWithParams)(phGraphExec, hGraph, instantiateParams);
-	if (r == CUDA_SUCCESS)
-		instantiated(*phGraphExec, hGraph);
-	return r;
+	return after_instantiating(r, phGraphExec, hGraph);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
 								CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
 	CUresult r = EMBER_REAL(cuGraphInstantiateWithParams_ptsz)(phGraphExec, hGraph, instantiateParams);
-	if (r == CUDA_SUCCESS)
-		instantiated(*phGraphExec, hGraph);
-	return r;
+	return after_instantiating(r, phGraphExec, hGraph);
 }
 
 /* The first form, which cuGetProcAddress answers at CUDA 10's versions. */
@@ -274,18 +286,14 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgra
 						 char *logBuffer, size_t bufferSize)
 {
 	CUresult r = EMBER_REAL(cuGraphInstantiate)(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-	if (r == CUDA_SUCCESS)
-		instantiated(*phGraphExec, hGraph);
-	return r;
+	return after_instantiating(r, phGraphExec, hGraph);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
 						    char *logBuffer, size_t bufferSize)
 {
 	CUresult r = EMBER_REAL(cuGraphInstantiate_v2)(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-	if (r == CUDA_SUCCESS)
-		instantiated(*phGraphExec, hGraph);
-	return r;
+	return after_instantiating(r, phGraphExec, hGraph);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
@@ -308,11 +316,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgra
 						   CUgraphExecUpdateResultInfo *resultInfo)
 {
 	CUresult r = EMBER_REAL(cuGraphExecUpdate_v2)(hGraphExec, hGraph, resultInfo);
-	if (r == CUDA_SUCCESS) {
-		forget(hGraphExec);
-		instantiated(hGraphExec, hGraph);
-	}
-	return r;
+	return after_updating(r, hGraphExec, hGraph);
 }
 
 /* The first form, which cuGetProcAddress answers at CUDA 10.2 to 11's versions. */
@@ -320,11 +324,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph 
 						CUgraphExecUpdateResult *updateResult_out)
 {
 	CUresult r = EMBER_REAL(cuGraphExecUpdate)(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-	if (r == CUDA_SUCCESS) {
-		forget(hGraphExec);
-		instantiated(hGraphExec, hGraph);
-	}
-	return r;
+	return after_updating(r, hGraphExec, hGraph);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
