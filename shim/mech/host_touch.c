@@ -80,10 +80,20 @@ static bool within_allowance(uint64_t bytes)
 	return ok;
 }
 
+void ember_host_touch_counted(struct ember_alloc *a, uint64_t bytes)
+{
+	ember_table_lock(EMBER_TABLE);
+	a->stats.bytes_populated += bytes;
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, a->device);
+	if (acc)
+		acc->bytes_populated += bytes;
+	ember_table_unlock(EMBER_TABLE);
+}
+
 void ember_host_touch_freed(const struct ember_alloc *a)
 {
 	ember_table_lock(EMBER_TABLE);
-	ember_host_allowance_give(&allowance, a->stats.bytes_populated);
+	ember_host_allowance_give(&allowance, a->host_allowed);
 	ember_table_unlock(EMBER_TABLE);
 }
 
@@ -123,8 +133,18 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 				   total / 1073741824.0);
 		total = 0;
 	}
-	/* the pool's touches, when asked for and it runs, else this thread's and its helpers' before returning */
-	if (total && !(ember_cfg.populate_async && ember_touch_pool_add(a))) {
+	if (total) { /* taken whole, given back whole at its free, whatever the pool finds left to touch */
+		ember_table_lock(EMBER_TABLE);
+		a->host_allowed = total;
+		ember_table_unlock(EMBER_TABLE);
+	}
+	/* the pool's touches, which count what they make, when asked for and it runs */
+	if (total && ember_cfg.populate_async && ember_touch_pool_add(a)) {
+		free(runs);
+		return total;
+	}
+	/* else this thread's and its helpers' before returning */
+	if (total) {
 		long page = sysconf(_SC_PAGESIZE);
 		struct work w = { runs, nruns, 0, total, page > 0 ? (size_t)page : 4096 };
 		pthread_t helpers[EMBER_TOUCH_MAX_THREADS];
@@ -135,14 +155,8 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 		for (unsigned i = 0; i < started; i++)
 			pthread_join(helpers[i], NULL);
 	}
-	if (total) { /* the pool's counted when queued: the allowance is taken, and a free gives it all back */
-		ember_table_lock(EMBER_TABLE);
-		a->stats.bytes_populated += total;
-		struct ember_device_account *acc = ember_table_account(EMBER_TABLE, a->device);
-		if (acc)
-			acc->bytes_populated += total;
-		ember_table_unlock(EMBER_TABLE);
-	}
+	if (total)
+		ember_host_touch_counted(a, total);
 	free(runs);
 	return total;
 }

@@ -16,10 +16,15 @@
  * than its GPU's budget (a framework's pool) is left alone, and what the
  * touches made for allocations still live stays within half of what the
  * host, or the process's cgroup, could give at the first of them
- * (host_memory.h). Returns the bytes touched, which the account and the
- * allocation's statistics count.
+ * (host_memory.h). Returns the bytes to touch, taken from that allowance.
+ * The account and the allocation's statistics count what is touched: all
+ * of it before returning, or what the background pool (touch_pool.h) finds
+ * still mapped and live when it comes to each region.
  */
 uint64_t ember_host_touch_mapped(struct ember_alloc *a);
+
+/* bytes of a's pages made by the touches: counted in its statistics and its GPU's account. */
+void ember_host_touch_counted(struct ember_alloc *a, uint64_t bytes);
 
 /* a, whose pages the touches may have made, is being freed: what they made is the touches' to make again. */
 void ember_host_touch_freed(const struct ember_alloc *a);

@@ -26,6 +26,7 @@
 #include "locks.h"
 #include "shim.h"
 #include "state.h"
+#include "host_touch.h"
 #include "touch_pool.h"
 #include "touch_threads.h"
 
@@ -95,6 +96,7 @@ static void *toucher(void *arg)
 		touching++;
 		ember_table_unlock(EMBER_TABLE);
 		touch_region(a, r, page);
+		ember_host_touch_counted(a, ember_span_bytes(a, r, 1));
 		ember_table_lock(EMBER_TABLE);
 		a->host_touching--;
 		touching--;

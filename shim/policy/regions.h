@@ -107,6 +107,7 @@ struct ember_alloc {
 	unsigned in_flight;        /* regions with a migration in flight */
 	bool freed;                /* removed from the table by cuMemFree */
 	unsigned host_touching;    /* mech: regions of it the host's touches are making now (touch_pool.h) */
+	uint64_t host_allowed;     /* mech: bytes its touches took of the host's allowance (host_touch.h) */
 	void *ctx;                 /* mech: the driver context it was made in, whose teardown frees it; atomic */
 	uint64_t id;               /* allocation order, for stats */
 	struct ember_alloc_stats stats;
