@@ -74,6 +74,7 @@ void sim_ctx_release_resources(struct sim_ctx *ctx)
 	sim_events_release_ctx(ctx);
 	sim_streams_release_ctx(ctx);
 	sim_modules_release_ctx(ctx);
+	sim_graphs_release_ctx(ctx);
 	sim_memory_release_ctx(ctx);
 }
 

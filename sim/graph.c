@@ -181,6 +181,14 @@ static void copy_into(struct sim_node *to, const struct sim_node *from)
 	to->params.kernelParams = to->arg_ptrs;
 }
 
+static void free_graph(struct sim_graph *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->nodes[i]);
+	free(g->nodes);
+	free(g);
+}
+
 /* An executable graph is a copy: later changes to the graph do not reach it. */
 static CUresult instantiate(CUgraphExec *exec, CUgraph hGraph)
 {
@@ -202,8 +210,15 @@ static CUresult instantiate(CUgraphExec *exec, CUgraph hGraph)
 	bool ok = e->nodes && e->n == g->n;
 	pthread_mutex_unlock(&graph_lock);
 	e->executable = true;
+	if (!ok) {
+		free_graph(e);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	struct sim_ctx *ctx = NULL;
+	sim_current_ctx(&ctx);
+	sim_handle_add(SIM_H_GRAPH_EXEC, e, ctx); /* a context's teardown destroys its executables */
 	*exec = (CUgraphExec)e;
-	return ok ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
@@ -232,7 +247,7 @@ SIM_EXPORT CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph
 						 CUgraphExecUpdateResultInfo *resultInfo)
 {
 	struct sim_graph *e = (struct sim_graph *)hGraphExec, *g = (struct sim_graph *)hGraph;
-	if (!e || !e->executable || !g || !resultInfo)
+	if (!e || !sim_handle_valid(SIM_H_GRAPH_EXEC, e) || !g || !resultInfo)
 		return CUDA_ERROR_INVALID_VALUE;
 	memset(resultInfo, 0, sizeof *resultInfo);
 	pthread_mutex_lock(&graph_lock);
@@ -263,7 +278,7 @@ SIM_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hG
 static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, bool per_thread)
 {
 	struct sim_graph *e = (struct sim_graph *)hGraphExec;
-	if (!e || !e->executable)
+	if (!e || !sim_handle_valid(SIM_H_GRAPH_EXEC, e))
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sim_node *n = e->nodes[i];
@@ -285,20 +300,22 @@ SIM_EXPORT CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream 
 	return graph_launch(hGraphExec, hStream, true);
 }
 
-static void free_graph(struct sim_graph *g)
-{
-	for (size_t i = 0; i < g->n; i++)
-		free(g->nodes[i]);
-	free(g->nodes);
-	free(g);
-}
-
 SIM_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
-	if (!hGraphExec)
+	if (!hGraphExec || !sim_handle_remove(SIM_H_GRAPH_EXEC, hGraphExec))
 		return CUDA_ERROR_INVALID_VALUE;
 	free_graph((struct sim_graph *)hGraphExec);
 	return CUDA_SUCCESS;
+}
+
+static void free_graph_void(void *g)
+{
+	free_graph(g);
+}
+
+void sim_graphs_release_ctx(struct sim_ctx *ctx)
+{
+	sim_handles_drain(SIM_H_GRAPH_EXEC, ctx, free_graph_void);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)

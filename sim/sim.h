@@ -90,6 +90,7 @@ enum sim_handle_kind {
 	SIM_H_MODULE,
 	SIM_H_LIBRARY,
 	SIM_H_FUNC,
+	SIM_H_GRAPH_EXEC, /* owned by the context it was instantiated in */
 };
 
 struct sim_ctx;
@@ -371,6 +372,8 @@ CUresult sim_module_get_function(struct sim_func **out, struct sim_module *mod, 
 unsigned sim_module_function_count(const struct sim_module *mod);
 void sim_module_destroy(void *mod);
 void sim_modules_release_ctx(struct sim_ctx *ctx);
+/* graph.c: the graph executables instantiated in ctx, destroyed with it. */
+void sim_graphs_release_ctx(struct sim_ctx *ctx);
 /* A function handle (CUfunction, or a library's CUkernel, which is the same thing). */
 CUresult sim_func_check(void *h, struct sim_func **out);
 

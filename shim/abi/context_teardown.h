@@ -14,4 +14,13 @@
  */
 void ember_memory_forget_context(CUcontext ctx);
 
+/* Drop what was kept of the graph executables instantiated in ctx (hooks_graph.c). */
+void ember_graphs_forget_context(CUcontext ctx);
+
+/*
+ * After a teardown: a capture whose stream the driver no longer knows, or
+ * no longer captures, has ended (hooks_capture.c).
+ */
+void ember_capture_after_teardown(void);
+
 #endif

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "context_teardown.h"
 #include "shim.h"
 
 /* Not declared by cuda.h: their prototypes, for EMBER_REAL's types. */
@@ -107,6 +108,18 @@ static CUresult end_capture(CUstream stream, CUgraph *graph, bool per_thread)
 		count_ended();
 	}
 	return r;
+}
+
+void ember_capture_after_teardown(void)
+{
+	for (int i = 0; i < ORIGINS; i++) {
+		uintptr_t key = __atomic_load_n(&origins[i], __ATOMIC_RELAXED);
+		/* another thread's per-thread stream cannot be asked from here */
+		if (!key || key == (uintptr_t)CU_STREAM_PER_THREAD || ember_stream_captured((CUstream)key, false))
+			continue;
+		if (__atomic_compare_exchange_n(&origins[i], &key, 0, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			count_ended();
+	}
 }
 
 bool ember_capture_under_way(void)

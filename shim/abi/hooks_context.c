@@ -5,16 +5,21 @@
  * - the host's touches in the background (touch_pool.h) stop, or a touch of
  *   a page no longer mapped would fault in the pool's thread and end the
  *   program;
- * - deferred frees are made while their addresses are still the program's;
+ * - deferred frees are made while their addresses are still the program's,
+ *   and the moves under way finish (before_teardown);
  * - the context's allocations leave the table and the budget, where they
  *   would hold residency no one has and refuse addresses handed out again;
  * - its private stream and the worker's and adaptive's note of it go: a
  *   primary context keeps its handle across a reset, and a dead stream
- *   fails every move after it.
+ *   fails every move after it;
+ * - what was learnt of its kernels and graph executables goes, as at a
+ *   module's unload: the driver may hand their handles to others;
+ * - after it, a capture on a stream it destroyed has ended.
  */
 #include <cuda.h>
 
 #include "context_teardown.h"
+#include "kernels.h"
 #include "ops_driver.h"
 #include "placement.h"
 #include "shim.h"
@@ -27,16 +32,28 @@ static void forget(CUcontext ctx)
 	if (!ctx || !ember_active)
 		return;
 	ember_memory_forget_context(ctx);
+	ember_graphs_forget_context(ctx);
+	ember_kernels_forget();
 	ember_streams_forget(ctx);
 	ember_adaptive_forget_context(ctx);
 	ember_driver_forget_context(ctx);
 }
 
-static void before_teardown(void)
+/*
+ * Before a teardown that forgets ctx (forget first, so that no pass issues
+ * more in it), or one that may end it (NULL): the pool's touches stop, the
+ * deferred frees are made, and the moves under way finish. The teardown
+ * would wait for the moves on the GPU but destroy their events, and a move
+ * the worker polled after it would count as failed with its bytes moved.
+ */
+static void before_teardown(CUcontext forgotten)
 {
 	ember_touch_pool_drain();
-	if (ember_active)
-		ember_worker_wait_frees();
+	if (!ember_active)
+		return;
+	ember_worker_wait_frees();
+	forget(forgotten);
+	ember_worker_flush();
 }
 
 /* dev's primary context if it is active, without changing its count; NULL otherwise. */
@@ -55,31 +72,35 @@ static CUcontext active_primary(CUdevice dev)
 
 static CUresult destroy(CUcontext ctx, CUresult (*real)(CUcontext))
 {
-	before_teardown();
-	forget(ctx);
-	return real(ctx);
+	before_teardown(ctx);
+	CUresult r = real(ctx);
+	ember_capture_after_teardown();
+	return r;
 }
 
 static CUresult reset(CUdevice dev, CUresult (*real)(CUdevice))
 {
-	before_teardown();
 	CUcontext primary = ember_active ? active_primary(dev) : NULL;
 	ember_debug("GPU %d's primary context (%p) is reset", (int)dev, (void *)primary);
-	forget(primary);
-	return real(dev);
+	before_teardown(primary);
+	CUresult r = real(dev);
+	ember_capture_after_teardown();
+	return r;
 }
 
 /* The last release destroys the primary context: only then is it forgotten. */
 static CUresult release(CUdevice dev, CUresult (*real)(CUdevice))
 {
-	before_teardown();
+	before_teardown(NULL);
 	CUcontext primary = ember_active ? active_primary(dev) : NULL;
 	CUresult r = real(dev);
 	unsigned flags;
 	int active = 1;
 	if (r == CUDA_SUCCESS && primary && EMBER_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS &&
-	    !active)
+	    !active) {
 		forget(primary);
+		ember_capture_after_teardown();
+	}
 	return r;
 }
 

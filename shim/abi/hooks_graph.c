@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context_teardown.h"
 #include "copies.h"
 #include "locks.h"
 #include "state.h"
@@ -43,6 +44,7 @@ struct graph_record {
 	struct ember_scan whole;
 	bool whole_ok;
 	uint64_t kernels_gen; /* what the kernel table had learned when the scans last took it */
+	CUcontext ctx;        /* instantiated in: its teardown destroys the executable */
 	struct graph_record *next;
 };
 
@@ -120,14 +122,20 @@ static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
 	free(nodes);
 }
 
+static void forget(CUgraphExec exec);
+
 static void instantiated(CUgraphExec exec, CUgraph graph)
 {
-	if (!ember_active || !(ember_strategy->scans || ember_tracing) || !ember_table_any_placed(EMBER_TABLE))
+	if (!ember_active)
+		return;
+	forget(exec); /* a handle the driver hands out again: what was kept of the one before is stale */
+	if (!(ember_strategy->scans || ember_tracing) || !ember_table_any_placed(EMBER_TABLE))
 		return;
 	struct graph_record *g = calloc(1, sizeof *g);
 	if (!g)
 		return;
 	g->exec = exec;
+	EMBER_REAL(cuCtxGetCurrent)(&g->ctx);
 	g->whole_ok = true;
 	g->kernels_gen = ember_kernels_generation();
 	scan_graph(g, graph, 0);
@@ -226,6 +234,22 @@ static void launched(CUgraphExec exec, CUstream stream, bool per_thread)
 		ember_scan_release(&copy[i]);
 	}
 	free(copy);
+}
+
+void ember_graphs_forget_context(CUcontext ctx)
+{
+	ember_lock(&records_lock);
+	for (struct graph_record **p = &records; *p;) {
+		struct graph_record *g = *p;
+		if (g->ctx != ctx) {
+			p = &g->next;
+			continue;
+		}
+		*p = g->next;
+		free(g->scans);
+		free(g);
+	}
+	ember_unlock(&records_lock);
 }
 
 static void forget(CUgraphExec exec)

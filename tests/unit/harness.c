@@ -52,6 +52,16 @@ CUmodule start_context(void *shim)
 	return mod;
 }
 
+CUcontext own_context(void *shim, CUcontext *was)
+{
+	CUdevice d;
+	CUcontext own;
+	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
+	CU_OK(SYM(shim, cuCtxGetCurrent)(was));
+	CU_OK(SYM(shim, cuCtxCreate_v2)(&own, 0, d));
+	return own;
+}
+
 void launch_reread_on(void *shim, CUfunction f, CUdeviceptr p, size_t bytes, CUstream stream)
 {
 	static float sum;

@@ -23,6 +23,9 @@ void *must_dlsym(void *handle, const char *name);
  * simulated driver's built-in kernels loaded. Returns the module. */
 CUmodule start_context(void *shim);
 
+/* Through the shim: a context of its own on GPU 0, made current; *was: the context current before. */
+CUcontext own_context(void *shim, CUcontext *was);
+
 /* Launch the simulated driver's ember_reread_sum f through the shim over [p, p + bytes), once: a launch Ember scans. */
 void launch_reread(void *shim, CUfunction f, CUdeviceptr p, size_t bytes);
 /* The same on stream (launch_reread's is NULL). */

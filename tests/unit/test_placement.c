@@ -478,19 +478,42 @@ static void add_reread_node(CUgraph graph, void **params)
 	CU_OK(SYM(shim, cuGraphAddKernelNode_v2)(&node, graph, NULL, 0, &kp));
 }
 
-Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
+/* The arguments of one reread launch over [p, p + bytes), for a graph's kernel node. */
+struct reread_args {
+	CUdeviceptr p;
+	size_t n;
+	unsigned passes;
+	float *out;
+	void *params[4];
+};
+
+static void reread_args_over(struct reread_args *r, CUdeviceptr p, size_t bytes)
+{
+	static float sum;
+	*r = (struct reread_args){ .p = p, .n = bytes / sizeof(float), .passes = 1, .out = &sum };
+	r->params[0] = &r->p;
+	r->params[1] = &r->n;
+	r->params[2] = &r->passes;
+	r->params[3] = &r->out;
+}
+
+/* Under static, 16 MiB of managed memory and the arguments of a reread over it. */
+static CUdeviceptr static_with_16_mib_to_read(struct reread_args *r)
 {
 	start_static();
 	CUdeviceptr p = managed(16 * MiB);
-	static float sum;
-	size_t n = 16 * MiB / sizeof(float);
-	unsigned passes = 1;
-	float *out = &sum;
-	void *params[] = { &p, &n, &passes, &out };
+	reread_args_over(r, p, 16 * MiB);
+	return p;
+}
+
+Test(placement, graph_kernels_get_the_static_split_at_their_first_launch)
+{
+	struct reread_args args;
+	CUdeviceptr p = static_with_16_mib_to_read(&args);
 	CUgraph graph;
 	CUgraphExec exec;
 	CU_OK(SYM(shim, cuGraphCreate)(&graph, 0));
-	add_reread_node(graph, params);
+	add_reread_node(graph, args.params);
 	CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&exec, graph, 0));
 	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0, "instantiating moves nothing");
@@ -751,6 +774,40 @@ Test(placement, graphs_made_through_the_first_forms_are_placed_too)
 	CU_OK(SYM(shim, cuGraphExecDestroy)(exec));
 	CU_OK(SYM(shim, cuGraphDestroy)(first));
 	CU_OK(SYM(shim, cuGraphDestroy)(second));
+}
+
+/*
+ * A graph executable instantiated in a context the program then destroys,
+ * and a later one the driver gives the same handle: the later one's
+ * launches place only what it reads (here nothing: it has no kernel).
+ */
+Test(placement, a_graph_handle_reused_after_its_context_s_teardown_places_only_its_own_reads)
+{
+	struct reread_args reads_a_args;
+	CUdeviceptr a = static_with_16_mib_to_read(&reads_a_args);
+	CUgraphExec olds[64], empty_exec = NULL;
+	bool reused = false;
+	for (int tries = 0; tries < 64 && !reused; tries++) {
+		CUcontext primary, own = own_context(shim, &primary);
+		CUmodule mod;
+		CUgraph reads_a, empty;
+		CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
+		CU_OK(SYM(shim, cuGraphCreate)(&reads_a, 0));
+		add_reread_node(reads_a, reads_a_args.params);
+		CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&olds[tries], reads_a, 0));
+		CU_OK(SYM(shim, cuGraphCreate)(&empty, 0));
+		CU_OK(SYM(shim, cuCtxDestroy_v2)(own));
+		CU_OK(SYM(shim, cuCtxSetCurrent)(primary));
+		CU_OK(SYM(shim, cuGraphInstantiateWithFlags)(&empty_exec, empty, 0));
+		for (int k = 0; k <= tries && !reused; k++)
+			reused = empty_exec == olds[k];
+	}
+	if (!reused)
+		cr_skip_test("the simulated driver never reused the handle");
+	CU_OK(SYM(shim, cuGraphLaunch)(empty_exec, NULL));
+	sync_and_flush(shim);
+	cr_expect(!region_resident(a), "the torn-down graph's allocation was not placed");
 }
 
 /*
@@ -1113,9 +1170,7 @@ Test(placement, a_destroyed_context_takes_its_memory_out_of_the_budget)
 	start_static();
 	CUdevice d;
 	CU_OK(SYM(shim, cuDeviceGet)(&d, 0));
-	CUcontext primary, own;
-	CU_OK(SYM(shim, cuCtxGetCurrent)(&primary));
-	CU_OK(SYM(shim, cuCtxCreate_v2)(&own, 0, d));
+	CUcontext primary, own = own_context(shim, &primary);
 	CUmodule mod;
 	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&reread, mod, "ember_reread_sum"));
@@ -1389,24 +1444,48 @@ static void does_nothing(const struct ember_sim_launch *launch, void **params)
  * scan read the new kernel's arguments with the old kernel's cached
  * layout, past the end of its argument array (SIGSEGV).
  */
-Test(placement, a_kernel_handle_reused_after_an_unload_is_scanned_with_its_own_layout)
+/* Something placed, so that launches are scanned; a kernel of eight pointers and one of one; w: the eight's arguments. */
+struct wide_args {
+	uint64_t args[8];
+	void *params[8];
+};
+
+static void wide_and_narrow_kernels(struct wide_args *w)
 {
 	start_static();
-	CUdeviceptr p = managed(4 * MiB); /* something placed, so that launches are scanned */
+	CUdeviceptr p = managed(4 * MiB);
 	static const size_t wide[8] = { 8, 8, 8, 8, 8, 8, 8, 8 }, narrow[1] = { 8 };
 	int (*reg)(const char *, ember_sim_kernel_fn, const size_t *, unsigned) = SYM(sim, ember_sim_register_kernel);
 	cr_assert_eq(reg("ember_test_wide8", does_nothing, wide, 8), 0);
 	cr_assert_eq(reg("ember_test_narrow1", does_nothing, narrow, 1), 0);
+	for (int i = 0; i < 8; i++) {
+		w->args[i] = p;
+		w->params[i] = &w->args[i];
+	}
+}
 
+/* Launch narrow with its one-argument array ending where an unreadable page begins. */
+static void launch_narrow_at_a_page_end(CUfunction narrow, uint64_t *arg)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *two = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(two, MAP_FAILED);
+	cr_assert_eq(mprotect(two + page, (size_t)page, PROT_NONE), 0);
+	void **params1 = (void **)(two + page - sizeof(void *));
+	params1[0] = arg;
+	CU_OK(SYM(shim, cuLaunchKernel)(narrow, 1, 1, 1, 1, 1, 1, 0, NULL, params1, NULL));
+	munmap(two, 2 * (size_t)page);
+}
+
+Test(placement, a_kernel_handle_reused_after_an_unload_is_scanned_with_its_own_layout)
+{
+	struct wide_args w;
+	wide_and_narrow_kernels(&w);
 	CUmodule m1, m2;
 	CUfunction f1, f2 = NULL;
 	CU_OK(SYM(shim, cuModuleLoadData)(&m1, "ember-sim:"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&f1, m1, "ember_test_wide8"));
-	uint64_t args8[8] = { p, p, p, p, p, p, p, p };
-	void *params8[8];
-	for (int i = 0; i < 8; i++)
-		params8[i] = &args8[i];
-	CU_OK(SYM(shim, cuLaunchKernel)(f1, 1, 1, 1, 1, 1, 1, 0, NULL, params8, NULL));
+	CU_OK(SYM(shim, cuLaunchKernel)(f1, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));
 	CU_OK(SYM(shim, cuModuleUnload)(m1));
 	for (int tries = 0; tries < 64 && f2 != f1; tries++) {
 		CU_OK(SYM(shim, cuModuleLoadData)(&m2, "ember-sim:"));
@@ -1416,16 +1495,40 @@ Test(placement, a_kernel_handle_reused_after_an_unload_is_scanned_with_its_own_l
 	}
 	if (f2 != f1)
 		cr_skip_test("the simulated driver never reused the handle");
-	/* the one-argument array ends where an unreadable page begins */
-	long page = sysconf(_SC_PAGESIZE);
-	char *two = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(two, MAP_FAILED);
-	cr_assert_eq(mprotect(two + page, (size_t)page, PROT_NONE), 0);
-	void **params1 = (void **)(two + page - sizeof(void *));
-	params1[0] = &args8[0];
-	CU_OK(SYM(shim, cuLaunchKernel)(f2, 1, 1, 1, 1, 1, 1, 0, NULL, params1, NULL));
+	launch_narrow_at_a_page_end(f2, &w.args[0]);
 	CU_OK(SYM(shim, cuModuleUnload)(m2));
-	munmap(two, 2 * (size_t)page);
+}
+
+/*
+ * The same when the kernel's context is torn down (cudaDeviceReset), which
+ * unloads its modules without a cuModuleUnload: the teardown forgets what
+ * was learnt of kernels as an unload does. Each try learns the wide
+ * kernel's layout in a context of its own, destroys it, and asks the
+ * primary context for the narrow kernel; nothing is unloaded.
+ */
+Test(placement, a_kernel_handle_reused_after_its_context_s_teardown_is_scanned_with_its_own_layout)
+{
+	struct wide_args w;
+	wide_and_narrow_kernels(&w);
+	CUfunction wides[64], narrow1 = NULL;
+	bool reused = false;
+	for (int tries = 0; tries < 64 && !reused; tries++) {
+		CUcontext primary, own = own_context(shim, &primary);
+		CUmodule m1, m2;
+		CU_OK(SYM(shim, cuModuleLoadData)(&m1, "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&wides[tries], m1, "ember_test_wide8"));
+		CU_OK(SYM(shim, cuLaunchKernel)(wides[tries], 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));
+		CU_OK(SYM(shim, cuCtxSynchronize)());
+		CU_OK(SYM(shim, cuCtxDestroy_v2)(own));
+		CU_OK(SYM(shim, cuCtxSetCurrent)(primary));
+		CU_OK(SYM(shim, cuModuleLoadData)(&m2, "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&narrow1, m2, "ember_test_narrow1"));
+		for (int k = 0; k <= tries && !reused; k++)
+			reused = narrow1 == wides[k]; /* a wide kernel's handle, its context torn down since */
+	}
+	if (!reused)
+		cr_skip_test("the simulated driver never reused the handle");
+	launch_narrow_at_a_page_end(narrow1, &w.args[0]);
 }
 
 /* ---- driver errors in the middle of Ember's work: the program's results stand, one line says what Ember gave up ---- */

@@ -492,6 +492,21 @@ Test(read_dup, a_capture_ended_by_its_stream_s_destruction_holds_nothing_back)
 	cr_expect_eq(advised_after_a_copy(p), 0, "withdrawn at once");
 }
 
+/* A capture on a stream of a context the program then destroys ends with it (cudaDeviceReset mid-capture). */
+Test(read_dup, a_capture_ended_by_its_context_s_teardown_holds_nothing_back)
+{
+	unsigned on_gpu, advised;
+	CUdeviceptr p = read_once("1", &on_gpu, &advised);
+	cr_assert_eq(advised, 8);
+	CUcontext primary, own = own_context(shim, &primary);
+	CUstream stream;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CU_OK(SYM(shim, cuCtxDestroy_v2)(own));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(primary));
+	cr_expect_eq(advised_after_a_copy(p), 0, "withdrawn at once");
+}
+
 /*
  * A capture that forks: side waits for an event recorded in the captured
  * stream, which draws it into the capture, and queues a memset of its own.
