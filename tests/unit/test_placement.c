@@ -129,7 +129,12 @@ Test(placement, a_slow_conversion_is_named_in_the_debug_log)
 	read_file(log, buf, sizeof buf);
 	unlink(log);
 	cr_expect_eq(lines_with(buf, "(4 MiB) took "), 1, "%s", buf);
-	cr_expect_eq(lines_with(buf, "converting "), 1, "only the slow one: %s", buf);
+	/* the 2 MiB one only if it too held the thread 5 ms (a sanitizer's build on a busy machine may) */
+	for (const char *at = buf; (at = strstr(at, " MiB) took ")); at++) {
+		double ms = 0;
+		cr_expect(sscanf(at, " MiB) took %lf ms", &ms) == 1 && ms >= 5.0, "only conversions of 5 ms or more: %s",
+			  buf);
+	}
 	char *line = strstr(buf, "(4 MiB) took ");
 	double total = 0, allocating = 0;
 	cr_assert(line && sscanf(line, "(4 MiB) took %lf ms: %lf allocating", &total, &allocating) == 2, "%s", buf);
