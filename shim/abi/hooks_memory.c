@@ -162,7 +162,7 @@ void ember_memory_forget_context(CUcontext ctx)
 			ember_alloc_put(EMBER_TABLE, a);
 	}
 	if (n)
-		ember_debug("context %p is torn down: Ember forgets its %zu allocation%s", (void *)ctx, n, n == 1 ? "" : "s");
+		ember_info("context %p is torn down: Ember forgets its %zu allocation%s", (void *)ctx, n, n == 1 ? "" : "s");
 	free(bases);
 }
 

@@ -1152,6 +1152,9 @@ static CUdeviceptr resident_40_mib(void)
  */
 Test(placement, a_context_reset_forgets_the_memory_it_freed)
 {
+	char log[] = "/tmp/ember-reset-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
 	start_static();
 	resident_40_mib();
 	CUdevice d;
@@ -1167,6 +1170,10 @@ Test(placement, a_context_reset_forgets_the_memory_it_freed)
 	restart_primary();
 	resident_40_mib();
 	expect_within_budget();
+	char buf[16384];
+	read_file(log, buf, sizeof buf);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "is torn down: Ember forgets its 1 allocation\n"), 2, "one line a reset: %s", buf);
 }
 
 /* The same for a context the program created and destroys, its last release included. */
