@@ -27,9 +27,10 @@
 #include "touch_pool.h"
 #include "worker.h"
 
+/* Called only while Ember is active. */
 static void forget(CUcontext ctx)
 {
-	if (!ctx || !ember_active)
+	if (!ctx)
 		return;
 	ember_memory_forget_context(ctx);
 	ember_graphs_forget_context(ctx);

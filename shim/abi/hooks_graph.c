@@ -122,7 +122,24 @@ static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
 	free(nodes);
 }
 
-static void forget(CUgraphExec exec);
+static void free_record(struct graph_record *g)
+{
+	free(g->scans);
+	free(g);
+}
+
+static void forget(CUgraphExec exec)
+{
+	ember_lock(&records_lock);
+	for (struct graph_record **p = &records; *p; p = &(*p)->next)
+		if ((*p)->exec == exec) {
+			struct graph_record *g = *p;
+			*p = g->next;
+			free_record(g);
+			break;
+		}
+	ember_unlock(&records_lock);
+}
 
 static void instantiated(CUgraphExec exec, CUgraph graph)
 {
@@ -140,8 +157,7 @@ static void instantiated(CUgraphExec exec, CUgraph graph)
 	g->kernels_gen = ember_kernels_generation();
 	scan_graph(g, graph, 0);
 	if (g->n == 0) {
-		free(g->scans);
-		free(g);
+		free_record(g);
 		return;
 	}
 	ember_lock(&records_lock);
@@ -246,25 +262,11 @@ void ember_graphs_forget_context(CUcontext ctx)
 			continue;
 		}
 		*p = g->next;
-		free(g->scans);
-		free(g);
+		free_record(g);
 	}
 	ember_unlock(&records_lock);
 }
 
-static void forget(CUgraphExec exec)
-{
-	ember_lock(&records_lock);
-	for (struct graph_record **p = &records; *p; p = &(*p)->next)
-		if ((*p)->exec == exec) {
-			struct graph_record *g = *p;
-			*p = g->next;
-			free(g->scans);
-			free(g);
-			break;
-		}
-	ember_unlock(&records_lock);
-}
 
 /* r: the driver's result of instantiating hGraph as *exec. */
 static CUresult after_instantiating(CUresult r, const CUgraphExec *exec, CUgraph hGraph)

@@ -48,10 +48,6 @@ static void note_if_slow(CUdeviceptr p, size_t bytes, const uint64_t t[5])
 			    (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6);
 }
 
-/*
- * Register and advise a managed allocation; on any failure leave it to the
- * driver. t[0] and t[1]: when a conversion's allocation began and ended.
- */
 /* The context the calling thread allocates in, which the allocation dies with (hooks_context.c). */
 static void note_context(struct ember_alloc *a)
 {
@@ -60,6 +56,10 @@ static void note_context(struct ember_alloc *a)
 	__atomic_store_n(&a->ctx, (void *)ctx, __ATOMIC_RELAXED);
 }
 
+/*
+ * Register and advise a managed allocation; on any failure leave it to the
+ * driver. t[0] and t[1]: when a conversion's allocation began and ended.
+ */
 static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5])
 {
 	int dev = ember_budget_current_device();

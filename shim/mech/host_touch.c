@@ -71,11 +71,14 @@ static void *toucher(void *arg)
  */
 static struct ember_host_allowance allowance;
 
-static bool within_allowance(uint64_t bytes)
+/* Take bytes of the allowance for a, given back whole at its free (whatever the pool finds left to touch). */
+static bool within_allowance(struct ember_alloc *a, uint64_t bytes)
 {
 	uint64_t now = ember_host_memory_available_now();
 	ember_table_lock(EMBER_TABLE);
 	bool ok = ember_host_allowance_take(&allowance, bytes, now);
+	if (ok)
+		a->host_allowed = bytes;
 	ember_table_unlock(EMBER_TABLE);
 	return ok;
 }
@@ -125,7 +128,7 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 		r = end;
 	}
 	ember_table_unlock(EMBER_TABLE);
-	if (total && !within_allowance(total)) {
+	if (total && !within_allowance(a, total)) {
 		static bool said;
 		if (ember_first_time(&said))
 			ember_info("EMBER_POPULATE_HOST: %.2f GiB of an allocation past the budget left to the driver: the "
@@ -133,18 +136,11 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 				   total / 1073741824.0);
 		total = 0;
 	}
-	if (total) { /* taken whole, given back whole at its free, whatever the pool finds left to touch */
-		ember_table_lock(EMBER_TABLE);
-		a->host_allowed = total;
-		ember_table_unlock(EMBER_TABLE);
-	}
-	/* the pool's touches, which count what they make, when asked for and it runs */
-	if (total && ember_cfg.populate_async && ember_touch_pool_add(a)) {
-		free(runs);
-		return total;
-	}
-	/* else this thread's and its helpers' before returning */
-	if (total) {
+	/*
+	 * The pool's touches, which count what they make, when asked for and
+	 * it runs; else this thread's and its helpers' before returning.
+	 */
+	if (total && !(ember_cfg.populate_async && ember_touch_pool_add(a))) {
 		long page = sysconf(_SC_PAGESIZE);
 		struct work w = { runs, nruns, 0, total, page > 0 ? (size_t)page : 4096 };
 		pthread_t helpers[EMBER_TOUCH_MAX_THREADS];
@@ -154,9 +150,8 @@ uint64_t ember_host_touch_mapped(struct ember_alloc *a)
 		toucher(&w); /* the calling thread too, and alone when no helper started */
 		for (unsigned i = 0; i < started; i++)
 			pthread_join(helpers[i], NULL);
-	}
-	if (total)
 		ember_host_touch_counted(a, total);
+	}
 	free(runs);
 	return total;
 }
