@@ -14,11 +14,15 @@
  *   fails every move after it;
  * - what was learnt of its kernels and graph executables goes, as at a
  *   module's unload: the driver may hand their handles to others;
- * - after it, a capture on a stream it destroyed has ended.
+ * - after it, a capture on a stream it destroyed has ended, and its
+ *   streams' work is done: as after cuCtxSynchronize, nothing launched
+ *   keeps the GPU busy (gpu_busy.h), and a host phase may begin.
  */
 #include <cuda.h>
 
 #include "context_teardown.h"
+#include "gpu_busy.h"
+#include "host_phase.h"
 #include "kernels.h"
 #include "ops_driver.h"
 #include "placement.h"
@@ -71,12 +75,21 @@ static CUcontext active_primary(CUdevice dev)
 	return ctx;
 }
 
+/* After a teardown: r is whether the context ended. */
+static CUresult after_teardown(CUresult r)
+{
+	ember_capture_after_teardown();
+	if (r == CUDA_SUCCESS && ember_active) {
+		ember_gpu_busy_waited(EMBER_WAIT_CONTEXT, NULL, false);
+		ember_host_phase_sync();
+	}
+	return r;
+}
+
 static CUresult destroy(CUcontext ctx, CUresult (*real)(CUcontext))
 {
 	before_teardown(ctx);
-	CUresult r = real(ctx);
-	ember_capture_after_teardown();
-	return r;
+	return after_teardown(real(ctx));
 }
 
 static CUresult reset(CUdevice dev, CUresult (*real)(CUdevice))
@@ -84,9 +97,7 @@ static CUresult reset(CUdevice dev, CUresult (*real)(CUdevice))
 	CUcontext primary = ember_active ? active_primary(dev) : NULL;
 	ember_debug("GPU %d's primary context (%p) is reset", (int)dev, (void *)primary);
 	before_teardown(primary);
-	CUresult r = real(dev);
-	ember_capture_after_teardown();
-	return r;
+	return after_teardown(real(dev));
 }
 
 /* The last release destroys the primary context: only then is it forgotten. */
@@ -100,7 +111,7 @@ static CUresult release(CUdevice dev, CUresult (*real)(CUdevice))
 	if (r == CUDA_SUCCESS && primary && EMBER_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS &&
 	    !active) {
 		forget(primary);
-		ember_capture_after_teardown();
+		after_teardown(r);
 	}
 	return r;
 }

@@ -6,7 +6,8 @@
  * still runs is not idle, and the exchange must not run beside its
  * kernels.
  *
- * A context's synchronisation covers every stream, a stream's its own
+ * A context's synchronisation (and its teardown, which synchronises it)
+ * covers every stream, a stream's its own
  * (and the blocking copies to the host theirs: the legacy stream, or the
  * thread's own default stream). An event's stream is not known: it is
  * taken to be the one stream launched on, where there is one. Past

@@ -311,6 +311,37 @@ Test(host_phase, an_event_wait_covers_the_one_stream_launched_on)
 	CU_OK(SYM(shim, cuMemFree_v2)(scratch));
 }
 
+/*
+ * A context's teardown synchronises its work before it frees it: the side
+ * launch ran in a context of its own, now destroyed, so the host's phase
+ * that follows has the GPU idle and the exchange is made while it lasts.
+ */
+Test(host_phase, a_context_s_teardown_ends_its_streams_work)
+{
+	grace_outlasts_the_flight();
+	start("adaptive", "256");
+	CUdeviceptr seldom, often, scratch;
+	flight(&seldom, &often);
+	CUcontext primary, own = own_context(shim, &primary);
+	CUmodule mod;
+	CUfunction own_fill;
+	CU_OK(SYM(shim, cuModuleLoadData)(&mod, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&own_fill, mod, "ember_fill_u32"));
+	CUstream side;
+	CU_OK(SYM(shim, cuStreamCreate)(&side, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&scratch, 4096));
+	unsigned value = 7;
+	size_t words = 1024;
+	void *params[] = { &scratch, &value, &words };
+	CU_OK(SYM(shim, cuLaunchKernel)(own_fill, 1, 1, 1, 1, 1, 1, 0, side, params, NULL));
+	CU_OK(SYM(shim, cuCtxDestroy_v2)(own));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(primary));
+	host_work();
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)(often + 46 * MiB)), 0,
+		     "exchanged while the host phase lasts");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)seldom), EMBER_SIM_HOST, "what it read less went");
+}
+
 /* A trace records the phase and who saw it (Q <t> <phase> <seen>), for ember-sim's replay to end the episode there. */
 Test(host_phase, a_trace_records_the_host_phase_the_worker_saw)
 {
