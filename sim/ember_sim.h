@@ -92,6 +92,9 @@ EMBER_SIM_API int ember_sim_block_location(const void *addr);
 /* Kernel accesses reported for its block: the "true accesses" a policy can be judged by. */
 EMBER_SIM_API uint64_t ember_sim_block_accesses(const void *addr);
 
+/* Where a cuMemCreate handle's memory lives: its device or EMBER_SIM_HOST. */
+EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handle);
+
 /* ---- accounting ---- */
 
 /* Managed bytes resident on a device (read-mostly duplicates included). */
@@ -117,7 +120,7 @@ EMBER_SIM_API void ember_sim_fail_prefetches(int to, unsigned count, CUresult re
  * `count` calls of `name` (its exported name, such as "cuStreamCreate")
  * fail with `result`. A count of 0 ends it. Covered: cuMemAdvise_v2,
  * cuMemPrefetchAsync_v2, cuStreamCreate, cuEventCreate, cuModuleLoadData,
- * cuMemAllocManaged.
+ * cuMemAllocManaged, cuMemCreate.
  */
 EMBER_SIM_API void ember_sim_fail_call(const char *name, unsigned skip, unsigned count, CUresult result);
 /* The same calls, succeeding after delay_ns each: a driver call that holds its thread (advice on a busy GPU). */

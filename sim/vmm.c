@@ -1,30 +1,50 @@
 /*
  * Physical allocations of the virtual memory API (cuMemCreate,
  * cuMemRelease) and stream-ordered allocations from a pool. The simulated
- * driver charges their bytes to the device and maps nothing: enough for a
- * program, or Ember, that counts device memory.
+ * driver charges a device allocation's bytes to its device, and one in
+ * host memory (HOST, or HOST_NUMA node 0, the simulated host's one node)
+ * to nothing, and maps nothing: enough for a program, or Ember, that
+ * counts device memory.
  */
 #include "sim.h"
 
 struct sim_physical {
 	uint64_t size;
-	int device;
+	int device; /* EMBER_SIM_HOST: in host memory */
 };
+
+/* Where prop puts the memory: a device, EMBER_SIM_HOST, or EMBER_SIM_NOWHERE for a location the driver refuses. */
+static int placed_at(const CUmemAllocationProp *prop)
+{
+	switch (prop->location.type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		return sim_device_valid(prop->location.id) ? prop->location.id : EMBER_SIM_NOWHERE;
+	case CU_MEM_LOCATION_TYPE_HOST: /* not shareable, as the driver's */
+		return prop->requestedHandleTypes ? EMBER_SIM_NOWHERE : EMBER_SIM_HOST;
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+		return prop->location.id == 0 ? EMBER_SIM_HOST : EMBER_SIM_NOWHERE;
+	default:
+		return EMBER_SIM_NOWHERE;
+	}
+}
 
 SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 					const CUmemAllocationProp *prop, unsigned long long flags)
 {
 	SIM_REQUIRE_INIT();
+	CUresult injected = sim_injected("cuMemCreate");
+	if (injected != CUDA_SUCCESS)
+		return injected;
 	if (!handle || !prop || size == 0 || flags || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
-	    prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE || !sim_device_valid(prop->location.id))
+	    placed_at(prop) == EMBER_SIM_NOWHERE)
 		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_physical *p = malloc(sizeof *p);
 	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*p = (struct sim_physical){ size, prop->location.id };
+	*p = (struct sim_physical){ size, placed_at(prop) };
 	pthread_mutex_lock(&sim_mem_lock);
-	bool room = size <= sim_device_free(p->device);
-	if (room)
+	bool room = p->device == EMBER_SIM_HOST || size <= sim_device_free(p->device);
+	if (room && p->device != EMBER_SIM_HOST)
 		sim_mem.plain[p->device] += size;
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!room) {
@@ -41,11 +61,19 @@ SIM_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 	struct sim_physical *p = (struct sim_physical *)(uintptr_t)handle;
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim_mem_lock);
-	sim_mem.plain[p->device] -= p->size;
-	pthread_mutex_unlock(&sim_mem_lock);
+	if (p->device != EMBER_SIM_HOST) {
+		pthread_mutex_lock(&sim_mem_lock);
+		sim_mem.plain[p->device] -= p->size;
+		pthread_mutex_unlock(&sim_mem_lock);
+	}
 	free(p);
 	return CUDA_SUCCESS;
+}
+
+EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handle)
+{
+	const struct sim_physical *p = (const struct sim_physical *)(uintptr_t)handle;
+	return p ? p->device : EMBER_SIM_NOWHERE;
 }
 
 /* A pool's allocation: stream-ordered device memory; the pool's own attributes are not modelled. */

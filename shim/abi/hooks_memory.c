@@ -293,15 +293,15 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t byt
 EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 					  const CUmemAllocationProp *prop, unsigned long long flags)
 {
-	not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), "
-				     "which managed memory cannot back; PyTorch: expandable_segments:False avoids it");
-	CUresult r = EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
-	if (r == CUDA_SUCCESS && placing()) {
+	if (!placing())
+		return EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), which "
+				     "managed memory cannot back; past the budget they are made in host memory, never "
+				     "promoted (PyTorch: expandable_segments:False converts its memory)");
+	ember_budget_current_device(); /* the budget known before the allocation is charged to it */
+	CUresult r = ember_physical_create(handle, size, prop, flags, ember_cfg.manage_all);
+	if (r == CUDA_SUCCESS)
 		ember_census_count(EMBER_ENTRY_CREATE, size, false);
-		/* device memory Ember cannot place, but can count against the budget */
-		if (prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
-			ember_physical_created(*handle, size, prop->location.id);
-	}
 	return r;
 }
 

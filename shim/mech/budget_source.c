@@ -90,3 +90,34 @@ void ember_budget_plain(int dev, int64_t delta)
 		ember_budget_other(acc, delta);
 	ember_table_unlock(EMBER_TABLE);
 }
+
+bool ember_budget_plain_if_room(int dev, uint64_t bytes)
+{
+	ember_table_lock(EMBER_TABLE);
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	bool room = !acc || !acc->budget || ember_budget_room(acc, acc->high) >= bytes;
+	if (acc && room)
+		ember_budget_other(acc, (int64_t)bytes);
+	ember_table_unlock(EMBER_TABLE);
+	return room;
+}
+
+void ember_budget_vmm_on_host(int dev, uint64_t bytes)
+{
+	ember_table_lock(EMBER_TABLE);
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	if (acc)
+		acc->bytes_vmm_on_host += bytes;
+	ember_table_unlock(EMBER_TABLE);
+}
+
+uint64_t ember_budget_bytes(int dev)
+{
+	if (dev < 0 || dev >= EMBER_MAX_DEVICES || !__atomic_load_n(&known[dev], __ATOMIC_ACQUIRE))
+		return 0;
+	ember_table_lock(EMBER_TABLE);
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	uint64_t budget = acc ? acc->budget : 0;
+	ember_table_unlock(EMBER_TABLE);
+	return budget;
+}

@@ -16,7 +16,19 @@ int ember_budget_current_device(void);
 /* Whether the user set a budget for dev (then cuMemGetInfo reports it). */
 bool ember_budget_is_explicit(int dev);
 
+/* dev's budget in bytes; 0 while it is not known. */
+uint64_t ember_budget_bytes(int dev);
+
 /* Plain device memory Ember saw being allocated or freed on dev. */
 void ember_budget_plain(int dev, int64_t delta);
+
+/*
+ * Charge bytes of plain device memory to dev only if they fit under its
+ * high watermark (or its budget is not known yet). Whether they were.
+ */
+bool ember_budget_plain_if_room(int dev, uint64_t bytes);
+
+/* Device memory of the virtual memory API that Ember made in host memory instead (physical.h). */
+void ember_budget_vmm_on_host(int dev, uint64_t bytes);
 
 #endif

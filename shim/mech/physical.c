@@ -1,37 +1,113 @@
-/* The live cuMemCreate handles and their sizes: a small table, newest last. */
+/* cuMemCreate's allocations, on the device within the budget and in host memory past it (physical.h). */
 #include <pthread.h>
 
+#include "budget.h"
 #include "budget_source.h"
 #include "grow.h"
+#include "host_memory.h"
 #include "locks.h"
 #include "physical.h"
+#include "shim.h"
 
+/* The live handles and their sizes, newest last: a small table. */
 struct handle_size {
 	CUmemGenericAllocationHandle handle;
 	size_t size;
 	int device;
+	bool on_host; /* made in host memory: nothing charged to the device */
 };
 
 #define lock ember_lock_physical
 static struct handle_size *live;
 static size_t nlive, caplive;
 
-void ember_physical_created(CUmemGenericAllocationHandle handle, size_t size, int dev)
+static void record(CUmemGenericAllocationHandle handle, size_t size, int dev, bool on_host)
 {
-	if (dev < 0)
-		return;
 	ember_lock(&lock);
 	bool kept = ember_grow(&live, nlive, &caplive, sizeof *live, 64);
 	if (kept)
-		live[nlive++] = (struct handle_size){ handle, size, dev };
+		live[nlive++] = (struct handle_size){ handle, size, dev, on_host };
 	ember_unlock(&lock);
-	if (kept)
-		ember_budget_plain(dev, (int64_t)size);
+	if (!kept && !on_host) /* untracked: its release gives nothing back, so it charges nothing */
+		ember_budget_plain(dev, -(int64_t)size);
+}
+
+/* Why an allocation the budget has no room for must stay on the device; NULL when it may go to the host. */
+static const char *stays_on_device(size_t size, const CUmemAllocationProp *prop, unsigned long long flags, int dev)
+{
+	if (flags || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return "it asks for flags or a type that host memory has not";
+	if (prop->allocFlags.compressionType)
+		return "it asks for compression";
+	if (prop->allocFlags.usage)
+		return "it asks for a usage (a tile pool)";
+	uint64_t budget = ember_budget_bytes(dev);
+	if (budget && size > budget)
+		return "it is larger than the budget: a framework's pool";
+	uint64_t available = ember_host_memory_available_now();
+	if (available != UINT64_MAX && size > available / 2)
+		return "the host has less than twice its size to give";
+	return NULL;
+}
+
+/* The same allocation in host memory: not tied to a NUMA node, unless the program asks for a shareable handle. */
+static CUresult create_on_host(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, int dev)
+{
+	CUmemAllocationProp host = *prop;
+	host.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	host.location.id = 0;
+	/* PyTorch and XLA ask for device memory that a NIC may reach; host memory is reachable as it is */
+	host.allocFlags.gpuDirectRDMACapable = 0;
+	if (prop->requestedHandleTypes) { /* HOST memory is not shareable; its GPU's NUMA node's may be */
+		int numa = -1;
+		if (EMBER_REAL(cuDeviceGetAttribute)(&numa, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, dev) != CUDA_SUCCESS || numa < 0)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		host.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+		host.location.id = numa;
+	}
+	return EMBER_REAL(cuMemCreate)(handle, size, &host, 0);
+}
+
+CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+			       unsigned long long flags, bool past_budget_to_host)
+{
+	static bool said_host, said_stays;
+	int dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop->location.id : -1;
+	if (!handle || dev < 0 || dev >= EMBER_MAX_DEVICES)
+		return EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	bool charged = ember_budget_plain_if_room(dev, size);
+	if (!charged && past_budget_to_host) {
+		const char *why = stays_on_device(size, prop, flags, dev);
+		CUresult r = why ? CUDA_ERROR_NOT_SUPPORTED : create_on_host(handle, size, prop, dev);
+		if (r == CUDA_SUCCESS) {
+			record(*handle, size, dev, true);
+			ember_budget_vmm_on_host(dev, size);
+			if (!__atomic_exchange_n(&said_host, true, __ATOMIC_RELAXED))
+				ember_info("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget is made in host "
+					   "memory, which the GPU reads over the link and Ember never promotes",
+					   dev);
+			ember_debug("cuMemCreate of %zu MiB for GPU %d made in host memory: the budget has no room",
+				    size >> 20, dev);
+			return r;
+		}
+		if (!__atomic_exchange_n(&said_stays, true, __ATOMIC_RELAXED))
+			ember_info("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget stays on the device "
+				   "where %s (first: %zu MiB; CUresult %d)",
+				   dev, why ? why : "the driver will not make it in host memory", size >> 20, (int)r);
+	}
+	if (!charged)
+		ember_budget_plain(dev, (int64_t)size); /* past the budget all the same: counted, as plain memory is */
+	CUresult r = EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	if (r == CUDA_SUCCESS)
+		record(*handle, size, dev, false);
+	else
+		ember_budget_plain(dev, -(int64_t)size);
+	return r;
 }
 
 void ember_physical_released(CUmemGenericAllocationHandle handle)
 {
-	struct handle_size gone = { 0, 0, -1 };
+	struct handle_size gone = { 0, 0, -1, false };
 	ember_lock(&lock);
 	/* programs tend to release what they created last: search from the end */
 	for (size_t i = nlive; i-- > 0;)
@@ -41,6 +117,6 @@ void ember_physical_released(CUmemGenericAllocationHandle handle)
 			break;
 		}
 	ember_unlock(&lock);
-	if (gone.device >= 0)
+	if (gone.device >= 0 && !gone.on_host)
 		ember_budget_plain(gone.device, -(int64_t)gone.size);
 }

@@ -1,16 +1,32 @@
 /*
- * Physical allocations of the virtual memory API (cuMemCreate), counted
- * against their GPU's budget from creation to cuMemRelease: PyTorch's
- * expandable segments allocate this way, and Ember cannot convert them.
+ * Physical allocations of the virtual memory API (cuMemCreate): PyTorch's
+ * expandable segments and JAX's allocators make their memory this way and
+ * map it themselves (cuMemMap), which managed memory cannot back, so Ember
+ * cannot convert them. A device allocation the budget has room for is
+ * made on the device and charged to the budget until cuMemRelease. Under
+ * EMBER_MANAGE_ALL, one it has no room for is made in host memory instead,
+ * which the GPU reads over the link through the program's own mapping:
+ * the program runs past the budget, as with converted memory, though this
+ * memory is never promoted (its request that a NIC may reach it, which
+ * PyTorch and XLA make, is dropped: host memory is reachable as it is).
+ * Left on the device (and charged past the budget, as before) is one
+ * larger than the budget (a framework's pool), one with flags, compression
+ * or a usage, one past half of what the host can still give, and one the
+ * driver will not make in host memory.
  */
 #ifndef EMBER_PHYSICAL_H
 #define EMBER_PHYSICAL_H
 
 #include <cuda.h>
+#include <stdbool.h>
 #include <stddef.h>
 
-/* A handle was created for size bytes on device dev: charge the budget. */
-void ember_physical_created(CUmemGenericAllocationHandle handle, size_t size, int dev);
+/*
+ * cuMemCreate, placed: with past_budget_to_host, in host memory where the
+ * budget has no room. Returns the driver's result.
+ */
+CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+			       unsigned long long flags, bool past_budget_to_host);
 
 /* The handle is about to be released: give its bytes back. */
 void ember_physical_released(CUmemGenericAllocationHandle handle);

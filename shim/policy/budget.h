@@ -25,6 +25,7 @@ struct ember_device_account {
 	uint64_t bytes_wanted;               /* promoted by the worker for tables that found no room at their launch */
 	uint64_t bytes_margin;               /* of small tables read densely, placed past the high watermark (policy.c) */
 	uint64_t bytes_phase_exchanged;      /* promoted by the exchanges at host phases (episode.c) */
+	uint64_t bytes_vmm_on_host;          /* cuMemCreate memory past the budget made in host memory (physical.h) */
 };
 
 struct ember_accounts {

@@ -129,11 +129,11 @@ void ember_stats_write(FILE *f)
 			", \"bytes_promoted\": %" PRIu64 ", \"bytes_demoted\": %" PRIu64
 			", \"refreshes\": %" PRIu64 ", \"bytes_refreshed\": %" PRIu64 ", \"bytes_populated\": %" PRIu64
 			", \"bytes_wanted\": %" PRIu64 ", \"bytes_margin\": %" PRIu64 ", \"bytes_phase_exchanged\": %" PRIu64
-			", \"migrate_seconds\": %.6f",
+			", \"bytes_vmm_on_host\": %" PRIu64 ", \"migrate_seconds\": %.6f",
 			sep, d, bus, uuid, acc->budget, acc->high, acc->low, acc->resident, acc->other, acc->peak,
 			acc->promotions, acc->demotions, acc->bytes_promoted, acc->bytes_demoted, acc->refreshes,
 			acc->bytes_refreshed, acc->bytes_populated, acc->bytes_wanted, acc->bytes_margin,
-			acc->bytes_phase_exchanged, acc->migrate_ns / 1e9);
+			acc->bytes_phase_exchanged, acc->bytes_vmm_on_host, acc->migrate_ns / 1e9);
 		struct ember_peer_stats ps;
 		if (ember_gpus_peer_stats(d, &ps)) /* the peer tier (gpus.h): only where it did something */
 			fprintf(f,
@@ -233,6 +233,10 @@ void ember_stats_at_exit(void)
 			ember_info("GPU %d at exit: %.2f GiB of converted memory past the budget made in host memory by "
 				   "the host's touches (EMBER_POPULATE_HOST)",
 				   d, acc->bytes_populated / 1073741824.0);
+		if (acc->bytes_vmm_on_host)
+			ember_info("GPU %d at exit: %.2f GiB of cuMemCreate memory past the budget made in host memory "
+				   "(EMBER_MANAGE_ALL)",
+				   d, acc->bytes_vmm_on_host / 1073741824.0);
 		if (acc->bytes_wanted)
 			ember_info("GPU %d at exit: %.1f MiB of small tables read densely were promoted by the worker, "
 				   "no room having been found at their launch",

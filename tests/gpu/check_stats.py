@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Check an EMBER_STATS report from a GPU test run, and print one summary line.
 
-  check_stats.py STATS.json [converted] [uvm-events]
+  check_stats.py STATS.json [converted] [uvm-events] [past-budget]
 
 converted   at least one plain allocation was converted (EMBER_MANAGE_ALL)
+past-budget the program had memory past the budget, made in host memory (converted memory the
+            host's touches made, or cuMemCreate memory), and each GPU's peak of Ember's
+            residency and plain memory stayed within its high watermark
 uvm-events  the UVM tools event queue was read: no malformed records, at
             least one migration that Ember requested, no driver evictions
 
@@ -30,6 +33,17 @@ def main():
     summary = [f"allocations: {census or 'none'}"]
     if "converted" in wants and not sum(e["converted"] for e in entries.values()):
         bad.append("no allocation was converted under EMBER_MANAGE_ALL")
+    if "past-budget" in wants:
+        devices = stats.get("devices", [])
+        on_host = sum(d.get("bytes_populated", 0) + d.get("bytes_vmm_on_host", 0) for d in devices)
+        summary.append(f"past the budget: {on_host >> 20} MiB made in host memory; peak " +
+                       ", ".join(f"{d['peak_bytes'] >> 20} MiB of {d['high_bytes'] >> 20}" for d in devices))
+        if not on_host:
+            bad.append("nothing was made in host memory: the program never went past the budget")
+        for d in devices:
+            if d["peak_bytes"] > d["high_bytes"]:
+                bad.append(f"GPU {d['device']}'s peak of {d['peak_bytes']} bytes passed its high watermark "
+                           f"({d['high_bytes']})")
     if "uvm-events" in wants:
         u = stats.get("uvm_events")
         if u is None:

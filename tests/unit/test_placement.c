@@ -933,6 +933,144 @@ Test(placement, manage_all_says_why_pitched_memory_stays_plain)
 	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL: cuMemAllocPitch memory stays plain device memory"), "%s", buf);
 }
 
+/* ---- cuMemCreate under EMBER_MANAGE_ALL: on the device within the budget, in host memory past it ---- */
+
+static CUmemGenericAllocationHandle vmm_create(size_t bytes, unsigned long long handle_types)
+{
+	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				     .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+				     .requestedHandleTypes = (CUmemAllocationHandleType)handle_types };
+	CUmemGenericAllocationHandle h = 0;
+	CU_OK(SYM(shim, cuMemCreate)(&h, bytes, &prop, 0));
+	return h;
+}
+
+static int vmm_location(CUmemGenericAllocationHandle h)
+{
+	return SYM(sim, ember_sim_physical_location)(h);
+}
+
+static uint64_t device_used(void)
+{
+	return SYM(sim, ember_sim_device_used_bytes)(0);
+}
+
+/*
+ * Under a 64 MiB budget (high watermark 90% in these tests): 40 MiB fits on the device,
+ * the next 40 do not and are made in host memory, as is a shareable one
+ * (on the GPU's host NUMA node, which may share it); a release gives the
+ * device's bytes back, and the next allocation that fits goes to the
+ * device again.
+ */
+Test(placement, manage_all_makes_cuMemCreate_memory_past_the_budget_in_host_memory)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), past = vmm_create(40 * MiB, 0);
+	CUmemGenericAllocationHandle shared = vmm_create(20 * MiB, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	cr_expect_eq(vmm_location(within), 0, "within the budget: on the device");
+	cr_expect_eq(vmm_location(past), EMBER_SIM_HOST, "past it: in host memory");
+	cr_expect_eq(vmm_location(shared), EMBER_SIM_HOST, "a shareable one too");
+	cr_expect_eq(device_used(), before + 40 * MiB);
+	CU_OK(SYM(shim, cuMemRelease)(past));
+	CU_OK(SYM(shim, cuMemRelease)(shared));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+	CUmemGenericAllocationHandle again = vmm_create(40 * MiB, 0);
+	cr_expect_eq(vmm_location(again), 0, "room again once the first was released");
+	CU_OK(SYM(shim, cuMemRelease)(again));
+}
+
+/* In a child: 40 MiB within the 64 MiB budget, then 40 and 20 past it. */
+static void create_past_the_budget_in_child(void)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	vmm_create(40 * MiB, 0);
+	vmm_create(40 * MiB, 0);
+	vmm_create(20 * MiB, 0);
+}
+
+Test(placement, the_statistics_count_cuMemCreate_memory_made_in_host_memory)
+{
+	char buf[16384];
+	output_of_child("EMBER_STATS", create_past_the_budget_in_child, buf, sizeof buf);
+	cr_expect_not_null(strstr(buf, "\"bytes_vmm_on_host\": 62914560,"), "60 MiB in host memory: %s", buf);
+}
+
+/*
+ * Past the budget, a request that a NIC may reach the memory (PyTorch's and
+ * XLA's) is dropped for host memory; one for compression keeps it on the
+ * device, which alone has it.
+ */
+Test(placement, manage_all_drops_rdma_for_host_memory_and_keeps_compression_on_the_device)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), rdma, compressed;
+	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				     .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	prop.allocFlags.gpuDirectRDMACapable = 1;
+	CU_OK(SYM(shim, cuMemCreate)(&rdma, 20 * MiB, &prop, 0));
+	cr_expect_eq(vmm_location(rdma), EMBER_SIM_HOST);
+	prop.allocFlags.gpuDirectRDMACapable = 0;
+	prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+	CU_OK(SYM(shim, cuMemCreate)(&compressed, 20 * MiB, &prop, 0));
+	cr_expect_eq(vmm_location(compressed), 0);
+	CU_OK(SYM(shim, cuMemRelease)(compressed));
+	CU_OK(SYM(shim, cuMemRelease)(rdma));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+}
+
+/* Without EMBER_MANAGE_ALL, or larger than the budget (a framework's pool), it stays on the device. */
+Test(placement, cuMemCreate_memory_stays_on_the_device_without_manage_all)
+{
+	start_static();
+	CUmemGenericAllocationHandle a = vmm_create(40 * MiB, 0), b = vmm_create(40 * MiB, 0);
+	cr_expect_eq(vmm_location(b), 0, "the driver's, past the budget all the same");
+	size_t free_b = 0, total_b = 0;
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, 0, "both counted against the budget");
+	CU_OK(SYM(shim, cuMemRelease)(a));
+	CU_OK(SYM(shim, cuMemRelease)(b));
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget, "until their release");
+}
+
+Test(placement, manage_all_leaves_a_cuMemCreate_pool_larger_than_the_budget_on_the_device)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUmemGenericAllocationHandle pool = vmm_create(96 * MiB, 0);
+	cr_expect_eq(vmm_location(pool), 0);
+	CU_OK(SYM(shim, cuMemRelease)(pool));
+}
+
+/* The driver refusing host memory: the allocation is made on the device, as before, and one line says so. */
+Test(placement, manage_all_makes_cuMemCreate_memory_on_the_device_when_the_host_refuses)
+{
+	char log[] = "/tmp/ember-vmm-log-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_LOG", "info", 1);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
+	SYM(sim, ember_sim_fail_call)("cuMemCreate", 0, 1, CUDA_ERROR_NOT_SUPPORTED);
+	CUmemGenericAllocationHandle past = vmm_create(40 * MiB, 0);
+	cr_expect_eq(vmm_location(past), 0, "the program still gets its memory");
+	CU_OK(SYM(shim, cuMemRelease)(past));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+	char buf[8192];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	cr_expect_not_null(strstr(buf, "stays on the device where the driver will not make it in host memory (first: "
+				       "40 MiB; CUresult 801)"),
+			   "%s", buf);
+}
+
 Test(placement, manage_all_converts_plain_allocations)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);

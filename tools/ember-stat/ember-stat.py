@@ -21,6 +21,8 @@ Text by default; --json prints one object, the same for both sources:
                   "bytes_margin",                        (small tables read densely placed past the high
                                                           watermark, up to the budget: exit only)
                   "bytes_phase_exchanged",               (promoted by the exchanges at host phases: exit only)
+                  "bytes_vmm_on_host",                   (cuMemCreate memory past the budget made in host
+                                                          memory: exit only)
                   "mapped_bytes"}],                      (placed but read from host memory: live, or at
                                                           exit the allocations still live; null if unknown)
      "allocations": [{"id", "size", "kind": "managed" | "converted",
@@ -69,6 +71,7 @@ def parse_live(text):
                                    "bytes_promoted": None, "bytes_demoted": None,
                                    "refreshes": None, "bytes_refreshed": None, "bytes_populated": None,
                                    "bytes_wanted": None, "bytes_margin": None, "bytes_phase_exchanged": None,
+                                   "bytes_vmm_on_host": None,
                                    "mapped_bytes": int(kv["mapped"]) if "mapped" in kv else None})
         elif f[0] == "alloc":
             out["allocations"].append({"id": int(f[1]), "size": int(f[3]), "kind": f[4], "resident_bytes": None,
@@ -85,7 +88,8 @@ def parse_exit(stats):
     devices = [{k: d.get(k) for k in ("device", "budget_bytes", "high_bytes", "low_bytes", "resident_bytes",
                                       "other_bytes", "peak_bytes", "promotions", "demotions", "bytes_promoted",
                                       "bytes_demoted", "refreshes", "bytes_refreshed", "bytes_populated",
-                                      "bytes_wanted", "bytes_margin", "bytes_phase_exchanged")}
+                                      "bytes_wanted", "bytes_margin", "bytes_phase_exchanged",
+                                      "bytes_vmm_on_host")}
                for d in stats.get("devices", [])]
     allocs = [{"id": a["id"], "size": a["size"], "kind": a["kind"], "resident_bytes": a.get("resident_bytes"),
                "mapped_bytes": a.get("mapped_bytes"), "map": None, "demand": None, "freed": a.get("freed", False)}
@@ -132,6 +136,8 @@ def text(s):
             besides += f"; {gib(d['bytes_margin'])} of small tables past the high watermark"
         if d.get("bytes_phase_exchanged"):
             besides += f"; {gib(d['bytes_phase_exchanged'])} promoted by exchanges at host phases"
+        if d.get("bytes_vmm_on_host"):
+            besides += f"; {gib(d['bytes_vmm_on_host'])} of cuMemCreate memory made in host memory past the budget"
         lines.append(f"       {d['promotions']} promotions and {d['demotions']} demotions{moved}{besides}")
     live = [a for a in s["allocations"] if not a["freed"]]
     total = sum(a["size"] for a in live)
