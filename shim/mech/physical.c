@@ -43,7 +43,8 @@ static const char *stays_on_device(size_t size, const CUmemAllocationProp *prop,
 		return "it asks for a usage (a tile pool)";
 	uint64_t budget = ember_budget_bytes(dev);
 	if (budget && size > budget)
-		return "it is larger than the budget: a framework's pool";
+		return "it is larger than the budget: a framework's pool (JAX's preallocation: "
+		       "XLA_PYTHON_CLIENT_PREALLOCATE=false makes it grow as needed)";
 	uint64_t available = ember_host_memory_available_now();
 	if (available != UINT64_MAX && size > available / 2)
 		return "the host has less than twice its size to give";
@@ -90,8 +91,8 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 				    size >> 20, dev);
 			return r;
 		}
-		if (!__atomic_exchange_n(&said_stays, true, __ATOMIC_RELAXED))
-			ember_info("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget stays on the device "
+		if (!__atomic_exchange_n(&said_stays, true, __ATOMIC_RELAXED)) /* the budget is passed: a warning */
+			ember_warn("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget stays on the device "
 				   "where %s (first: %zu MiB; CUresult %d)",
 				   dev, why ? why : "the driver will not make it in host memory", size >> 20, (int)r);
 	}

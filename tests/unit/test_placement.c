@@ -1038,16 +1038,26 @@ Test(placement, cuMemCreate_memory_stays_on_the_device_without_manage_all)
 	cr_expect_eq(free_b, budget, "until their release");
 }
 
+/* A pool larger than the budget stays on the device, with a warning that says how JAX avoids one. */
 Test(placement, manage_all_leaves_a_cuMemCreate_pool_larger_than_the_budget_on_the_device)
 {
+	char log[] = "/tmp/ember-vmm-pool-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	start_static();
 	CUmemGenericAllocationHandle pool = vmm_create(96 * MiB, 0);
 	cr_expect_eq(vmm_location(pool), 0);
 	CU_OK(SYM(shim, cuMemRelease)(pool));
+	char buf[8192];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	cr_expect_not_null(strstr(buf, "warn: EMBER_MANAGE_ALL: cuMemCreate memory past GPU 0's budget stays on the "
+				       "device where it is larger than the budget: a framework's pool (JAX's "
+				       "preallocation: XLA_PYTHON_CLIENT_PREALLOCATE=false makes it grow as needed)"),
+			   "%s", buf);
 }
 
-/* The driver refusing host memory: the allocation is made on the device, as before, and one line says so. */
+/* The driver refusing host memory: the allocation is made on the device, as before, and one warning says so. */
 Test(placement, manage_all_makes_cuMemCreate_memory_on_the_device_when_the_host_refuses)
 {
 	char log[] = "/tmp/ember-vmm-log-XXXXXX";
@@ -1066,8 +1076,8 @@ Test(placement, manage_all_makes_cuMemCreate_memory_on_the_device_when_the_host_
 	char buf[8192];
 	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
 	unlink(log);
-	cr_expect_not_null(strstr(buf, "stays on the device where the driver will not make it in host memory (first: "
-				       "40 MiB; CUresult 801)"),
+	cr_expect_not_null(strstr(buf, "warn: EMBER_MANAGE_ALL: cuMemCreate memory past GPU 0's budget stays on the "
+				       "device where the driver will not make it in host memory (first: 40 MiB; CUresult 801)"),
 			   "%s", buf);
 }
 
