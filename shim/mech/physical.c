@@ -85,7 +85,9 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 			ember_budget_vmm_on_host(dev, size);
 			if (!__atomic_exchange_n(&said_host, true, __ATOMIC_RELAXED))
 				ember_info("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget is made in host "
-					   "memory, which the GPU reads over the link and Ember never promotes",
+					   "memory, which the GPU reads over the link and Ember never promotes; scattered "
+					   "reads of it are slower than of converted memory (PyTorch: "
+					   "expandable_segments:False has its memory converted)",
 					   dev);
 			ember_debug("cuMemCreate of %zu MiB for GPU %d made in host memory: the budget has no room",
 				    size >> 20, dev);
