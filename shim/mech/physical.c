@@ -1,5 +1,5 @@
 /* cuMemCreate's allocations, on the device within the budget and in host memory past it (physical.h). */
-#include <pthread.h>
+#include <stdio.h>
 
 #include "budget.h"
 #include "budget_source.h"
@@ -93,10 +93,12 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 				    size >> 20, dev);
 			return r;
 		}
+		char refused[64];
+		snprintf(refused, sizeof refused, "the driver will not make it in host memory, CUresult %d", (int)r);
 		if (!__atomic_exchange_n(&said_stays, true, __ATOMIC_RELAXED)) /* the budget is passed: a warning */
 			ember_warn("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget stays on the device "
-				   "where %s (first: %zu MiB; CUresult %d)",
-				   dev, why ? why : "the driver will not make it in host memory", size >> 20, (int)r);
+				   "where %s (the first: %zu MiB)",
+				   dev, why ? why : refused, size >> 20);
 	}
 	if (!charged)
 		ember_budget_plain(dev, (int64_t)size); /* past the budget all the same: counted, as plain memory is */
