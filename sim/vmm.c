@@ -76,7 +76,51 @@ EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handl
 	return p ? p->device : EMBER_SIM_NOWHERE;
 }
 
-/* A pool's allocation: stream-ordered device memory; the pool's own attributes are not modelled. */
+/*
+ * Pools: a created pool keeps its properties, and each device has a default
+ * one; an allocation from either is stream-ordered device memory, the
+ * pool's attributes not modelled.
+ */
+struct sim_pool {
+	CUmemPoolProps props;
+};
+
+static struct sim_pool default_pools[SIM_MAX_DEVICES];
+
+SIM_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+	SIM_REQUIRE_INIT();
+	if (!pool_out || !sim_device_valid(dev))
+		return CUDA_ERROR_INVALID_VALUE;
+	*pool_out = (CUmemoryPool)&default_pools[dev];
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	SIM_REQUIRE_INIT();
+	if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || !sim_device_valid(props->location.id))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_pool *p = malloc(sizeof *p);
+	if (!p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	p->props = *props;
+	*pool = (CUmemoryPool)p;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_pool *p = (struct sim_pool *)pool;
+	if (!p || (p >= default_pools && p < default_pools + SIM_MAX_DEVICES))
+		return CUDA_ERROR_INVALID_VALUE;
+	free(p);
+	return CUDA_SUCCESS;
+}
+
+/* A pool's allocation: stream-ordered device memory. */
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						    CUstream hStream)
 {

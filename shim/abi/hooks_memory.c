@@ -21,6 +21,7 @@
 #include "host_touch.h"
 #include "ops_driver.h"
 #include "physical.h"
+#include "pools.h"
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
@@ -313,9 +314,23 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 	return r;
 }
 
-/* A pool's allocation: counted against the budget until its free, as plain memory is. */
-static CUresult counted_pool(CUresult r, CUdeviceptr *dptr, size_t bytesize)
+/*
+ * A pool's allocation: converted where the pool allows it (pools.h) and
+ * the stream is not being captured (alloc_async); otherwise the driver's,
+ * counted against the budget until its free, as plain memory is.
+ */
+static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream, bool ptsz)
 {
+	if (placing() && ember_cfg.manage_all && !ember_stream_captured(stream, ptsz) && ember_pool_convertible(pool) &&
+	    converted(dptr, bytesize)) {
+		ember_census_count(EMBER_ENTRY_POOL, bytesize, true);
+		return CUDA_SUCCESS;
+	}
+	not_converted("cuMemAllocFromPoolAsync", "a pool made with shareable handles, a size cap or a usage keeps "
+						 "what managed memory has not, and an allocation into a stream being "
+						 "captured belongs to its graph");
+	CUresult r = ptsz ? EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, stream)
+			  : EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, stream);
 	if (r == CUDA_SUCCESS && placing()) {
 		ember_census_count(EMBER_ENTRY_POOL, bytesize, false);
 		track_plain(*dptr, bytesize);
@@ -323,20 +338,31 @@ static CUresult counted_pool(CUresult r, CUdeviceptr *dptr, size_t bytesize)
 	return r;
 }
 
-#define POOL_WHY "a pool's attributes (IPC export, access rights, release threshold) have no managed equivalent"
-
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						      CUstream hStream)
 {
-	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
-	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream), dptr, bytesize);
+	return alloc_from_pool(dptr, bytesize, pool, hStream, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 							   CUstream hStream)
 {
-	not_converted("cuMemAllocFromPoolAsync", POOL_WHY);
-	return counted_pool(EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream), dptr, bytesize);
+	return alloc_from_pool(dptr, bytesize, pool, hStream, true);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+	CUresult r = EMBER_REAL(cuMemPoolCreate)(pool, poolProps);
+	if (r == CUDA_SUCCESS && placing())
+		ember_pools_created(*pool, poolProps);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+	if (placing()) /* before the driver may hand the handle out again */
+		ember_pools_destroyed(pool);
+	return EMBER_REAL(cuMemPoolDestroy)(pool);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,

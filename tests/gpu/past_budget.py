@@ -1,6 +1,6 @@
 """A framework's arrays past Ember's budget, with bit-reproducible output.
 
-    past_budget.py FRAMEWORK MIB     (FRAMEWORK: torch, cupy or jax)
+    past_budget.py FRAMEWORK MIB     (FRAMEWORK: torch, cupy, cupy-async or jax)
 
 Makes MIB MiB of integer arrays on the GPU in arrays of 64 MiB, all alive at
 once, then passes over every one of them three times (x = 3x + 1, mod 2^32).
@@ -78,6 +78,14 @@ class Cupy:
         return [int(v) for v in self.cp.asnumpy(x[self.cp.asarray(idx)])]
 
 
+class CupyAsync(Cupy):
+    """CuPy with its stream-ordered pool (cudaMallocFromPoolAsync) in place of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.cp.cuda.set_allocator(self.cp.cuda.MemoryAsyncPool().malloc)
+
+
 class Jax:
     item = 4
 
@@ -106,7 +114,7 @@ class Jax:
         return [int(v) for v in np.asarray(x[self.jnp.asarray(idx)])]
 
 
-FRAMEWORKS = {"torch": Torch, "cupy": Cupy, "jax": Jax}
+FRAMEWORKS = {"torch": Torch, "cupy": Cupy, "cupy-async": CupyAsync, "jax": Jax}
 
 
 def main():

@@ -1081,6 +1081,68 @@ Test(placement, manage_all_makes_cuMemCreate_memory_on_the_device_when_the_host_
 			   "%s", buf);
 }
 
+/* ---- stream-ordered pools under EMBER_MANAGE_ALL ---- */
+
+static int is_managed(CUdeviceptr p)
+{
+	int managed_flag = -1;
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&managed_flag, CU_POINTER_ATTRIBUTE_IS_MANAGED, p));
+	return managed_flag;
+}
+
+static CUmemoryPool created_pool(CUmemAllocationHandleType handles, size_t cap)
+{
+	CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED, .handleTypes = handles,
+				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 }, .maxSize = cap };
+	CUmemoryPool pool;
+	CU_OK(SYM(shim, cuMemPoolCreate)(&pool, &props));
+	return pool;
+}
+
+/* An allocation of 4 MiB from pool, freed in stream order; whether it was managed memory. */
+static int pool_allocation_managed(CUmemoryPool pool)
+{
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, 4 * MiB, pool, NULL));
+	int managed_flag = is_managed(p);
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	return managed_flag;
+}
+
+/*
+ * The default pool's allocations (JAX's cuda_async allocator) and those of
+ * a pool made plainly are converted; a pool with shareable handles or a
+ * size cap keeps the driver's memory, and so does every pool without
+ * EMBER_MANAGE_ALL.
+ */
+Test(placement, manage_all_converts_allocations_from_plain_pools)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUmemoryPool fallback, plain = created_pool(CU_MEM_HANDLE_TYPE_NONE, 0);
+	CUmemoryPool shared = created_pool(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+	CUmemoryPool capped = created_pool(CU_MEM_HANDLE_TYPE_NONE, 64 * MiB);
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	cr_expect_eq(pool_allocation_managed(fallback), 1, "the default pool's");
+	cr_expect_eq(pool_allocation_managed(plain), 1, "a plain pool's");
+	cr_expect_eq(pool_allocation_managed(shared), 0, "a pool that may share its memory keeps it");
+	cr_expect_eq(pool_allocation_managed(capped), 0, "a capped pool keeps its memory");
+	CU_OK(SYM(shim, cuMemPoolDestroy)(plain));
+	CU_OK(SYM(shim, cuMemPoolDestroy)(shared));
+	CU_OK(SYM(shim, cuMemPoolDestroy)(capped));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0, "every converted allocation freed");
+}
+
+Test(placement, pool_allocations_stay_the_driver_s_without_manage_all)
+{
+	start_static();
+	CUmemoryPool fallback;
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	cr_expect_eq(pool_allocation_managed(fallback), 0);
+}
+
 Test(placement, manage_all_converts_plain_allocations)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
