@@ -14,7 +14,7 @@
 # checks the total against the 64 MiB a call may carry (tracked files,
 # untracked files git does not ignore, ../shared and the carried folders).
 # On the GPU machine, device-unpack.sh puts them back in place.
-#   [EMBER_PACK_LIBS="NAME=REV ..."] [EMBER_PACK_TESTS=0] device-pack.sh [LLAMA_BUILD]
+#   [EMBER_PACK_LIBS="NAME=REV ..."] [EMBER_PACK_TESTS=0|gpu] device-pack.sh [LLAMA_BUILD]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -28,6 +28,10 @@ cp -a build build-gpu
 find build-gpu \( -name '*.o' -o -name '*.a' -o -name '*.log' \) -delete
 find build-gpu -type d -name CMakeFiles -prune -exec rm -rf {} +
 [ "${EMBER_PACK_TESTS:-1}" = 0 ] && rm -f build-gpu/bin/test_* && rm -rf build-gpu/tests
+# the GPU tests alone: their ctest files and programs, not the unit tests, probes and benchmarks
+[ "${EMBER_PACK_TESTS:-1}" = gpu ] && (cd build-gpu/bin && mv ember-capture-probe capture-probe.keep &&
+  rm -f test_* ember-*-probe ember-uvm-bench ember-suite ember-torture ember-callbench ember-launch-overhead \
+    ember-sim-calibrate && mv capture-probe.keep ember-capture-probe)
 find build-gpu/bin build-gpu/lib -type f -exec strip --strip-debug {} + 2>/dev/null || true
 bash tools/bench/devlibs.sh "$root/build-gpu" >/dev/null
 for lib in ${EMBER_PACK_LIBS:-}; do
@@ -59,6 +63,9 @@ tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-fr
 shared=$( [ -d ../shared ] && du -sb ../shared | cut -f1 || echo 0)
 extra=$(du -sbc "${carried[@]}" | tail -1 | cut -f1)
 total=$((tree + shared + extra))
-printf 'device-pack: carry %s; %d MiB of 64 (tree %d, shared %d, carried %d)\n' "${carried[*]}" \
+# The device tool counts more than these sums: a call it refused at 59 MiB by them (ab-48's call 11),
+# one at 58 went. Keep under 58.
+printf 'device-pack: carry %s; %d MiB of 58 (tree %d, shared %d, carried %d)\n' "${carried[*]}" \
   $((total >> 20)) $((tree >> 20)) $((shared >> 20)) $((extra >> 20))
-[ "$total" -le $((64 << 20)) ] || { echo "device-pack: over the 64 MiB a call carries" >&2; exit 1; }
+[ "$total" -le $((58 << 20)) ] ||
+  { echo "device-pack: over the 58 MiB a call carries for certain (EMBER_PACK_TESTS=gpu drops the unit tests)" >&2; exit 1; }
