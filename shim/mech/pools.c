@@ -4,9 +4,14 @@
 #include "pools.h"
 #include "shim.h"
 
-/* The pools the program created that Ember may convert from, newest last. */
+/* The pools the program created that Ember may convert from, and their devices, newest last. */
+struct plain_pool {
+	CUmemoryPool pool;
+	int device;
+};
+
 #define lock ember_lock_physical
-static CUmemoryPool *plain_pools;
+static struct plain_pool *plain_pools;
 static size_t npools, cappools;
 
 void ember_pools_created(CUmemoryPool pool, const CUmemPoolProps *props)
@@ -17,7 +22,7 @@ void ember_pools_created(CUmemoryPool pool, const CUmemPoolProps *props)
 		return;
 	ember_lock(&lock);
 	if (ember_grow(&plain_pools, npools, &cappools, sizeof *plain_pools, 16))
-		plain_pools[npools++] = pool;
+		plain_pools[npools++] = (struct plain_pool){ pool, props->location.id };
 	ember_unlock(&lock);
 }
 
@@ -25,24 +30,25 @@ void ember_pools_destroyed(CUmemoryPool pool)
 {
 	ember_lock(&lock);
 	for (size_t i = npools; i-- > 0;)
-		if (plain_pools[i] == pool) {
+		if (plain_pools[i].pool == pool) {
 			plain_pools[i] = plain_pools[--npools];
 			break;
 		}
 	ember_unlock(&lock);
 }
 
+/* Converted memory is placed on the current device: a pool of another device keeps its own. */
 bool ember_pool_convertible(CUmemoryPool pool)
 {
+	CUdevice dev;
+	if (!pool || EMBER_REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
+		return false;
 	bool plain = false;
 	ember_lock(&lock);
 	for (size_t i = 0; i < npools && !plain; i++)
-		plain = plain_pools[i] == pool;
+		plain = plain_pools[i].pool == pool && plain_pools[i].device == dev;
 	ember_unlock(&lock);
-	if (plain)
-		return true;
-	CUdevice dev;
 	CUmemoryPool fallback = NULL;
-	return pool && EMBER_REAL(cuCtxGetDevice)(&dev) == CUDA_SUCCESS &&
-	       EMBER_REAL(cuDeviceGetDefaultMemPool)(&fallback, dev) == CUDA_SUCCESS && fallback == pool;
+	return plain ||
+	       (EMBER_REAL(cuDeviceGetDefaultMemPool)(&fallback, dev) == CUDA_SUCCESS && fallback == pool);
 }

@@ -3,7 +3,7 @@
  * allocator, RAPIDS' async resource). Under EMBER_MANAGE_ALL a pool's
  * allocations are converted to managed memory, as cuMemAllocAsync's are,
  * where the pool has nothing managed memory lacks: the current device's
- * default pool, or one the program created for a device with no shareable
+ * default pool, or one the program created for it with no shareable
  * handles, no size cap and no usage. Others (IPC export, a cap the program
  * relies on) keep the driver's memory, counted against the budget.
  */

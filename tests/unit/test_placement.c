@@ -1135,6 +1135,20 @@ Test(placement, manage_all_converts_allocations_from_plain_pools)
 	cr_expect_eq(resident(), 0, "every converted allocation freed");
 }
 
+/* Converted memory is placed on the current GPU: a plain pool of another keeps its memory. */
+Test(placement, a_plain_pool_of_another_gpu_keeps_its_memory)
+{
+	setenv("EMBER_SIM_DEVICES", "2", 1);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 1 } };
+	CUmemoryPool other;
+	CU_OK(SYM(shim, cuMemPoolCreate)(&other, &props));
+	cr_expect_eq(pool_allocation_managed(other), 0);
+	CU_OK(SYM(shim, cuMemPoolDestroy)(other));
+}
+
 Test(placement, pool_allocations_stay_the_driver_s_without_manage_all)
 {
 	start_static();
