@@ -63,8 +63,10 @@ done
 [[ $# -ge 3 && $2 == "--" ]] || usage
 shim=$1
 shift 2
+# The program's name in messages: the command and its script, then the rest of its arguments
 name=$(basename -- "$1")
-[[ $# -ge 2 ]] && name="$name $(basename -- "${!#}")"
+[[ $# -ge 2 ]] && name="$name $(basename -- "$2")"
+[[ $# -ge 3 ]] && name="$name ${*:3}"
 timeout_s=${EMBER_GPU_TIMEOUT:-600}
 
 # ---- is there a GPU at all? ------------------------------------------------
