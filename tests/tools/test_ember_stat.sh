@@ -54,6 +54,7 @@ assert isinstance(d["refreshes"], int) and isinstance(d["bytes_refreshed"], int)
 assert d["bytes_wanted"] == 0, d  # the demo's arrays are not small tables beside large ones
 assert d["bytes_margin"] == 0, d
 assert d["bytes_phase_exchanged"] == 0, d  # nothing exchanged at a host phase
+assert d["bytes_vmm_on_host"] == 0, d  # no cuMemCreate memory
 assert isinstance(s["launches_settled"], int), s
 assert s["settings"]["EMBER_BUDGET"] == "64M" and s["settings"]["EMBER_DISABLE_FOR"] == 'x"y\\z', s["settings"]
 assert "EMBER_HIGH_WATERMARK" not in s["settings"], s["settings"]  # left at its default: not set
@@ -61,6 +62,16 @@ assert s["read_mostly"] == {"bytes_advised": 0, "bytes_withdrawn": 0, "allocatio
 assert len(s["allocations"]) == 2 and all(a["map"] is None and a["demand"] is None for a in s["allocations"]), s
 assert all(a["resident_bytes"] + a["mapped_bytes"] == a["size"] for a in s["allocations"] if not a["freed"]), s
 PY
+
+# cuMemCreate memory past the budget made in host memory (manage-all): named in the GPU's line
+python3 - "$dir/stats.json" "$dir/vmm.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["devices"][0]["bytes_vmm_on_host"] = 3 << 30
+json.dump(s, open(sys.argv[2], "w"))
+PY
+out=$("$bin/ember-stat" --file "$dir/vmm.json") || fail "ember-stat --file vmm.json: $out"
+grep -q '; 3.00 GiB of cuMemCreate memory made in host memory past the budget' <<<"$out" || fail "vmm line: $out"
 
 # bad input: a clear error, a status that says which
 "$bin/ember-stat" 999999999 >/dev/null 2>"$dir/err" && fail "a missing process was shown"
