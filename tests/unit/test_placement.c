@@ -1112,9 +1112,9 @@ static int pool_allocation_managed(CUmemoryPool pool)
 
 /*
  * The default pool's allocations and those of a pool made plainly are
- * converted (JAX's cuda_async allocator takes one of them); a pool with shareable handles or a
- * size cap keeps the driver's memory, and so does every pool without
- * EMBER_MANAGE_ALL.
+ * converted (JAX's cuda_async allocator takes one of them); a pool with
+ * shareable handles or a size cap keeps the driver's memory, and so does
+ * every pool without EMBER_MANAGE_ALL.
  */
 Test(placement, manage_all_converts_allocations_from_plain_pools)
 {
