@@ -35,17 +35,18 @@ SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, si
 	CUresult injected = sim_injected("cuMemCreate");
 	if (injected != CUDA_SUCCESS)
 		return injected;
-	if (!handle || !prop || size == 0 || flags || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
-	    placed_at(prop) == EMBER_SIM_NOWHERE)
+	int at = prop ? placed_at(prop) : EMBER_SIM_NOWHERE;
+	if (!handle || size == 0 || flags || at == EMBER_SIM_NOWHERE || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
 		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_physical *p = malloc(sizeof *p);
 	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*p = (struct sim_physical){ size, placed_at(prop) };
+	*p = (struct sim_physical){ size, at };
+	bool on_host = at == EMBER_SIM_HOST;
 	pthread_mutex_lock(&sim_mem_lock);
-	bool room = p->device == EMBER_SIM_HOST || size <= sim_device_free(p->device);
-	if (room && p->device != EMBER_SIM_HOST)
-		sim_mem.plain[p->device] += size;
+	bool room = on_host || size <= sim_device_free(at);
+	if (room && !on_host)
+		sim_mem.plain[at] += size;
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!room) {
 		free(p);
