@@ -29,9 +29,9 @@ find build-gpu \( -name '*.o' -o -name '*.a' -o -name '*.log' \) -delete
 find build-gpu -type d -name CMakeFiles -prune -exec rm -rf {} +
 [ "${EMBER_PACK_TESTS:-1}" = 0 ] && rm -f build-gpu/bin/test_* && rm -rf build-gpu/tests
 # the GPU tests alone: their ctest files and programs, not the unit tests, probes and benchmarks
-[ "${EMBER_PACK_TESTS:-1}" = gpu ] && (cd build-gpu/bin && mv ember-capture-probe capture-probe.keep &&
-  rm -f test_* ember-*-probe ember-uvm-bench ember-suite ember-torture ember-callbench ember-launch-overhead \
-    ember-sim-calibrate && mv capture-probe.keep ember-capture-probe)
+[ "${EMBER_PACK_TESTS:-1}" = gpu ] && find build-gpu/bin -maxdepth 1 -type f \( -name 'test_*' -o \
+  \( -name 'ember-*-probe' ! -name ember-capture-probe \) -o -name ember-uvm-bench -o -name ember-suite -o \
+  -name ember-torture -o -name ember-callbench -o -name ember-launch-overhead -o -name ember-sim-calibrate \) -delete
 find build-gpu/bin build-gpu/lib -type f -exec strip --strip-debug {} + 2>/dev/null || true
 bash tools/bench/devlibs.sh "$root/build-gpu" >/dev/null
 for lib in ${EMBER_PACK_LIBS:-}; do
