@@ -79,14 +79,16 @@ EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handl
 
 /*
  * Pools: a created pool keeps its properties, and each device has a default
- * one; an allocation from either is stream-ordered device memory, the
- * pool's attributes not modelled.
+ * one and a current one (the default until cuDeviceSetMemPool); an
+ * allocation from any is stream-ordered device memory, the pool's
+ * attributes not modelled.
  */
 struct sim_pool {
 	CUmemPoolProps props;
 };
 
 static struct sim_pool default_pools[SIM_MAX_DEVICES];
+static struct sim_pool *current_pools[SIM_MAX_DEVICES]; /* NULL: the default */
 
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
@@ -94,6 +96,33 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CU
 	if (!pool_out || !sim_device_valid(dev))
 		return CUDA_ERROR_INVALID_VALUE;
 	*pool_out = (CUmemoryPool)&default_pools[dev];
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+	SIM_REQUIRE_INIT();
+	if (!pool_out || !sim_device_valid(dev))
+		return CUDA_ERROR_INVALID_VALUE;
+	*pool_out = (CUmemoryPool)(current_pools[dev] ? current_pools[dev] : &default_pools[dev]);
+	return CUDA_SUCCESS;
+}
+
+static bool is_default_pool(const struct sim_pool *p)
+{
+	return p >= default_pools && p < default_pools + SIM_MAX_DEVICES;
+}
+
+/* As the driver: the pool must be one of dev's. */
+SIM_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_pool *p = (struct sim_pool *)pool;
+	if (!p || !sim_device_valid(dev))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (is_default_pool(p) ? p != &default_pools[dev] : p->props.location.id != dev)
+		return CUDA_ERROR_INVALID_DEVICE;
+	current_pools[dev] = is_default_pool(p) ? NULL : p;
 	return CUDA_SUCCESS;
 }
 
@@ -115,8 +144,11 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_pool *p = (struct sim_pool *)pool;
-	if (!p || (p >= default_pools && p < default_pools + SIM_MAX_DEVICES))
+	if (!p || is_default_pool(p))
 		return CUDA_ERROR_INVALID_VALUE;
+	for (int dev = 0; dev < SIM_MAX_DEVICES; dev++)
+		if (current_pools[dev] == p)
+			current_pools[dev] = NULL; /* the driver makes the default current again */
 	free(p);
 	return CUDA_SUCCESS;
 }

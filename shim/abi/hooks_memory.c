@@ -250,45 +250,56 @@ static void not_converted(const char *entry, const char *why)
 		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
 }
 
-static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
+/*
+ * A stream-ordered allocation: from pool (cuMemAllocFromPoolAsync), or from
+ * the current device's current pool where pool is NULL (cuMemAllocAsync).
+ * Under EMBER_MANAGE_ALL it becomes managed memory, which is usable at once
+ * (a superset of stream-ordered availability), where the pool has nothing
+ * managed memory lacks (pools.h) and the stream is not being captured.
+ * Into a stream being captured, the allocation is a node of the program's
+ * graph (PyTorch's cudaMallocAsync backend under CUDA graphs), the driver's
+ * to make at each launch: managed memory in its place would be allocated
+ * once, outside the graph, by a call that breaks the capture; and it is not
+ * counted, since it lives while the graph says. Otherwise the driver's
+ * memory is counted against the budget until its free, as plain memory is.
+ */
+static CUresult alloc_stream_ordered(enum ember_entry entry, CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+				     CUstream stream, bool ptsz)
 {
-	/*
-	 * Into a stream being captured, the allocation is a node of the
-	 * program's graph (PyTorch's cudaMallocAsync backend under CUDA
-	 * graphs), the driver's to make at each launch; managed memory in its
-	 * place would be allocated once, outside the graph, by a call that
-	 * breaks the capture.
-	 */
-	if (placing() && ember_stream_captured(stream, ptsz)) {
-		not_converted("cuMemAllocAsync", "an allocation into a stream being captured belongs to its graph");
-		CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
-				  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
-		if (r == CUDA_SUCCESS)
-			ember_census_count(EMBER_ENTRY_ASYNC, bytesize, false); /* untracked: it lives while the graph says */
-		return r;
-	}
-	/* managed memory is usable at once: a superset of stream-ordered availability */
-	if (converted(dptr, bytesize)) {
-		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, true);
+	const char *name = pool ? "cuMemAllocFromPoolAsync" : "cuMemAllocAsync";
+	bool captured = placing() && ember_stream_captured(stream, ptsz);
+	if (captured)
+		not_converted(name, "an allocation into a stream being captured belongs to its graph");
+	else if (placing() && ember_cfg.manage_all && !ember_pool_convertible(pool))
+		not_converted(name, "a pool made with shareable handles, a size cap or a usage, or one of another "
+				    "GPU, keeps what managed memory has not");
+	else if (converted(dptr, bytesize)) {
+		ember_census_count(entry, bytesize, true);
 		return CUDA_SUCCESS;
 	}
-	CUresult r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
-			  : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
+	CUresult r;
+	if (pool)
+		r = ptsz ? EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, stream)
+			 : EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, stream);
+	else
+		r = ptsz ? EMBER_REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, stream)
+			 : EMBER_REAL(cuMemAllocAsync)(dptr, bytesize, stream);
 	if (r == CUDA_SUCCESS && placing()) {
-		ember_census_count(EMBER_ENTRY_ASYNC, bytesize, false);
-		track_plain(*dptr, bytesize);
+		ember_census_count(entry, bytesize, false);
+		if (!captured)
+			track_plain(*dptr, bytesize);
 	}
 	return r;
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, hStream, false);
+	return alloc_stream_ordered(EMBER_ENTRY_ASYNC, dptr, bytesize, NULL, hStream, false);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, hStream, true);
+	return alloc_stream_ordered(EMBER_ENTRY_ASYNC, dptr, bytesize, NULL, hStream, true);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
@@ -314,40 +325,18 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 	return r;
 }
 
-/*
- * A pool's allocation: converted where the pool allows it (pools.h) and
- * the stream is not being captured (alloc_async); otherwise the driver's,
- * counted against the budget until its free, as plain memory is.
- */
-static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream, bool ptsz)
-{
-	if (placing() && ember_cfg.manage_all && !ember_stream_captured(stream, ptsz) && ember_pool_convertible(pool) &&
-	    converted(dptr, bytesize)) {
-		ember_census_count(EMBER_ENTRY_POOL, bytesize, true);
-		return CUDA_SUCCESS;
-	}
-	not_converted("cuMemAllocFromPoolAsync", "a pool made with shareable handles, a size cap or a usage keeps "
-						 "what managed memory has not, and an allocation into a stream being "
-						 "captured belongs to its graph");
-	CUresult r = ptsz ? EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, stream)
-			  : EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, stream);
-	if (r == CUDA_SUCCESS && placing()) {
-		ember_census_count(EMBER_ENTRY_POOL, bytesize, false);
-		track_plain(*dptr, bytesize);
-	}
-	return r;
-}
-
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						      CUstream hStream)
 {
-	return alloc_from_pool(dptr, bytesize, pool, hStream, false);
+	return pool ? alloc_stream_ordered(EMBER_ENTRY_POOL, dptr, bytesize, pool, hStream, false)
+		    : EMBER_REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, hStream);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 							   CUstream hStream)
 {
-	return alloc_from_pool(dptr, bytesize, pool, hStream, true);
+	return pool ? alloc_stream_ordered(EMBER_ENTRY_POOL, dptr, bytesize, pool, hStream, true)
+		    : EMBER_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, hStream);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)

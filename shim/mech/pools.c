@@ -37,11 +37,18 @@ void ember_pools_destroyed(CUmemoryPool pool)
 	ember_unlock(&lock);
 }
 
-/* Converted memory is placed on the current device: a pool of another device keeps its own. */
+/*
+ * Converted memory is placed on the current device: a pool of another
+ * device keeps its own. pool NULL is the current device's current pool,
+ * cuMemAllocAsync's: the program may have made one it shares current
+ * (cuDeviceSetMemPool).
+ */
 bool ember_pool_convertible(CUmemoryPool pool)
 {
 	CUdevice dev;
-	if (!pool || EMBER_REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
+	if (EMBER_REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
+		return false;
+	if (!pool && EMBER_REAL(cuDeviceGetMemPool)(&pool, dev) != CUDA_SUCCESS)
 		return false;
 	bool plain = false;
 	ember_lock(&lock);

@@ -1099,11 +1099,17 @@ static CUmemoryPool created_pool(CUmemAllocationHandleType handles, size_t cap)
 	return pool;
 }
 
-/* An allocation of 4 MiB from pool, freed in stream order; whether it was managed memory. */
+/*
+ * An allocation of 4 MiB from pool (NULL: cuMemAllocAsync's, from the
+ * device's current pool), freed in stream order; whether it was managed memory.
+ */
 static int pool_allocation_managed(CUmemoryPool pool)
 {
 	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, 4 * MiB, pool, NULL));
+	if (pool)
+		CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, 4 * MiB, pool, NULL));
+	else
+		CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, NULL));
 	int managed_flag = is_managed(p);
 	CU_OK(SYM(shim, cuMemFreeAsync)(p, NULL));
 	CU_OK(SYM(shim, cuCtxSynchronize)());
@@ -1147,6 +1153,54 @@ Test(placement, a_plain_pool_of_another_gpu_keeps_its_memory)
 	CU_OK(SYM(shim, cuMemPoolCreate)(&other, &props));
 	cr_expect_eq(pool_allocation_managed(other), 0);
 	CU_OK(SYM(shim, cuMemPoolDestroy)(other));
+}
+
+/*
+ * cuMemAllocAsync takes the device's current pool: one the program made
+ * shareable and current (to export its pointers) keeps the driver's
+ * memory, and the default made current again is converted again.
+ */
+Test(placement, async_allocations_follow_the_device_s_current_pool)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	cr_expect_eq(pool_allocation_managed(NULL), 1, "from the default pool");
+	CUmemoryPool fallback, shared = created_pool(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+	CUmemoryPool plain = created_pool(CU_MEM_HANDLE_TYPE_NONE, 0);
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	CU_OK(SYM(shim, cuDeviceSetMemPool)(0, shared));
+	cr_expect_eq(pool_allocation_managed(NULL), 0, "from a current pool that may share its memory");
+	CU_OK(SYM(shim, cuDeviceSetMemPool)(0, plain));
+	cr_expect_eq(pool_allocation_managed(NULL), 1, "from a plain pool made current");
+	CU_OK(SYM(shim, cuDeviceSetMemPool)(0, fallback));
+	cr_expect_eq(pool_allocation_managed(NULL), 1, "from the default made current again");
+	CU_OK(SYM(shim, cuMemPoolDestroy)(shared));
+	CU_OK(SYM(shim, cuMemPoolDestroy)(plain));
+}
+
+/*
+ * A pool's allocation into a stream being captured is the graph's, as
+ * cuMemAllocAsync's is: not converted, and not counted against the budget,
+ * since the graph frees it at each launch without a call Ember sees.
+ */
+Test(placement, a_pool_allocation_into_a_captured_stream_is_left_to_the_graph)
+{
+	start_static();
+	CUmemoryPool fallback;
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	CUstream captured;
+	CU_OK(SYM(shim, cuStreamCreate)(&captured, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamBeginCapture_v2)(captured, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, 4 * MiB, fallback, captured));
+	CUgraph graph = NULL;
+	cr_expect_eq(SYM(shim, cuStreamEndCapture)(captured, &graph), CUDA_SUCCESS);
+	if (graph)
+		CU_OK(SYM(shim, cuGraphDestroy)(graph));
+	size_t free_b = 0, total_b = 0;
+	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
+	cr_expect_eq(free_b, budget, "the graph's allocation is not counted");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(captured));
 }
 
 Test(placement, pool_allocations_stay_the_driver_s_without_manage_all)
