@@ -64,7 +64,8 @@ class Cupy:
 
     def make(self, a, n):
         cp = self.cp
-        return cp.arange(a * n, (a + 1) * n, dtype=cp.uint32) * cp.uint32(GOLDEN)
+        # the start wraps as the elements do: past 16 GiB of arrays a * n passes 2^32
+        return (cp.arange(n, dtype=cp.uint32) + cp.uint32((a * n) & MASK)) * cp.uint32(GOLDEN)
 
     def step(self, x):
         x *= self.cp.uint32(3)
