@@ -44,7 +44,8 @@ static const char *stays_on_device(size_t size, const CUmemAllocationProp *prop,
 	uint64_t budget = ember_budget_bytes(dev);
 	if (budget && size > budget)
 		return "it is larger than the budget: a framework's pool (JAX's preallocation: "
-		       "XLA_PYTHON_CLIENT_PREALLOCATE=false makes it grow as needed)";
+		       "XLA_PYTHON_CLIENT_ALLOCATOR=platform makes an allocation per array, which fills the "
+		       "budget best)";
 	uint64_t available = ember_host_memory_available_now();
 	if (available != UINT64_MAX && size > available / 2)
 		return "the host has less than twice its size to give";
