@@ -276,13 +276,11 @@ static CUresult after_instantiating(CUresult r, const CUgraphExec *exec, CUgraph
 	return r;
 }
 
-/* r: the driver's result of updating exec from hGraph. */
+/* r: the driver's result of updating exec from hGraph: instantiated() forgets the old graph's scans first. */
 static CUresult after_updating(CUresult r, CUgraphExec exec, CUgraph hGraph)
 {
-	if (r == CUDA_SUCCESS) {
-		forget(exec);
+	if (r == CUDA_SUCCESS)
 		instantiated(exec, hGraph);
-	}
 	return r;
 }
 

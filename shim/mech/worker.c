@@ -78,12 +78,14 @@ static void count_done(void)
 	ember_unlock(&q_lock);
 }
 
+/* A deferred free is done: counted out of both counts at once. */
 static void count_free_done(void)
 {
 	ember_lock(&q_lock);
 	frees_pending--;
+	pending--;
+	pthread_cond_broadcast(&q_done);
 	ember_unlock(&q_lock);
-	count_done();
 }
 
 /* Complete every in-flight op and free whose end has come. Returns how many. */
