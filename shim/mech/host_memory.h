@@ -1,6 +1,7 @@
 /*
  * What the host can still give: the host's touches (host_touch.h) make
- * pages that stay made, so they are held to part of it.
+ * pages that stay made, and cuMemCreate memory made in host memory
+ * (physical.h) is page-locked, so together they are held to part of it.
  */
 #ifndef EMBER_HOST_MEMORY_H
 #define EMBER_HOST_MEMORY_H

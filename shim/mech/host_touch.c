@@ -65,22 +65,39 @@ static void *toucher(void *arg)
  * those the program writes (a KV cache sized for the longest context, a
  * workspace used in part). So the touches take no more than half of what
  * the host, or the process's cgroup, could give at the first of them, in
- * all, nor half of what it can give now (host_memory.h); a free gives its
- * allocation's back. Past that the driver makes the pages, as with
- * EMBER_POPULATE_HOST=0. Guarded by the table lock.
+ * all, nor half of what it can give now (host_memory.h), and they share
+ * that with cuMemCreate memory made in host memory, which is page-locked
+ * (physical.c); a free gives its allocation's back. Past that the driver
+ * makes the pages, as with EMBER_POPULATE_HOST=0. Guarded by the table
+ * lock.
  */
 static struct ember_host_allowance allowance;
 
-/* Take bytes of the allowance for a, given back whole at its free (whatever the pool finds left to touch). */
-static bool within_allowance(struct ember_alloc *a, uint64_t bytes)
+bool ember_host_claim(uint64_t bytes)
 {
 	uint64_t now = ember_host_memory_available_now();
 	ember_table_lock(EMBER_TABLE);
 	bool ok = ember_host_allowance_take(&allowance, bytes, now);
-	if (ok)
-		a->host_allowed = bytes;
 	ember_table_unlock(EMBER_TABLE);
 	return ok;
+}
+
+void ember_host_unclaim(uint64_t bytes)
+{
+	ember_table_lock(EMBER_TABLE);
+	ember_host_allowance_give(&allowance, bytes);
+	ember_table_unlock(EMBER_TABLE);
+}
+
+/* Take bytes of the allowance for a, given back whole at its free (whatever the pool finds left to touch). */
+static bool within_allowance(struct ember_alloc *a, uint64_t bytes)
+{
+	if (!ember_host_claim(bytes))
+		return false;
+	ember_table_lock(EMBER_TABLE);
+	a->host_allowed = bytes;
+	ember_table_unlock(EMBER_TABLE);
+	return true;
 }
 
 void ember_host_touch_counted(struct ember_alloc *a, uint64_t bytes)
@@ -96,8 +113,9 @@ void ember_host_touch_counted(struct ember_alloc *a, uint64_t bytes)
 void ember_host_touch_freed(const struct ember_alloc *a)
 {
 	ember_table_lock(EMBER_TABLE);
-	ember_host_allowance_give(&allowance, a->host_allowed);
+	uint64_t allowed = a->host_allowed;
 	ember_table_unlock(EMBER_TABLE);
+	ember_host_unclaim(allowed);
 }
 
 uint64_t ember_host_touch_mapped(struct ember_alloc *a)

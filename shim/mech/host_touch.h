@@ -29,4 +29,16 @@ void ember_host_touch_counted(struct ember_alloc *a, uint64_t bytes);
 /* a, whose pages the touches may have made, is being freed: what they made is the touches' to make again. */
 void ember_host_touch_freed(const struct ember_alloc *a);
 
+/*
+ * The host memory Ember makes for itself has one allowance, which the
+ * touches above and cuMemCreate memory made in host memory (physical.h)
+ * share: half of what the host could give at the first claim, less what
+ * is claimed and not given back, and never past half of what it can give
+ * now (host_memory.h). Whether bytes were claimed; takes the table lock.
+ */
+bool ember_host_claim(uint64_t bytes);
+
+/* Claimed bytes given back: their memory was freed. Takes the table lock. */
+void ember_host_unclaim(uint64_t bytes);
+
 #endif

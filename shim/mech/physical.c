@@ -4,7 +4,7 @@
 #include "budget.h"
 #include "budget_source.h"
 #include "grow.h"
-#include "host_memory.h"
+#include "host_touch.h"
 #include "locks.h"
 #include "physical.h"
 #include "shim.h"
@@ -46,9 +46,6 @@ static const char *stays_on_device(size_t size, const CUmemAllocationProp *prop,
 		return "it is larger than the budget: a framework's pool (JAX's preallocation: "
 		       "XLA_PYTHON_CLIENT_ALLOCATOR=platform makes an allocation per array, which fills the "
 		       "budget best)";
-	uint64_t available = ember_host_memory_available_now();
-	if (available != UINT64_MAX && size > available / 2)
-		return "the host has less than twice its size to give";
 	return NULL;
 }
 
@@ -80,7 +77,13 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 	bool charged = ember_budget_plain_if_room(dev, size);
 	if (!charged && past_budget_to_host) {
 		const char *why = stays_on_device(size, prop, flags, dev);
+		/* page-locked host memory, which the system cannot reclaim: within Ember's share of the host */
+		bool claimed = !why && ember_host_claim(size);
+		if (!why && !claimed)
+			why = "Ember's host memory would pass half of what the host could give";
 		CUresult r = why ? CUDA_ERROR_NOT_SUPPORTED : create_on_host(handle, size, prop, dev);
+		if (r != CUDA_SUCCESS && claimed)
+			ember_host_unclaim(size);
 		if (r == CUDA_SUCCESS) {
 			record(*handle, size, dev, true);
 			ember_budget_vmm_on_host(dev, size);
@@ -125,4 +128,6 @@ void ember_physical_released(CUmemGenericAllocationHandle handle)
 	ember_unlock(&lock);
 	if (gone.device >= 0 && !gone.on_host)
 		ember_budget_plain(gone.device, -(int64_t)gone.size);
+	if (gone.device >= 0 && gone.on_host)
+		ember_host_unclaim(gone.size);
 }

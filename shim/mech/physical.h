@@ -11,8 +11,9 @@
  * PyTorch and XLA make, is dropped: host memory is reachable as it is).
  * Left on the device (and charged past the budget, as before) is one
  * larger than the budget (a framework's pool), one with flags, compression
- * or a usage, one past half of what the host can still give, and one the
- * driver will not make in host memory.
+ * or a usage, one that would take Ember's host memory (this and the host's
+ * touches, host_touch.h) past half of what the host could give, and one
+ * the driver will not make in host memory.
  */
 #ifndef EMBER_PHYSICAL_H
 #define EMBER_PHYSICAL_H

@@ -16,6 +16,7 @@
 #include "ember/ember.h"
 #include "ember_sim.h"
 #include "harness.h"
+#include "host_memory.h"
 
 #define MiB (1ull << 20)
 
@@ -980,6 +981,48 @@ Test(placement, manage_all_makes_cuMemCreate_memory_past_the_budget_in_host_memo
 	CUmemGenericAllocationHandle again = vmm_create(40 * MiB, 0);
 	cr_expect_eq(vmm_location(again), 0, "room again once the first was released");
 	CU_OK(SYM(shim, cuMemRelease)(again));
+}
+
+/*
+ * cuMemCreate memory made in host memory is page-locked: with the host's
+ * touches it stays within half of what the host could give at the first
+ * claim (host_touch.h). Under a budget of two allocations of a ninth of
+ * that each, one goes to the device and about four to the host (what the
+ * host can give moves while the test runs: three to five); the next stays
+ * on the device, past the budget. A release gives its share back, and the
+ * next goes to the host again.
+ */
+Test(placement, cuMemCreate_memory_in_host_memory_stays_within_half_of_what_the_host_can_give)
+{
+	uint64_t avail = ember_host_memory_available_now();
+	if (avail == UINT64_MAX || avail < 9 * 64 * MiB)
+		cr_skip_test("what the host can give is not known, or under 576 MiB");
+	uint64_t each = avail / 9 / (2 * MiB) * (2 * MiB);
+	char budget_text[32], memory[32];
+	snprintf(budget_text, sizeof budget_text, "%lluM", (unsigned long long)(2 * each / MiB));
+	snprintf(memory, sizeof memory, "%lluM", (unsigned long long)(4 * each / MiB));
+	setenv("EMBER_SIM_MEMORY", memory, 1);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start("static", budget_text);
+	CUmemGenericAllocationHandle within = vmm_create(each, 0), past[8];
+	cr_assert_eq(vmm_location(within), 0, "within the budget: on the device");
+	unsigned on_host = 0, n = 0;
+	while (n < 8) {
+		past[n] = vmm_create(each, 0);
+		if (vmm_location(past[n++]) != EMBER_SIM_HOST)
+			break;
+		on_host++;
+	}
+	cr_expect(on_host >= 3 && on_host <= 5, "%u allocations of a ninth of what the host could give made there",
+		  on_host);
+	cr_assert_eq(vmm_location(past[n - 1]), 0, "then one stays on the device");
+	CU_OK(SYM(shim, cuMemRelease)(past[0]));
+	CUmemGenericAllocationHandle again = vmm_create(each, 0);
+	cr_expect_eq(vmm_location(again), EMBER_SIM_HOST, "a release gives its share back");
+	CU_OK(SYM(shim, cuMemRelease)(again));
+	for (unsigned i = 1; i < n; i++)
+		CU_OK(SYM(shim, cuMemRelease)(past[i]));
+	CU_OK(SYM(shim, cuMemRelease)(within));
 }
 
 /* In a child: 40 MiB within the 64 MiB budget, then 40 and 20 past it. */
