@@ -120,7 +120,7 @@ EMBER_SIM_API void ember_sim_fail_prefetches(int to, unsigned count, CUresult re
  * `count` calls of `name` (its exported name, such as "cuStreamCreate")
  * fail with `result`. A count of 0 ends it. Covered: cuMemAdvise_v2,
  * cuMemPrefetchAsync_v2, cuStreamCreate, cuEventCreate, cuModuleLoadData,
- * cuMemAllocManaged, cuMemCreate.
+ * cuMemAllocManaged, cuMemCreate, cuStreamSynchronize (its _ptsz form too).
  */
 EMBER_SIM_API void ember_sim_fail_call(const char *name, unsigned skip, unsigned count, CUresult result);
 /* The same calls, succeeding after delay_ns each: a driver call that holds its thread (advice on a busy GPU). */

@@ -156,6 +156,9 @@ void sim_streams_release_ctx(struct sim_ctx *ctx)
 static CUresult synchronize(CUstream h, bool ptsz)
 {
 	SIM_UNSAFE_DURING_CAPTURE();
+	CUresult injected = sim_injected("cuStreamSynchronize"); /* both forms: a wait that holds the thread */
+	if (injected != CUDA_SUCCESS)
+		return injected;
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, ptsz, &s);
 	if (r == CUDA_SUCCESS)

@@ -60,8 +60,10 @@ static void note_context(struct ember_alloc *a)
 /*
  * Register and advise a managed allocation; on any failure leave it to the
  * driver. t[0] and t[1]: when a conversion's allocation began and ended.
+ * A conversion of a stream-ordered allocation names its stream (NULL:
+ * none), which alone may use it before the program synchronises with it.
  */
-static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5])
+static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5], const struct ember_at *ordered)
 {
 	int dev = ember_budget_current_device();
 	struct ember_alloc *a = ember_table_insert(EMBER_TABLE, p, bytes, dev, kind);
@@ -91,11 +93,14 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 		/*
 		 * Made for the GPU: populate it there while it fits, before the
 		 * program can touch it, or its first touch would create the pages
-		 * on the host. Unpopulated pages move nothing, so this is quick.
+		 * on the host. Unpopulated pages move nothing, so this is quick,
+		 * but the thread's wait for it is a wait for every move queued
+		 * before it on Ember's stream: a stream-ordered allocation's own
+		 * stream waits instead, on the GPU, as the program's use of it must.
 		 */
-		struct ember_at at = { 0 };
+		struct ember_at at = ordered ? *ordered : (struct ember_at){ 0 };
 		EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
-		ember_placement_populate(a, &at, EMBER_ORDER_SYNC);
+		ember_placement_populate(a, &at, ordered ? EMBER_ORDER_STREAM : EMBER_ORDER_SYNC);
 		t[3] = ember_driver_now();
 		if (ember_cfg.populate_host) /* before the program has the address: nothing else touches it */
 			ember_host_touch_mapped(a);
@@ -179,15 +184,16 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesi
 		return r;
 	}
 	uint64_t t[5] = { 0 };
-	adopt(*dptr, bytesize, EMBER_ALLOC_MANAGED, t);
+	adopt(*dptr, bytesize, EMBER_ALLOC_MANAGED, t, NULL);
 	return r;
 }
 
 /*
  * Under EMBER_MANAGE_ALL, allocate managed memory in place of plain and
- * place it. Returns false when the plain allocation should go ahead.
+ * place it (ordered: a stream-ordered allocation's stream, else NULL).
+ * Returns false when the plain allocation should go ahead.
  */
-static bool converted(CUdeviceptr *dptr, size_t bytesize)
+static bool converted(CUdeviceptr *dptr, size_t bytesize, const struct ember_at *ordered)
 {
 	if (!placing() || !ember_cfg.manage_all || bytesize == 0 || !dptr)
 		return false;
@@ -199,7 +205,7 @@ static bool converted(CUdeviceptr *dptr, size_t bytesize)
 			   "allocating plain memory", bytesize, (int)r);
 		return false;
 	}
-	adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED, t);
+	adopt(*dptr, bytesize, EMBER_ALLOC_CONVERTED, t, ordered);
 	return true;
 }
 
@@ -208,7 +214,7 @@ static CUresult alloc_plain(CUdeviceptr *dptr, size_t bytesize, CUresult (*real)
 {
 	if (!placing())
 		return real(dptr, bytesize);
-	if (converted(dptr, bytesize)) {
+	if (converted(dptr, bytesize, NULL)) {
 		ember_census_count(EMBER_ENTRY_ALLOC, bytesize, true);
 		return CUDA_SUCCESS;
 	}
@@ -273,7 +279,7 @@ static CUresult alloc_stream_ordered(enum ember_entry entry, CUdeviceptr *dptr, 
 	else if (placing() && ember_cfg.manage_all && !ember_pool_convertible(pool))
 		not_converted(name, "a pool made with shareable handles, a size cap or a usage, or one of another "
 				    "GPU, keeps what managed memory has not");
-	else if (converted(dptr, bytesize)) {
+	else if (converted(dptr, bytesize, &(struct ember_at){ .stream = stream, .per_thread = ptsz })) {
 		ember_census_count(entry, bytesize, true);
 		return CUDA_SUCCESS;
 	}

@@ -1255,6 +1255,48 @@ Test(placement, pool_allocations_stay_the_driver_s_without_manage_all)
 	cr_expect_eq(pool_allocation_managed(fallback), 0);
 }
 
+/* Wall-clock nanoseconds. */
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A converted stream-ordered allocation is populated on the GPU in order
+ * with its own stream, not by a wait of the program's thread, which would
+ * wait for every move queued before it on Ember's stream (here each wait
+ * made to hold its thread 40 ms). A plain cuMemAlloc still waits: its
+ * memory is usable at once, from any stream or the host.
+ */
+Test(placement, a_stream_ordered_conversion_does_not_wait_for_ember_s_moves)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUstream stream;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr p, q;
+	SYM(sim, ember_sim_slow_call)("cuStreamSynchronize", 0, 1000, 40 * 1000 * 1000);
+	uint64_t t0 = wall_ns();
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 2 * MiB, stream));
+	uint64_t t1 = wall_ns();
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&q, 2 * MiB));
+	uint64_t t2 = wall_ns();
+	SYM(sim, ember_sim_slow_call)("cuStreamSynchronize", 0, 0, 0);
+	cr_expect_lt(t1 - t0, 40 * 1000 * 1000, "the async conversion held the thread %llu ns",
+		     (unsigned long long)(t1 - t0));
+	cr_expect_geq(t2 - t1, 40 * 1000 * 1000, "the plain conversion waits: %llu ns", (unsigned long long)(t2 - t1));
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)p), 0, "made on the GPU all the same");
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0);
+	cr_expect_eq(is_managed(p), 1);
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CU_OK(SYM(shim, cuMemFree_v2)(q));
+	sync_and_flush(shim);
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
 Test(placement, manage_all_converts_plain_allocations)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
