@@ -19,6 +19,7 @@
 #include "context_teardown.h"
 #include "gpus.h"
 #include "host_touch.h"
+#include "kept.h"
 #include "ops_driver.h"
 #include "physical.h"
 #include "pools.h"
@@ -90,6 +91,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 	ember_debug("%s %#llx: %zu bytes on GPU %d, %u regions", kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed",
 		    (unsigned long long)p, bytes, dev, a->nregions);
 	if (kind == EMBER_ALLOC_CONVERTED) {
+		a->stream_ordered = ordered != NULL; /* before the program has the address: no one else reads it */
 		/*
 		 * Made for the GPU: populate it there while it fits, before the
 		 * program can touch it, or its first touch would create the pages
@@ -149,6 +151,9 @@ static struct ember_alloc *untrack(CUdeviceptr p)
 
 void ember_memory_forget_context(CUcontext ctx)
 {
+	struct ember_kept e;
+	while (ember_kept_of_context(ctx, &e)) /* the teardown frees their memory, and their events */
+		(void)e;
 	uint64_t *bases = NULL;
 	size_t n = 0;
 	ember_table_lock(EMBER_TABLE);
@@ -256,6 +261,46 @@ static void not_converted(const char *entry, const char *why)
 		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
 }
 
+/* Whether base is still a converted allocation of Ember's table, of size bytes. */
+static bool still_converted(CUdeviceptr base, uint64_t size)
+{
+	ember_table_lock(EMBER_TABLE);
+	struct ember_alloc *a = ember_table_find(EMBER_TABLE, base);
+	bool ok = a && a->base == base && a->size == size && a->kind == EMBER_ALLOC_CONVERTED;
+	ember_table_unlock(EMBER_TABLE);
+	return ok;
+}
+
+/*
+ * Under EMBER_KEEP_FREED, memory of bytes that the program freed in stream
+ * order and Ember kept (kept.h): at once where stream freed it, else once
+ * the stream that did has passed the free. Whether *dptr is such memory.
+ */
+static bool reused(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
+{
+	if (!ember_cfg.keep_freed.bytes && !ember_cfg.keep_freed.per_mille)
+		return false;
+	CUcontext ctx = NULL;
+	EMBER_REAL(cuCtxGetCurrent)(&ctx);
+	CUstream key;
+	uint64_t thread;
+	ember_kept_stream(stream, ptsz, &key, &thread);
+	struct ember_kept e;
+	bool same;
+	if (!dptr || !ember_kept_take(bytesize, ctx, key, thread, false, &e, &same))
+		return false;
+	if (!same && EMBER_REAL(cuEventQuery)(e.freed) != CUDA_SUCCESS) {
+		ember_kept_put(&e); /* still in use on its stream: kept for later */
+		return false;
+	}
+	EMBER_REAL(cuEventDestroy_v2)(e.freed);
+	if (!still_converted(e.base, e.size)) /* freed meanwhile by other means (its context's teardown) */
+		return false;
+	ember_kept_reused();
+	*dptr = e.base;
+	return true;
+}
+
 /*
  * A stream-ordered allocation: from pool (cuMemAllocFromPoolAsync), or from
  * the current device's current pool where pool is NULL (cuMemAllocAsync).
@@ -279,7 +324,8 @@ static CUresult alloc_stream_ordered(enum ember_entry entry, CUdeviceptr *dptr, 
 	else if (placing() && ember_cfg.manage_all && !ember_pool_convertible(pool))
 		not_converted(name, "a pool made with shareable handles, a size cap or a usage, or one of another "
 				    "GPU, keeps what managed memory has not");
-	else if (converted(dptr, bytesize, &(struct ember_at){ .stream = stream, .per_thread = ptsz })) {
+	else if (reused(dptr, bytesize, stream, ptsz) ||
+		 converted(dptr, bytesize, &(struct ember_at){ .stream = stream, .per_thread = ptsz })) {
 		ember_census_count(entry, bytesize, true);
 		return CUDA_SUCCESS;
 	}
@@ -374,6 +420,11 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPit
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
+	struct ember_kept e;
+	if (placing() && ember_kept_forget(dptr, &e)) { /* freed twice: the driver frees it now; wait for its stream */
+		EMBER_REAL(cuEventSynchronize)(e.freed);
+		EMBER_REAL(cuEventDestroy_v2)(e.freed);
+	}
 	struct ember_alloc *a = placing() ? untrack(dptr) : NULL;
 	CUresult r = EMBER_REAL(cuMemFree_v2)(dptr);
 	if (a)
@@ -381,20 +432,9 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	return r;
 }
 
-static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
+/* Free converted memory once stream has passed this point (the worker frees it after ev, recorded there). */
+static CUresult free_after_event(CUdeviceptr dptr, CUstream stream, bool ptsz)
 {
-	/*
-	 * Into a stream being captured, a free is a node of the graph and must
-	 * name the graph's own allocation, which Ember never tracks: the driver
-	 * refuses any other with CUDA_ERROR_INVALID_VALUE and leaves it
-	 * allocated, the capture whole (ember-capture-probe, ab-42's call 6).
-	 * So the driver answers, and converted memory stays Ember's.
-	 */
-	struct ember_alloc *a = placing() && !ember_stream_captured(stream, ptsz) ? untrack(dptr) : NULL;
-	if (!a)
-		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
-	/* converted memory: free it once the stream has passed this point */
-	ember_alloc_put(EMBER_TABLE, a);
 	CUevent ev = NULL;
 	CUcontext ctx = NULL;
 	EMBER_REAL(cuCtxGetCurrent)(&ctx);
@@ -410,6 +450,81 @@ static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
 	}
 	ember_worker_free_after(dptr, ev, ctx);
 	return CUDA_SUCCESS;
+}
+
+/* Really free a kept allocation let go: out of the table, and freed once its stream passed its free. */
+static void let_go(const struct ember_kept *e)
+{
+	struct ember_alloc *a = untrack(e->base);
+	if (a)
+		ember_alloc_put(EMBER_TABLE, a);
+	ember_worker_free_after(e->base, e->freed, e->ctx);
+}
+
+/*
+ * Under EMBER_KEEP_FREED, keep converted stream-ordered memory that the
+ * program frees in stream order for its next allocation of the same size
+ * (kept.h), letting the oldest go past the amount. Whether dptr was such
+ * memory, with the result in *r: a second free of kept memory is refused
+ * as the driver refuses a pointer it does not know.
+ */
+static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
+{
+	if (!ember_cfg.keep_freed.bytes && !ember_cfg.keep_freed.per_mille)
+		return false;
+	struct ember_kept e = { .base = dptr };
+	if (ember_kept_forget(dptr, &e)) {
+		ember_kept_put(&e);
+		*r = CUDA_ERROR_INVALID_VALUE;
+		return true;
+	}
+	ember_table_lock(EMBER_TABLE);
+	struct ember_alloc *a = ember_table_find(EMBER_TABLE, dptr);
+	bool ours = a && a->base == dptr && a->kind == EMBER_ALLOC_CONVERTED && a->stream_ordered;
+	int dev = ours ? a->device : -1;
+	e.size = ours ? a->size : 0;
+	ember_table_unlock(EMBER_TABLE);
+	uint64_t cap = dev >= 0 ? ember_size_resolve(ember_cfg.keep_freed, ember_budget_bytes(dev)) : 0;
+	if (!ours || e.size > cap)
+		return false;
+	EMBER_REAL(cuCtxGetCurrent)(&e.ctx);
+	ember_kept_stream(stream, ptsz, &e.stream, &e.thread);
+	if (EMBER_REAL(cuEventCreate)(&e.freed, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+		return false;
+	if ((ptsz ? EMBER_REAL(cuEventRecord_ptsz)(e.freed, stream) : EMBER_REAL(cuEventRecord)(e.freed, stream)) !=
+	    CUDA_SUCCESS) {
+		EMBER_REAL(cuEventDestroy_v2)(e.freed);
+		return false;
+	}
+	ember_kept_put(&e);
+	struct ember_kept old;
+	while (ember_kept_trim(cap, &old))
+		let_go(&old);
+	*r = CUDA_SUCCESS;
+	return true;
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream stream, bool ptsz)
+{
+	/*
+	 * Into a stream being captured, a free is a node of the graph and must
+	 * name the graph's own allocation, which Ember never tracks: the driver
+	 * refuses any other with CUDA_ERROR_INVALID_VALUE and leaves it
+	 * allocated, the capture whole (ember-capture-probe, ab-42's call 6).
+	 * So the driver answers, and converted memory stays Ember's.
+	 */
+	bool captured = placing() && ember_stream_captured(stream, ptsz);
+	if (placing() && !captured) {
+		CUresult kept;
+		if (keep(dptr, stream, ptsz, &kept))
+			return kept;
+	}
+	struct ember_alloc *a = placing() && !captured ? untrack(dptr) : NULL;
+	if (!a)
+		return ptsz ? EMBER_REAL(cuMemFreeAsync_ptsz)(dptr, stream) : EMBER_REAL(cuMemFreeAsync)(dptr, stream);
+	/* converted memory: free it once the stream has passed this point */
+	ember_alloc_put(EMBER_TABLE, a);
+	return free_after_event(dptr, stream, ptsz);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)

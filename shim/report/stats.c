@@ -11,6 +11,7 @@
 #include "census.h"
 #include "gpus.h"
 #include "grow.h"
+#include "kept.h"
 #include "shim.h"
 #include "live.h"
 #include "settled.h"
@@ -204,6 +205,10 @@ void ember_stats_at_exit(void)
 		ember_info("UVM events: %" PRIu64 " migrations requested, %" PRIu64 " by the driver, %" PRIu64
 			   " driver evictions, %" PRIu64 " GPU faults, %" PRIu64 " malformed records",
 			   u.migrations_requested, u.migrations_by_driver, u.evictions, u.gpu_faults, u.malformed);
+	if (ember_kept_reuses())
+		ember_info("%" PRIu64 " stream-ordered allocations were given memory the program had freed, kept "
+			   "(EMBER_KEEP_FREED); %.2f GiB kept at exit",
+			   ember_kept_reuses(), ember_kept_bytes() / 1073741824.0);
 	if (ember_settled_launches())
 		ember_info("%" PRIu64 " launches found nothing left to decide, and skipped their scan", ember_settled_launches());
 	struct ember_read_dup_counts rd;

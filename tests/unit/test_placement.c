@@ -1297,6 +1297,156 @@ Test(placement, a_stream_ordered_conversion_does_not_wait_for_ember_s_moves)
 	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
 
+/* ---- EMBER_KEEP_FREED: freed stream-ordered conversions kept for reuse ---- */
+
+/* Under manage-all with EMBER_KEEP_FREED=keep, and a stream. */
+static CUstream start_keeping(const char *keep)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_KEEP_FREED", keep, 1);
+	start_static();
+	CUstream stream;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	return stream;
+}
+
+/* Free q on stream, wait for it, and destroy the stream. */
+static void end_keeping(CUdeviceptr q, CUstream stream)
+{
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
+/* A stream-ordered allocation of bytes on stream, the driver's managed allocation failing if it is asked for one. */
+static CUdeviceptr alloc_without_the_driver(size_t bytes, CUstream stream)
+{
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 1, CUDA_ERROR_OUT_OF_MEMORY);
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, bytes, stream));
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 0, CUDA_SUCCESS);
+	return p;
+}
+
+/*
+ * The memory freed on a stream goes to that stream's next allocation of
+ * the same size at once, still managed and placed, without a managed
+ * allocation of the driver's (here made to fail: the allocation would
+ * then be the driver's plain memory); one of another size gets its own.
+ */
+Test(placement, freed_stream_ordered_memory_is_kept_for_the_same_stream)
+{
+	CUstream stream = start_keeping("16M");
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(q, p, "the kept memory");
+	cr_expect_eq(is_managed(q), 1);
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	cr_expect_eq(SYM(sim, ember_sim_block_location)((void *)q), 0, "placed as it was");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
+	CUdeviceptr other = alloc_without_the_driver(2 * MiB, stream);
+	cr_expect_eq(is_managed(other), 0, "another size: a new allocation (the driver's, here)");
+	end_keeping(other, stream);
+}
+
+/* Without EMBER_KEEP_FREED (0, the default) each free frees. */
+Test(placement, freed_stream_ordered_memory_is_not_kept_by_default)
+{
+	CUstream stream = start_keeping("0");
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(is_managed(q), 0, "a new allocation (the driver's, here)");
+	end_keeping(q, stream);
+}
+
+/*
+ * Another stream gets it once the freeing stream has passed the free, and
+ * so does a stream made after the freeing one was destroyed (which may get
+ * its handle), never at sight.
+ */
+Test(placement, kept_memory_goes_to_another_stream_once_the_free_is_passed)
+{
+	CUstream stream = start_keeping("16M"), other;
+	CU_OK(SYM(shim, cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr p, q;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	q = alloc_without_the_driver(4 * MiB, other);
+	cr_expect_eq(q, p, "after the freeing stream passed the free");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, other));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(other));
+	CUstream again;
+	CU_OK(SYM(shim, cuStreamCreate)(&again, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamSynchronize)(again));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	q = alloc_without_the_driver(4 * MiB, again);
+	cr_expect_eq(q, p, "by its event, whatever handle the new stream has");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, again));
+	CU_OK(SYM(shim, cuStreamSynchronize)(again));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(again));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
+/* Past the amount kept, the oldest is freed for good: its residency leaves the GPU and the budget. */
+Test(placement, past_the_amount_kept_the_oldest_is_freed)
+{
+	CUstream stream = start_keeping("4M");
+	CUdeviceptr a, b;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&a, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemAllocAsync)(&b, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(a, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(b, stream));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 4 * MiB, "one kept, one freed");
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(q, b, "the newest was kept");
+	end_keeping(q, stream);
+}
+
+/*
+ * A second free of kept memory is refused as the driver refuses a pointer
+ * it does not know, so that no two allocations get it; a synchronous free
+ * of it frees it for good.
+ */
+Test(placement, kept_memory_freed_again_is_refused_or_freed_for_good)
+{
+	CUstream stream = start_keeping("16M");
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	cr_expect_eq(SYM(shim, cuMemFreeAsync)(p, stream), CUDA_ERROR_INVALID_VALUE);
+	CU_OK(SYM(shim, cuMemFree_v2)(p));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0, "freed for good");
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(is_managed(q), 0, "nothing kept: a new allocation (the driver's, here)");
+	end_keeping(q, stream);
+}
+
+/* A context's teardown frees what was kept in it: the next context's allocations are its own. */
+Test(placement, a_teardown_forgets_what_was_kept)
+{
+	CUstream stream = start_keeping("16M");
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	CU_OK(SYM(shim, cuDevicePrimaryCtxReset_v2)(0));
+	CUcontext ctx;
+	CU_OK(SYM(shim, cuDevicePrimaryCtxRetain)(&ctx, 0));
+	CU_OK(SYM(shim, cuCtxSetCurrent)(ctx));
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, NULL);
+	cr_expect_eq(is_managed(q), 0, "nothing kept: a new allocation (the driver's, here)");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, NULL));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0);
+}
+
 Test(placement, manage_all_converts_plain_allocations)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);

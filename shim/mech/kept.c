@@ -1,0 +1,130 @@
+/* Freed stream-ordered conversions kept for reuse (kept.h): a small list, oldest first. */
+#include <pthread.h>
+#include <string.h>
+
+#include "grow.h"
+#include "kept.h"
+#include "locks.h"
+
+#define lock ember_lock_physical
+static struct ember_kept *list;
+static size_t n, cap_n;
+static uint64_t bytes, reuses;
+
+void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thread)
+{
+	if (!stream)
+		stream = ptsz ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+	*key = stream;
+	*thread = stream == CU_STREAM_PER_THREAD ? (uint64_t)pthread_self() : 0;
+}
+
+/* Take entry i out, keeping the order of the rest (lock held). */
+static struct ember_kept take_at(size_t i)
+{
+	struct ember_kept e = list[i];
+	memmove(&list[i], &list[i + 1], (n - i - 1) * sizeof *list);
+	n--;
+	bytes -= e.size;
+	return e;
+}
+
+void ember_kept_put(const struct ember_kept *e)
+{
+	ember_lock(&lock);
+	if (ember_grow(&list, n, &cap_n, sizeof *list, 16)) {
+		list[n++] = *e;
+		bytes += e->size;
+	}
+	ember_unlock(&lock);
+}
+
+bool ember_kept_trim(uint64_t cap, struct ember_kept *out)
+{
+	ember_lock(&lock);
+	bool over = n && bytes > cap;
+	if (over)
+		*out = take_at(0);
+	ember_unlock(&lock);
+	return over;
+}
+
+bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, bool same_only,
+		     struct ember_kept *out, bool *same)
+{
+	ember_lock(&lock);
+	size_t other = n;
+	bool found = false;
+	for (size_t i = n; i-- > 0 && !found;) {
+		const struct ember_kept *e = &list[i];
+		if (e->size != size || e->ctx != ctx)
+			continue;
+		found = e->stream && e->stream == stream && e->thread == thread;
+		if (found)
+			other = i;
+		else if (other == n)
+			other = i;
+	}
+	*same = found;
+	bool any = other < n && (found || !same_only);
+	if (any)
+		*out = take_at(other);
+	ember_unlock(&lock);
+	return any;
+}
+
+/* The oldest entry whose base (by_base) or context is key, taken out, in out. */
+static bool take_first(bool by_base, uintptr_t key, struct ember_kept *out)
+{
+	ember_lock(&lock);
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++)
+		if (by_base ? list[i].base == (CUdeviceptr)key : (uintptr_t)list[i].ctx == key) {
+			*out = take_at(i);
+			found = true;
+		}
+	ember_unlock(&lock);
+	return found;
+}
+
+bool ember_kept_forget(CUdeviceptr base, struct ember_kept *out)
+{
+	return take_first(true, (uintptr_t)base, out);
+}
+
+bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out)
+{
+	return take_first(false, (uintptr_t)ctx, out);
+}
+
+void ember_kept_stream_gone(CUstream stream)
+{
+	ember_lock(&lock);
+	for (size_t i = 0; i < n; i++)
+		if (list[i].stream == stream)
+			list[i].stream = NULL;
+	ember_unlock(&lock);
+}
+
+void ember_kept_reused(void)
+{
+	ember_lock(&lock);
+	reuses++;
+	ember_unlock(&lock);
+}
+
+uint64_t ember_kept_reuses(void)
+{
+	ember_lock(&lock);
+	uint64_t r = reuses;
+	ember_unlock(&lock);
+	return r;
+}
+
+uint64_t ember_kept_bytes(void)
+{
+	ember_lock(&lock);
+	uint64_t b = bytes;
+	ember_unlock(&lock);
+	return b;
+}

@@ -1,0 +1,62 @@
+/*
+ * Converted stream-ordered allocations that the program freed
+ * (cuMemFreeAsync), kept for its next allocation of the same size, as the
+ * driver's pool keeps its memory (EMBER_KEEP_FREED). A framework that
+ * allocates each op's output through the driver (PyTorch's
+ * backend:cudaMallocAsync, JAX's cuda_async) otherwise pays a managed
+ * allocation, its advice and its population per op: 65-90 us more than
+ * the driver's pool on an H100 (docs/findings.md, session 53). A kept
+ * allocation stays in Ember's table, placed as it was. This is the
+ * container alone; hooks_memory.c makes the driver calls.
+ */
+#ifndef EMBER_KEPT_H
+#define EMBER_KEPT_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ember_kept {
+	CUdeviceptr base;
+	uint64_t size;
+	CUcontext ctx;
+	CUstream stream; /* the stream it was freed on, as a key (ember_kept_stream); NULL once destroyed */
+	uint64_t thread; /* the freeing thread where that is its per-thread default stream, else 0 */
+	CUevent freed;   /* recorded on that stream at the free */
+};
+
+/* The key of a stream as kept entries name it: the legacy and per-thread defaults told apart, the latter per thread. */
+void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thread);
+
+/* Keep e (newest last). */
+void ember_kept_put(const struct ember_kept *e);
+
+/* While more than cap bytes are kept: the oldest entry, taken out, in out. */
+bool ember_kept_trim(uint64_t cap, struct ember_kept *out);
+
+/*
+ * An entry of size bytes in ctx, taken out, in out: the newest freed on the
+ * same stream, which that stream may use at once (*same set), else, unless
+ * same_only, the newest freed on another, which may be used once its event
+ * has completed (the caller puts it back if not).
+ */
+bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, bool same_only,
+		     struct ember_kept *out, bool *same);
+
+/* The entry at base, taken out (the program freed it again), in out. */
+bool ember_kept_forget(CUdeviceptr base, struct ember_kept *out);
+
+/* An entry of ctx, taken out, in out: at its teardown, until none is left. */
+bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out);
+
+/* The stream was destroyed: its entries may be used by another stream once their events complete. */
+void ember_kept_stream_gone(CUstream stream);
+
+/* An allocation was given kept memory. */
+void ember_kept_reused(void);
+
+/* How many allocations were given kept memory, and how many bytes are kept now. */
+uint64_t ember_kept_reuses(void);
+uint64_t ember_kept_bytes(void);
+
+#endif
