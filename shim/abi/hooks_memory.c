@@ -261,6 +261,15 @@ static void not_converted(const char *entry, const char *why)
 		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
 }
 
+/* Really free a kept allocation let go: out of the table, and freed once its stream passed its free. */
+static void let_go(const struct ember_kept *e)
+{
+	struct ember_alloc *a = untrack(e->base);
+	if (a)
+		ember_alloc_put(EMBER_TABLE, a);
+	ember_worker_free_after(e->base, e->freed, e->ctx);
+}
+
 /* Whether base is still a converted allocation of Ember's table, of size bytes. */
 static bool still_converted(CUdeviceptr base, uint64_t size)
 {
@@ -287,10 +296,11 @@ static bool reused(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool pts
 	ember_kept_stream(stream, ptsz, &key, &thread);
 	struct ember_kept e;
 	bool same;
-	if (!dptr || !ember_kept_take(bytesize, ctx, key, thread, false, &e, &same))
+	if (!dptr || !ember_kept_take(bytesize, ctx, key, thread, &e, &same))
 		return false;
 	if (!same && EMBER_REAL(cuEventQuery)(e.freed) != CUDA_SUCCESS) {
-		ember_kept_put(&e); /* still in use on its stream: kept for later */
+		if (!ember_kept_put(&e)) /* still in use on its stream: kept for later, or freed after it */
+			let_go(&e);
 		return false;
 	}
 	EMBER_REAL(cuEventDestroy_v2)(e.freed);
@@ -452,15 +462,6 @@ static CUresult free_after_event(CUdeviceptr dptr, CUstream stream, bool ptsz)
 	return CUDA_SUCCESS;
 }
 
-/* Really free a kept allocation let go: out of the table, and freed once its stream passed its free. */
-static void let_go(const struct ember_kept *e)
-{
-	struct ember_alloc *a = untrack(e->base);
-	if (a)
-		ember_alloc_put(EMBER_TABLE, a);
-	ember_worker_free_after(e->base, e->freed, e->ctx);
-}
-
 /*
  * Under EMBER_KEEP_FREED, keep converted stream-ordered memory that the
  * program frees in stream order for its next allocation of the same size
@@ -474,7 +475,8 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 		return false;
 	struct ember_kept e = { .base = dptr };
 	if (ember_kept_forget(dptr, &e)) {
-		ember_kept_put(&e);
+		if (!ember_kept_put(&e))
+			let_go(&e);
 		*r = CUDA_ERROR_INVALID_VALUE;
 		return true;
 	}
@@ -496,7 +498,10 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 		EMBER_REAL(cuEventDestroy_v2)(e.freed);
 		return false;
 	}
-	ember_kept_put(&e);
+	if (!ember_kept_put(&e)) {
+		EMBER_REAL(cuEventDestroy_v2)(e.freed);
+		return false;
+	}
 	struct ember_kept old;
 	while (ember_kept_trim(cap, &old))
 		let_go(&old);

@@ -29,14 +29,16 @@ static struct ember_kept take_at(size_t i)
 	return e;
 }
 
-void ember_kept_put(const struct ember_kept *e)
+bool ember_kept_put(const struct ember_kept *e)
 {
 	ember_lock(&lock);
-	if (ember_grow(&list, n, &cap_n, sizeof *list, 16)) {
+	bool kept = ember_grow(&list, n, &cap_n, sizeof *list, 16);
+	if (kept) {
 		list[n++] = *e;
 		bytes += e->size;
 	}
 	ember_unlock(&lock);
+	return kept;
 }
 
 bool ember_kept_trim(uint64_t cap, struct ember_kept *out)
@@ -49,8 +51,8 @@ bool ember_kept_trim(uint64_t cap, struct ember_kept *out)
 	return over;
 }
 
-bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, bool same_only,
-		     struct ember_kept *out, bool *same)
+bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, struct ember_kept *out,
+		     bool *same)
 {
 	ember_lock(&lock);
 	size_t other = n;
@@ -66,7 +68,7 @@ bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thr
 			other = i;
 	}
 	*same = found;
-	bool any = other < n && (found || !same_only);
+	bool any = other < n;
 	if (any)
 		*out = take_at(other);
 	ember_unlock(&lock);

@@ -28,20 +28,20 @@ struct ember_kept {
 /* The key of a stream as kept entries name it: the legacy and per-thread defaults told apart, the latter per thread. */
 void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thread);
 
-/* Keep e (newest last). */
-void ember_kept_put(const struct ember_kept *e);
+/* Keep e (newest last); false when no memory was left to keep it in. */
+bool ember_kept_put(const struct ember_kept *e);
 
 /* While more than cap bytes are kept: the oldest entry, taken out, in out. */
 bool ember_kept_trim(uint64_t cap, struct ember_kept *out);
 
 /*
  * An entry of size bytes in ctx, taken out, in out: the newest freed on the
- * same stream, which that stream may use at once (*same set), else, unless
- * same_only, the newest freed on another, which may be used once its event
- * has completed (the caller puts it back if not).
+ * same stream, which that stream may use at once (*same set), else the
+ * newest freed on another, which may be used once its event has completed
+ * (the caller puts it back if not).
  */
-bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, bool same_only,
-		     struct ember_kept *out, bool *same);
+bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, struct ember_kept *out,
+		     bool *same);
 
 /* The entry at base, taken out (the program freed it again), in out. */
 bool ember_kept_forget(CUdeviceptr base, struct ember_kept *out);
