@@ -31,6 +31,16 @@ def synchronizer(name, fw):
     return lambda arrays: fw.cp.cuda.runtime.deviceSynchronize()
 
 
+def gpu_name(name, fw):
+    """The card, as the framework names it: every record says which GPU it ran on."""
+    if name == "torch":
+        return fw.t.cuda.get_device_name(0)
+    if name == "jax":
+        return fw.jax.devices("gpu")[0].device_kind
+    props = fw.cp.cuda.runtime.getDeviceProperties(0)["name"]
+    return props.decode() if isinstance(props, bytes) else props
+
+
 def main():
     if (len(sys.argv) != 4 or sys.argv[1] not in FRAMEWORKS or not sys.argv[2].isdigit()
             or int(sys.argv[2]) < ARRAY_MIB or not sys.argv[3].isdigit() or int(sys.argv[3]) < 1):
@@ -56,7 +66,8 @@ def main():
         "bench": "past-budget-speed", "framework": name, "working_set_bytes": count * (ARRAY_MIB << 20),
         "passes": passes, "build_seconds": round(build, 4), "pass_seconds": [round(s, 4) for s in seconds],
         "median_pass_seconds": round(statistics.median(seconds), 4), "checksum": f"{checksum:#010x}",
-        "variant": os.environ.get("PAST_BUDGET_VARIANT", ""),
+        "variant": os.environ.get("PAST_BUDGET_VARIANT", ""), "gpu": gpu_name(name, fw),
+        "budget": os.environ.get("EMBER_BUDGET", ""),  # ember-run's --budget; empty without Ember
     }))
     return 0
 
