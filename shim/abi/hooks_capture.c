@@ -224,7 +224,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 	CUresult r = EMBER_REAL(cuStreamDestroy_v2)(hStream);
 	if (r == CUDA_SUCCESS && forget_origin(hStream, false))
 		count_ended();
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS && ember_keeping())
 		ember_kept_stream_gone(hStream); /* a new stream may get its handle: no reuse on sight, only by event */
 	return r;
 }

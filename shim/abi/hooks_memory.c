@@ -287,7 +287,7 @@ static bool still_converted(CUdeviceptr base, uint64_t size)
  */
 static bool reused(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
 {
-	if (!ember_cfg.keep_freed.bytes && !ember_cfg.keep_freed.per_mille)
+	if (!ember_keeping())
 		return false;
 	CUcontext ctx = NULL;
 	EMBER_REAL(cuCtxGetCurrent)(&ctx);
@@ -431,7 +431,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPit
 EMBER_PUBLIC CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	struct ember_kept e;
-	if (placing() && ember_kept_forget(dptr, &e)) { /* freed twice: the driver frees it now; wait for its stream */
+	if (placing() && ember_keeping() && ember_kept_forget(dptr, &e)) { /* freed twice: freed now, after its stream */
 		EMBER_REAL(cuEventSynchronize)(e.freed);
 		EMBER_REAL(cuEventDestroy_v2)(e.freed);
 	}
@@ -471,7 +471,7 @@ static CUresult free_after_event(CUdeviceptr dptr, CUstream stream, bool ptsz)
  */
 static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 {
-	if (!ember_cfg.keep_freed.bytes && !ember_cfg.keep_freed.per_mille)
+	if (!ember_keeping())
 		return false;
 	struct ember_kept e = { .base = dptr };
 	if (ember_kept_forget(dptr, &e)) {

@@ -5,11 +5,17 @@
 #include "grow.h"
 #include "kept.h"
 #include "locks.h"
+#include "shim.h"
 
 #define lock ember_lock_physical
 static struct ember_kept *list;
 static size_t n, cap_n;
 static uint64_t bytes, reuses;
+
+bool ember_keeping(void)
+{
+	return ember_size_is_set(ember_cfg.keep_freed);
+}
 
 void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thread)
 {

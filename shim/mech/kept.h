@@ -25,6 +25,9 @@ struct ember_kept {
 	CUevent freed;   /* recorded on that stream at the free */
 };
 
+/* Whether EMBER_KEEP_FREED keeps anything: off, nothing is ever kept, and no call here need be made. */
+bool ember_keeping(void);
+
 /* The key of a stream as kept entries name it: the legacy and per-thread defaults told apart, the latter per thread. */
 void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thread);
 

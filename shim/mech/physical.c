@@ -126,8 +126,10 @@ void ember_physical_released(CUmemGenericAllocationHandle handle)
 			break;
 		}
 	ember_unlock(&lock);
-	if (gone.device >= 0 && !gone.on_host)
-		ember_budget_plain(gone.device, -(int64_t)gone.size);
-	if (gone.device >= 0 && gone.on_host)
+	if (gone.device < 0)
+		return;
+	if (gone.on_host)
 		ember_host_unclaim(gone.size);
+	else
+		ember_budget_plain(gone.device, -(int64_t)gone.size);
 }
