@@ -153,6 +153,14 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 	return CUDA_SUCCESS;
 }
 
+/* The simulated pools keep no freed memory, so there is none to give back. */
+SIM_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	SIM_REQUIRE_INIT();
+	(void)minBytesToKeep;
+	return pool ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 /* A pool's allocation: stream-ordered device memory. */
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						    CUstream hStream)

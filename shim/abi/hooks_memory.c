@@ -58,13 +58,20 @@ static void note_context(struct ember_alloc *a)
 	__atomic_store_n(&a->ctx, (void *)ctx, __ATOMIC_RELAXED);
 }
 
+/* Where a stream-ordered allocation was made: its stream, which alone may use it at once, and its pool. */
+struct stream_order {
+	struct ember_at at;
+	CUmemoryPool pool;
+};
+
 /*
  * Register and advise a managed allocation; on any failure leave it to the
  * driver. t[0] and t[1]: when a conversion's allocation began and ended.
- * A conversion of a stream-ordered allocation names its stream (NULL:
- * none), which alone may use it before the program synchronises with it.
+ * A conversion of a stream-ordered allocation says where it was made (NULL:
+ * not stream-ordered).
  */
-static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5], const struct ember_at *ordered)
+static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint64_t t[5],
+		  const struct stream_order *ordered)
 {
 	int dev = ember_budget_current_device();
 	struct ember_alloc *a = ember_table_insert(EMBER_TABLE, p, bytes, dev, kind);
@@ -91,7 +98,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 	ember_debug("%s %#llx: %zu bytes on GPU %d, %u regions", kind == EMBER_ALLOC_CONVERTED ? "converted" : "managed",
 		    (unsigned long long)p, bytes, dev, a->nregions);
 	if (kind == EMBER_ALLOC_CONVERTED) {
-		a->stream_ordered = ordered != NULL; /* before the program has the address: no one else reads it */
+		a->pool = ordered ? ordered->pool : NULL; /* before the program has the address: no one else reads it */
 		/*
 		 * Made for the GPU: populate it there while it fits, before the
 		 * program can touch it, or its first touch would create the pages
@@ -100,7 +107,7 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 		 * before it on Ember's stream: a stream-ordered allocation's own
 		 * stream waits instead, on the GPU, as the program's use of it must.
 		 */
-		struct ember_at at = ordered ? *ordered : (struct ember_at){ 0 };
+		struct ember_at at = ordered ? ordered->at : (struct ember_at){ 0 };
 		EMBER_REAL(cuCtxGetCurrent)((CUcontext *)&at.ctx);
 		ember_placement_populate(a, &at, ordered ? EMBER_ORDER_STREAM : EMBER_ORDER_SYNC);
 		t[3] = ember_driver_now();
@@ -198,7 +205,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesi
  * place it (ordered: a stream-ordered allocation's stream, else NULL).
  * Returns false when the plain allocation should go ahead.
  */
-static bool converted(CUdeviceptr *dptr, size_t bytesize, const struct ember_at *ordered)
+static bool converted(CUdeviceptr *dptr, size_t bytesize, const struct stream_order *ordered)
 {
 	if (!placing() || !ember_cfg.manage_all || bytesize == 0 || !dptr)
 		return false;
@@ -285,7 +292,7 @@ static bool still_converted(CUdeviceptr base, uint64_t size)
  * order and Ember kept (kept.h): at once where stream freed it, else once
  * the stream that did has passed the free. Whether *dptr is such memory.
  */
-static bool reused(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool ptsz)
+static bool reused(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream, bool ptsz)
 {
 	if (!ember_keeping())
 		return false;
@@ -296,7 +303,7 @@ static bool reused(CUdeviceptr *dptr, size_t bytesize, CUstream stream, bool pts
 	ember_kept_stream(stream, ptsz, &key, &thread);
 	struct ember_kept e;
 	bool same;
-	if (!dptr || !ember_kept_take(bytesize, ctx, key, thread, &e, &same))
+	if (!dptr || !ember_kept_take(bytesize, ctx, pool, key, thread, &e, &same))
 		return false;
 	if (!same && EMBER_REAL(cuEventQuery)(e.freed) != CUDA_SUCCESS) {
 		if (!ember_kept_put(&e)) /* still in use on its stream: kept for later, or freed after it */
@@ -329,13 +336,13 @@ static CUresult alloc_stream_ordered(enum ember_entry entry, CUdeviceptr *dptr, 
 {
 	const char *name = pool ? "cuMemAllocFromPoolAsync" : "cuMemAllocAsync";
 	bool captured = placing() && ember_stream_captured(stream, ptsz);
+	struct stream_order made = { .at = { .stream = stream, .per_thread = ptsz }, .pool = pool };
 	if (captured)
 		not_converted(name, "an allocation into a stream being captured belongs to its graph");
-	else if (placing() && ember_cfg.manage_all && !ember_pool_convertible(pool))
+	else if (placing() && ember_cfg.manage_all && !ember_pool_convertible(&made.pool))
 		not_converted(name, "a pool made with shareable handles, a size cap or a usage, or one of another "
 				    "GPU, keeps what managed memory has not");
-	else if (reused(dptr, bytesize, stream, ptsz) ||
-		 converted(dptr, bytesize, &(struct ember_at){ .stream = stream, .per_thread = ptsz })) {
+	else if (reused(dptr, bytesize, made.pool, stream, ptsz) || converted(dptr, bytesize, &made)) {
 		ember_census_count(entry, bytesize, true);
 		return CUDA_SUCCESS;
 	}
@@ -409,11 +416,26 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoo
 	return r;
 }
 
+/* The pool's kept memory past keep bytes, let go oldest first: the program asked the pool to give memory back. */
+static void let_go_of_pool(CUmemoryPool pool, uint64_t keep)
+{
+	struct ember_kept e;
+	while (placing() && ember_keeping() && ember_kept_of_pool(pool, keep, &e))
+		let_go(&e);
+}
+
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
+	let_go_of_pool(pool, 0);
 	if (placing()) /* before the driver may hand the handle out again */
 		ember_pools_destroyed(pool);
 	return EMBER_REAL(cuMemPoolDestroy)(pool);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	let_go_of_pool(pool, minBytesToKeep);
+	return EMBER_REAL(cuMemPoolTrimTo)(pool, minBytesToKeep);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -482,9 +504,10 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 	}
 	ember_table_lock(EMBER_TABLE);
 	struct ember_alloc *a = ember_table_find(EMBER_TABLE, dptr);
-	bool ours = a && a->base == dptr && a->kind == EMBER_ALLOC_CONVERTED && a->stream_ordered;
+	bool ours = a && a->base == dptr && a->kind == EMBER_ALLOC_CONVERTED && a->pool;
 	int dev = ours ? a->device : -1;
 	e.size = ours ? a->size : 0;
+	e.pool = ours ? a->pool : NULL;
 	ember_table_unlock(EMBER_TABLE);
 	uint64_t cap = dev >= 0 ? ember_size_resolve(ember_cfg.keep_freed, ember_budget_bytes(dev)) : 0;
 	if (!ours || e.size > cap)

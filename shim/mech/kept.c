@@ -57,15 +57,15 @@ bool ember_kept_trim(uint64_t cap, struct ember_kept *out)
 	return over;
 }
 
-bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, struct ember_kept *out,
-		     bool *same)
+bool ember_kept_take(uint64_t size, CUcontext ctx, CUmemoryPool pool, CUstream stream, uint64_t thread,
+		     struct ember_kept *out, bool *same)
 {
 	ember_lock(&lock);
 	size_t other = n;
 	bool found = false;
 	for (size_t i = n; i-- > 0 && !found;) {
 		const struct ember_kept *e = &list[i];
-		if (e->size != size || e->ctx != ctx)
+		if (e->size != size || e->ctx != ctx || e->pool != pool)
 			continue;
 		found = e->stream && e->stream == stream && e->thread == thread;
 		if (found)
@@ -103,6 +103,23 @@ bool ember_kept_forget(CUdeviceptr base, struct ember_kept *out)
 bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out)
 {
 	return take_first(false, (uintptr_t)ctx, out);
+}
+
+bool ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out)
+{
+	ember_lock(&lock);
+	uint64_t pooled = 0;
+	size_t oldest = n;
+	for (size_t i = n; i-- > 0;)
+		if (list[i].pool == pool) {
+			pooled += list[i].size;
+			oldest = i;
+		}
+	bool over = pooled > keep;
+	if (over)
+		*out = take_at(oldest);
+	ember_unlock(&lock);
+	return over;
 }
 
 void ember_kept_stream_gone(CUstream stream)

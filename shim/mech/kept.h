@@ -20,6 +20,7 @@ struct ember_kept {
 	CUdeviceptr base;
 	uint64_t size;
 	CUcontext ctx;
+	CUmemoryPool pool; /* the pool it was allocated from, which alone may give it again */
 	CUstream stream; /* the stream it was freed on, as a key (ember_kept_stream); NULL once destroyed */
 	uint64_t thread; /* the freeing thread where that is its per-thread default stream, else 0 */
 	CUevent freed;   /* recorded on that stream at the free */
@@ -38,19 +39,26 @@ bool ember_kept_put(const struct ember_kept *e);
 bool ember_kept_trim(uint64_t cap, struct ember_kept *out);
 
 /*
- * An entry of size bytes in ctx, taken out, in out: the newest freed on the
- * same stream, which that stream may use at once (*same set), else the
- * newest freed on another, which may be used once its event has completed
- * (the caller puts it back if not).
+ * An entry of size bytes from pool in ctx, taken out, in out: the newest
+ * freed on the same stream, which that stream may use at once (*same set),
+ * else the newest freed on another, which may be used once its event has
+ * completed (the caller puts it back if not).
  */
-bool ember_kept_take(uint64_t size, CUcontext ctx, CUstream stream, uint64_t thread, struct ember_kept *out,
-		     bool *same);
+bool ember_kept_take(uint64_t size, CUcontext ctx, CUmemoryPool pool, CUstream stream, uint64_t thread,
+		     struct ember_kept *out, bool *same);
 
 /* The entry at base, taken out (the program freed it again), in out. */
 bool ember_kept_forget(CUdeviceptr base, struct ember_kept *out);
 
 /* An entry of ctx, taken out, in out: at its teardown, until none is left. */
 bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out);
+
+/*
+ * While more than keep bytes of pool's are kept, its oldest entry, taken
+ * out, in out: the program trims the pool (cuMemPoolTrimTo: PyTorch's
+ * empty_cache) or destroys it (keep 0).
+ */
+bool ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out);
 
 /* The stream was destroyed: its entries may be used by another stream once their events complete. */
 void ember_kept_stream_gone(CUstream stream);

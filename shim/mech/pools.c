@@ -43,13 +43,14 @@ void ember_pools_destroyed(CUmemoryPool pool)
  * cuMemAllocAsync's: the program may have made one it shares current
  * (cuDeviceSetMemPool).
  */
-bool ember_pool_convertible(CUmemoryPool pool)
+bool ember_pool_convertible(CUmemoryPool *resolved)
 {
 	CUdevice dev;
 	if (EMBER_REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
 		return false;
-	if (!pool && EMBER_REAL(cuDeviceGetMemPool)(&pool, dev) != CUDA_SUCCESS)
+	if (!*resolved && EMBER_REAL(cuDeviceGetMemPool)(resolved, dev) != CUDA_SUCCESS)
 		return false;
+	CUmemoryPool pool = *resolved;
 	bool plain = false;
 	ember_lock(&lock);
 	for (size_t i = 0; i < npools && !plain; i++)

@@ -20,7 +20,10 @@ void ember_pools_created(CUmemoryPool pool, const CUmemPoolProps *props);
 /* The pool is about to be destroyed. */
 void ember_pools_destroyed(CUmemoryPool pool);
 
-/* Whether pool's allocations (NULL: the current device's current pool's) may become managed memory. */
-bool ember_pool_convertible(CUmemoryPool pool);
+/*
+ * Whether *pool's allocations may become managed memory; a NULL *pool is
+ * the current device's current pool, and is set to it.
+ */
+bool ember_pool_convertible(CUmemoryPool *pool);
 
 #endif

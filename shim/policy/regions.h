@@ -123,7 +123,7 @@ struct ember_alloc {
 	uint8_t gpu_access;          /* read_dup.h: what launches did to it (enum ember_gpu_access); atomic */
 	bool read_dup;               /* read_dup.h: read-mostly advice may be on ranges of it; atomic */
 	bool app_advised;            /* the application advised or prefetched some of it (its regions hinted); atomic */
-	bool stream_ordered;         /* mech: converted from a stream-ordered allocation, which its free may keep (kept.h) */
+	void *pool;                  /* mech: the CUmemoryPool a stream-ordered conversion came from (kept.h); else NULL */
 	struct ember_region regions[];
 };
 

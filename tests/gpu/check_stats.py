@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Check an EMBER_STATS report from a GPU test run, and print one summary line.
 
-  check_stats.py STATS.json [converted] [uvm-events] [past-budget]
+  check_stats.py STATS.json [converted] [uvm-events] [past-budget] [kept-trimmed]
 
 converted   at least one plain allocation was converted (EMBER_MANAGE_ALL)
 past-budget the program had memory past the budget, made in host memory (converted memory the
             host's touches made, or cuMemCreate memory), and each GPU's peak of Ember's
             residency and plain memory stayed within its high watermark
+kept-trimmed under EMBER_KEEP_FREED, allocations were given freed memory kept, and none was kept at
+            exit: the program's pool trim (empty_cache) let it go
 uvm-events  the UVM tools event queue was read: no malformed records, at
             least one migration that Ember requested, no driver evictions
 
@@ -44,6 +46,16 @@ def main():
             if d["peak_bytes"] > d["high_bytes"]:
                 bad.append(f"GPU {d['device']}'s peak of {d['peak_bytes']} bytes passed its high watermark "
                            f"({d['high_bytes']})")
+    if "kept-trimmed" in wants:
+        k = stats.get("kept_freed")
+        if k is None:
+            bad.append("the report has no kept_freed: EMBER_KEEP_FREED was not set")
+        else:
+            summary.append(f"kept freed memory: {k['reuses']} reuses, {k['bytes_kept']} bytes kept at exit")
+            if not k["reuses"]:
+                bad.append("no allocation was given freed memory kept")
+            if k["bytes_kept"]:
+                bad.append(f"{k['bytes_kept']} bytes were still kept at exit, after the program trimmed its pool")
     if "uvm-events" in wants:
         u = stats.get("uvm_events")
         if u is None:

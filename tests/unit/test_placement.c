@@ -1392,15 +1392,21 @@ Test(placement, kept_memory_goes_to_another_stream_once_the_free_is_passed)
 	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
 
+/* Two stream-ordered allocations of 4 MiB on stream, freed there in order. */
+static void free_two(CUstream stream, CUdeviceptr *a, CUdeviceptr *b)
+{
+	CU_OK(SYM(shim, cuMemAllocAsync)(a, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemAllocAsync)(b, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(*a, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(*b, stream));
+}
+
 /* Past the amount kept, the oldest is freed for good: its residency leaves the GPU and the budget. */
 Test(placement, past_the_amount_kept_the_oldest_is_freed)
 {
 	CUstream stream = start_keeping("4M");
 	CUdeviceptr a, b;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&a, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemAllocAsync)(&b, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(a, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(b, stream));
+	free_two(stream, &a, &b);
 	sync_and_flush(shim);
 	cr_expect_eq(resident(), 4 * MiB, "one kept, one freed");
 	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
@@ -1445,6 +1451,62 @@ Test(placement, a_teardown_forgets_what_was_kept)
 	CU_OK(SYM(shim, cuMemFreeAsync)(q, NULL));
 	sync_and_flush(shim);
 	cr_expect_eq(resident(), 0);
+}
+
+/* A pool's allocation gets only memory freed from that pool: the default pool's is not another pool's. */
+Test(placement, kept_memory_goes_only_to_its_own_pool)
+{
+	CUstream stream = start_keeping("16M");
+	CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	CUmemoryPool pool, fallback;
+	CU_OK(SYM(shim, cuMemPoolCreate)(&pool, &props));
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	CUdeviceptr p, q;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 1, CUDA_ERROR_OUT_OF_MEMORY);
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&q, 4 * MiB, pool, stream));
+	cr_expect_eq(is_managed(q), 0, "another pool's allocation: not the kept memory (the driver's, here)");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&q, 4 * MiB, fallback, stream));
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 0, CUDA_SUCCESS);
+	cr_expect_eq(q, p, "the default pool, named, is cuMemAllocAsync's");
+	end_keeping(q, stream);
+	CU_OK(SYM(shim, cuMemPoolDestroy)(pool));
+}
+
+/*
+ * Trimming a pool (cuMemPoolTrimTo: PyTorch's empty_cache) frees its kept
+ * memory past what the program asks to keep, oldest first, and destroying
+ * a pool frees all of it: its residency leaves the GPU and the budget.
+ */
+Test(placement, trimming_or_destroying_a_pool_frees_its_kept_memory)
+{
+	CUstream stream = start_keeping("16M");
+	CUdeviceptr a, b;
+	free_two(stream, &a, &b);
+	CUmemoryPool fallback;
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	CU_OK(SYM(shim, cuMemPoolTrimTo)(fallback, 4 * MiB));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 4 * MiB, "4 MiB kept, as asked: the newer");
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(q, b);
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
+	CU_OK(SYM(shim, cuMemPoolTrimTo)(fallback, 0));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0, "trimmed to nothing");
+	CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	CUmemoryPool pool;
+	CU_OK(SYM(shim, cuMemPoolCreate)(&pool, &props));
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&a, 4 * MiB, pool, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(a, stream));
+	CU_OK(SYM(shim, cuMemPoolDestroy)(pool));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0, "its pool destroyed");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
 
 Test(placement, manage_all_converts_plain_allocations)

@@ -37,6 +37,8 @@ Text by default; --json prints one object, the same for both sources:
      "read_mostly": {"bytes_advised", "bytes_withdrawn",
                      "allocations_written"} | null,     (exit only, under EMBER_READ_MOSTLY=1: what its
                                                           advice did)
+     "kept_freed": {"reuses", "bytes_kept"} | null,    (exit only, under EMBER_KEEP_FREED: allocations given
+                                                          freed memory kept, and what was kept at exit)
      "uvm_events": {...} | null}                       (exit only: the event queue's counts)
 
 Exit status: 0 shown, 1 no such process or file, 2 bad arguments or an
@@ -54,7 +56,7 @@ def parse_live(text):
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
     out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
-           "settings": None, "read_mostly": None, "uvm_events": None}
+           "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -101,7 +103,7 @@ def parse_exit(stats):
                              if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
             "launches_settled": stats.get("launches_settled"), "settings": stats.get("settings"),
-            "read_mostly": stats.get("read_mostly"),
+            "read_mostly": stats.get("read_mostly"), "kept_freed": stats.get("kept_freed"),
             "uvm_events": stats.get("uvm_events")}
 
 
@@ -151,6 +153,10 @@ def text(s):
         lines.append(f"read-mostly advice on {gib(r['bytes_advised'])} of resident memory kernels only read, "
                      f"withdrawn from {gib(r['bytes_withdrawn'])} ({r['allocations_written']} allocations written "
                      f"after it)")
+    if s.get("kept_freed"):
+        k = s["kept_freed"]
+        lines.append(f"{k['reuses']} stream-ordered allocations were given freed memory kept (EMBER_KEEP_FREED); "
+                     f"{gib(k['bytes_kept'])} kept at exit")
     if s.get("launches_settled"):
         lines.append(f"{s['launches_settled']} launches found nothing left to decide and skipped their scan")
     if s["uvm_events"]:
