@@ -85,6 +85,7 @@ EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handl
  */
 struct sim_pool {
 	CUmemPoolProps props;
+	cuuint64_t release_threshold; /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: 0 until set, as the driver's */
 };
 
 static struct sim_pool default_pools[SIM_MAX_DEVICES];
@@ -135,7 +136,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolP
 	struct sim_pool *p = malloc(sizeof *p);
 	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	p->props = *props;
+	*p = (struct sim_pool){ .props = *props };
 	*pool = (CUmemoryPool)p;
 	return CUDA_SUCCESS;
 }
@@ -150,6 +151,29 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 		if (current_pools[dev] == p)
 			current_pools[dev] = NULL; /* the driver makes the default current again */
 	free(p);
+	return CUDA_SUCCESS;
+}
+
+/* Of a pool's attributes the simulated driver keeps its release threshold alone. */
+SIM_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	SIM_REQUIRE_INIT();
+	if (!pool || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	((struct sim_pool *)pool)->release_threshold = *(cuuint64_t *)value;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	SIM_REQUIRE_INIT();
+	if (!pool || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	*(cuuint64_t *)value = ((struct sim_pool *)pool)->release_threshold;
 	return CUDA_SUCCESS;
 }
 

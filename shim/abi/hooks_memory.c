@@ -487,9 +487,12 @@ static CUresult free_after_event(CUdeviceptr dptr, CUstream stream, bool ptsz)
 /*
  * Under EMBER_KEEP_FREED, keep converted stream-ordered memory that the
  * program frees in stream order for its next allocation of the same size
- * (kept.h), letting the oldest go past the amount. Whether dptr was such
- * memory, with the result in *r: a second free of kept memory is refused
- * as the driver refuses a pointer it does not know.
+ * (kept.h), letting the oldest go past the amount, and past what its pool
+ * would keep: the pool's release threshold, 0 unless the program set one
+ * (PyTorch and JAX do), which the driver's pool trims to at the next
+ * synchronisation. Whether dptr was such memory, with the result in *r:
+ * a second free of kept memory is refused as the driver refuses a pointer
+ * it does not know.
  */
 static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 {
@@ -510,7 +513,10 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 	e.pool = ours ? a->pool : NULL;
 	ember_table_unlock(EMBER_TABLE);
 	uint64_t cap = dev >= 0 ? ember_size_resolve(ember_cfg.keep_freed, ember_budget_bytes(dev)) : 0;
-	if (!ours || e.size > cap)
+	cuuint64_t pool_keeps = 0;
+	if (!ours || e.size > cap ||
+	    EMBER_REAL(cuMemPoolGetAttribute)(e.pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &pool_keeps) != CUDA_SUCCESS ||
+	    e.size > pool_keeps)
 		return false;
 	EMBER_REAL(cuCtxGetCurrent)(&e.ctx);
 	ember_kept_stream(stream, ptsz, &e.stream, &e.thread);
@@ -526,7 +532,7 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 		return false;
 	}
 	struct ember_kept old;
-	while (ember_kept_trim(cap, &old))
+	while (ember_kept_of_pool(e.pool, pool_keeps, &old) || ember_kept_trim(cap, &old))
 		let_go(&old);
 	*r = CUDA_SUCCESS;
 	return true;

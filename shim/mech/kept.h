@@ -6,7 +6,8 @@
  * backend:cudaMallocAsync, JAX's cuda_async) otherwise pays a managed
  * allocation, its advice and its population per op: 65-90 us more than
  * the driver's pool on an H100 (docs/findings.md, session 53). A kept
- * allocation stays in Ember's table, placed as it was. This is the
+ * allocation stays in Ember's table, placed as it was. Its pool keeps no
+ * more than its release threshold, as the driver's would. This is the
  * container alone; hooks_memory.c makes the driver calls.
  */
 #ifndef EMBER_KEPT_H

@@ -1299,12 +1299,21 @@ Test(placement, a_stream_ordered_conversion_does_not_wait_for_ember_s_moves)
 
 /* ---- EMBER_KEEP_FREED: freed stream-ordered conversions kept for reuse ---- */
 
-/* Under manage-all with EMBER_KEEP_FREED=keep, and a stream. */
+/* A pool that keeps up to threshold bytes of freed memory, as PyTorch and JAX set theirs. */
+static void pool_keeps(CUmemoryPool pool, cuuint64_t threshold)
+{
+	CU_OK(SYM(shim, cuMemPoolSetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+}
+
+/* Under manage-all with EMBER_KEEP_FREED=keep, the default pool keeping all it is given, and a stream. */
 static CUstream start_keeping(const char *keep)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	setenv("EMBER_KEEP_FREED", keep, 1);
 	start_static();
+	CUmemoryPool fallback;
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	pool_keeps(fallback, UINT64_MAX);
 	CUstream stream;
 	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	return stream;
@@ -1477,6 +1486,31 @@ Test(placement, kept_memory_goes_only_to_its_own_pool)
 }
 
 /*
+ * A pool keeps no more than its release threshold, as the driver's pool
+ * would: nothing at 0, the default, and past it the pool's oldest is freed.
+ */
+Test(placement, kept_memory_stays_within_its_pool_s_release_threshold)
+{
+	CUstream stream = start_keeping("16M");
+	CUmemoryPool fallback;
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
+	pool_keeps(fallback, 0);
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 0, "a threshold of 0: nothing kept");
+	pool_keeps(fallback, 4 * MiB);
+	CUdeviceptr a, b;
+	free_two(stream, &a, &b);
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), 4 * MiB, "4 MiB kept: the newer");
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(q, b);
+	end_keeping(q, stream);
+}
+
+/*
  * Trimming a pool (cuMemPoolTrimTo: PyTorch's empty_cache) frees its kept
  * memory past what the program asks to keep, oldest first, and destroying
  * a pool frees all of it: its residency leaves the GPU and the budget.
@@ -1501,6 +1535,7 @@ Test(placement, trimming_or_destroying_a_pool_frees_its_kept_memory)
 				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
 	CUmemoryPool pool;
 	CU_OK(SYM(shim, cuMemPoolCreate)(&pool, &props));
+	pool_keeps(pool, UINT64_MAX);
 	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&a, 4 * MiB, pool, stream));
 	CU_OK(SYM(shim, cuMemFreeAsync)(a, stream));
 	CU_OK(SYM(shim, cuMemPoolDestroy)(pool));
