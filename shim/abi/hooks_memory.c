@@ -20,6 +20,7 @@
 #include "gpus.h"
 #include "host_touch.h"
 #include "kept.h"
+#include "memory_sync.h"
 #include "ops_driver.h"
 #include "physical.h"
 #include "pools.h"
@@ -416,17 +417,49 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoo
 	return r;
 }
 
-/* The pool's kept memory past keep bytes, let go oldest first: the program asked the pool to give memory back. */
-static void let_go_of_pool(CUmemoryPool pool, uint64_t keep)
+/* The pool's kept memory past keep bytes, let go oldest first; how many bytes. */
+static uint64_t let_go_of_pool(CUmemoryPool pool, uint64_t keep)
 {
+	uint64_t bytes = 0;
 	struct ember_kept e;
-	while (placing() && ember_keeping() && ember_kept_of_pool(pool, keep, &e))
+	while (placing() && ember_keeping() && ember_kept_of_pool(pool, keep, &e)) {
+		bytes += e.size;
 		let_go(&e);
+	}
+	return bytes;
+}
+
+/* The program trims or destroys the pool: it asks for its memory back. */
+static void trim_pool(CUmemoryPool pool, uint64_t keep)
+{
+	uint64_t bytes = let_go_of_pool(pool, keep);
+	if (bytes)
+		ember_kept_trimmed(bytes);
+}
+
+/*
+ * At a synchronisation, as the driver's pool does, each pool gives back
+ * what it keeps past its release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+ * 0 unless the program set one: PyTorch sets no limit, JAX its reservation).
+ */
+void ember_memory_synchronized(void)
+{
+	if (!placing() || !ember_keeping() || !ember_kept_bytes())
+		return;
+	CUmemoryPool pools[8];
+	size_t n = ember_kept_pools(pools, 8);
+	for (size_t i = 0; i < n; i++) {
+		cuuint64_t threshold = 0;
+		if (EMBER_REAL(cuMemPoolGetAttribute)(pools[i], CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) !=
+		    CUDA_SUCCESS)
+			threshold = 0; /* a pool the driver no longer knows keeps nothing */
+		let_go_of_pool(pools[i], threshold);
+	}
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
-	let_go_of_pool(pool, 0);
+	trim_pool(pool, 0);
 	if (placing()) /* before the driver may hand the handle out again */
 		ember_pools_destroyed(pool);
 	return EMBER_REAL(cuMemPoolDestroy)(pool);
@@ -434,7 +467,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
-	let_go_of_pool(pool, minBytesToKeep);
+	trim_pool(pool, minBytesToKeep);
 	return EMBER_REAL(cuMemPoolTrimTo)(pool, minBytesToKeep);
 }
 
@@ -487,12 +520,9 @@ static CUresult free_after_event(CUdeviceptr dptr, CUstream stream, bool ptsz)
 /*
  * Under EMBER_KEEP_FREED, keep converted stream-ordered memory that the
  * program frees in stream order for its next allocation of the same size
- * (kept.h), letting the oldest go past the amount, and past what its pool
- * would keep: the pool's release threshold, 0 unless the program set one
- * (PyTorch and JAX do), which the driver's pool trims to at the next
- * synchronisation. Whether dptr was such memory, with the result in *r:
- * a second free of kept memory is refused as the driver refuses a pointer
- * it does not know.
+ * (kept.h), letting the oldest go past the amount. Whether dptr was such
+ * memory, with the result in *r: a second free of kept memory is refused
+ * as the driver refuses a pointer it does not know.
  */
 static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 {
@@ -513,10 +543,7 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 	e.pool = ours ? a->pool : NULL;
 	ember_table_unlock(EMBER_TABLE);
 	uint64_t cap = dev >= 0 ? ember_size_resolve(ember_cfg.keep_freed, ember_budget_bytes(dev)) : 0;
-	cuuint64_t pool_keeps = 0;
-	if (!ours || e.size > cap ||
-	    EMBER_REAL(cuMemPoolGetAttribute)(e.pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &pool_keeps) != CUDA_SUCCESS ||
-	    e.size > pool_keeps)
+	if (!ours || e.size > cap)
 		return false;
 	EMBER_REAL(cuCtxGetCurrent)(&e.ctx);
 	ember_kept_stream(stream, ptsz, &e.stream, &e.thread);
@@ -532,7 +559,7 @@ static bool keep(CUdeviceptr dptr, CUstream stream, bool ptsz, CUresult *r)
 		return false;
 	}
 	struct ember_kept old;
-	while (ember_kept_of_pool(e.pool, pool_keeps, &old) || ember_kept_trim(cap, &old))
+	while (ember_kept_trim(cap, &old))
 		let_go(&old);
 	*r = CUDA_SUCCESS;
 	return true;

@@ -1,6 +1,7 @@
 /*
  * Synchronisation points. Each one's return may begin a host phase
- * (host_phase.h: the host reading results back). While EMBER_TRACE records
+ * (host_phase.h: the host reading results back), and lets the pools give
+ * back freed memory past their release thresholds (memory_sync.h). While EMBER_TRACE records
  * a run, each call that made the host wait for the GPU for longer than
  * 50 us is also written as a W line, so that a replay can tell the host's
  * own work from its waiting (include/ember/trace.h).
@@ -10,18 +11,22 @@
 
 #include "gpu_busy.h"
 #include "host_phase.h"
+#include "memory_sync.h"
 #include "read_dup.h"
 #include "shim.h"
 #include "tracer.h"
 
 /*
  * The driver's call returned: what it waited for has finished (gpu_busy.h),
- * and a host phase may begin (host_phase.h).
+ * a host phase may begin (host_phase.h), and the pools give back what they
+ * keep past their release thresholds (memory_sync.h).
  */
 static CUresult waited(CUresult r, enum ember_wait_scope scope, CUstream stream, bool per_thread)
 {
-	if (r == CUDA_SUCCESS && ember_active)
+	if (r == CUDA_SUCCESS && ember_active) {
 		ember_gpu_busy_waited(scope, stream, per_thread);
+		ember_memory_synchronized();
+	}
 	ember_host_phase_sync();
 	return r;
 }

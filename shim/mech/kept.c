@@ -10,7 +10,7 @@
 #define lock ember_lock_physical
 static struct ember_kept *list;
 static size_t n, cap_n;
-static uint64_t bytes, reuses;
+static uint64_t bytes, reuses, trimmed; /* bytes: changed under the lock, read without it */
 
 bool ember_keeping(void)
 {
@@ -31,7 +31,7 @@ static struct ember_kept take_at(size_t i)
 	struct ember_kept e = list[i];
 	memmove(&list[i], &list[i + 1], (n - i - 1) * sizeof *list);
 	n--;
-	bytes -= e.size;
+	__atomic_store_n(&bytes, bytes - e.size, __ATOMIC_RELAXED);
 	return e;
 }
 
@@ -41,7 +41,7 @@ bool ember_kept_put(const struct ember_kept *e)
 	bool kept = ember_grow(&list, n, &cap_n, sizeof *list, 16);
 	if (kept) {
 		list[n++] = *e;
-		bytes += e->size;
+		__atomic_store_n(&bytes, bytes + e->size, __ATOMIC_RELAXED);
 	}
 	ember_unlock(&lock);
 	return kept;
@@ -148,8 +148,35 @@ uint64_t ember_kept_reuses(void)
 
 uint64_t ember_kept_bytes(void)
 {
+	return __atomic_load_n(&bytes, __ATOMIC_RELAXED);
+}
+
+size_t ember_kept_pools(CUmemoryPool *pools, size_t max)
+{
+	size_t found = 0;
 	ember_lock(&lock);
-	uint64_t b = bytes;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < found && pools[j] != list[i].pool)
+			j++;
+		if (j == found && found < max)
+			pools[found++] = list[i].pool;
+	}
 	ember_unlock(&lock);
-	return b;
+	return found;
+}
+
+void ember_kept_trimmed(uint64_t size)
+{
+	ember_lock(&lock);
+	trimmed += size;
+	ember_unlock(&lock);
+}
+
+uint64_t ember_kept_trimmed_bytes(void)
+{
+	ember_lock(&lock);
+	uint64_t t = trimmed;
+	ember_unlock(&lock);
+	return t;
 }

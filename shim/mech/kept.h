@@ -6,15 +6,17 @@
  * backend:cudaMallocAsync, JAX's cuda_async) otherwise pays a managed
  * allocation, its advice and its population per op: 65-90 us more than
  * the driver's pool on an H100 (docs/findings.md, session 53). A kept
- * allocation stays in Ember's table, placed as it was. Its pool keeps no
- * more than its release threshold, as the driver's would. This is the
- * container alone; hooks_memory.c makes the driver calls.
+ * allocation stays in Ember's table, placed as it was. As the driver's
+ * pool, a pool keeps what passes its release threshold only until the
+ * program's next synchronisation. This is the container alone;
+ * hooks_memory.c makes the driver calls.
  */
 #ifndef EMBER_KEPT_H
 #define EMBER_KEPT_H
 
 #include <cuda.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ember_kept {
@@ -67,8 +69,19 @@ void ember_kept_stream_gone(CUstream stream);
 /* An allocation was given kept memory. */
 void ember_kept_reused(void);
 
-/* How many allocations were given kept memory, and how many bytes are kept now. */
+/* Up to max of the pools that kept entries came from, each once; returns how many. */
+size_t ember_kept_pools(CUmemoryPool *pools, size_t max);
+
+/* Kept memory of size bytes was let go because the program trimmed or destroyed its pool. */
+void ember_kept_trimmed(uint64_t size);
+
+/*
+ * How many allocations were given kept memory, how many bytes are kept now
+ * (read without the lock: a hint between changes), and how many its pools'
+ * trims let go.
+ */
 uint64_t ember_kept_reuses(void);
 uint64_t ember_kept_bytes(void);
+uint64_t ember_kept_trimmed_bytes(void);
 
 #endif

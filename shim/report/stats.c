@@ -98,7 +98,8 @@ void ember_stats_write(FILE *f)
 	/* the event queue's lock comes before the table's (locks.h): its counts first */
 	struct ember_uvm_counts u;
 	bool have_uvm = ember_uvm_events_counts(&u);
-	uint64_t kept_reuses = ember_kept_reuses(), kept_bytes = ember_kept_bytes(); /* under the physical lock */
+	uint64_t kept_reuses = ember_kept_reuses(), kept_bytes = ember_kept_bytes(), /* under the physical lock */
+		 kept_trimmed = ember_kept_trimmed_bytes();
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f,
 		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"populate_host\": %s,"
@@ -116,8 +117,10 @@ void ember_stats_write(FILE *f)
 			rd.bytes_advised, rd.bytes_withdrawn, rd.written);
 	}
 	if (ember_keeping())
-		fprintf(f, ",\n  \"kept_freed\": {\"reuses\": %" PRIu64 ", \"bytes_kept\": %" PRIu64 "}", kept_reuses,
-			kept_bytes);
+		fprintf(f,
+			",\n  \"kept_freed\": {\"reuses\": %" PRIu64 ", \"bytes_kept\": %" PRIu64
+			", \"bytes_trimmed\": %" PRIu64 "}",
+			kept_reuses, kept_bytes, kept_trimmed);
 	fprintf(f, ",\n  \"devices\": [");
 	const char *sep = "\n";
 	for (int d = 0; d < EMBER_MAX_DEVICES; d++) {

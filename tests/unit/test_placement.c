@@ -1486,10 +1486,12 @@ Test(placement, kept_memory_goes_only_to_its_own_pool)
 }
 
 /*
- * A pool keeps no more than its release threshold, as the driver's pool
- * would: nothing at 0, the default, and past it the pool's oldest is freed.
+ * As the driver's pool, a pool keeps what passes its release threshold
+ * only until the program's next synchronisation: at 0, the default, freed
+ * memory is given again before it and let go at it; past a threshold, the
+ * pool's oldest is let go.
  */
-Test(placement, kept_memory_stays_within_its_pool_s_release_threshold)
+Test(placement, kept_memory_past_the_pool_s_release_threshold_goes_at_a_synchronisation)
 {
 	CUstream stream = start_keeping("16M");
 	CUmemoryPool fallback;
@@ -1498,14 +1500,19 @@ Test(placement, kept_memory_stays_within_its_pool_s_release_threshold)
 	CUdeviceptr p;
 	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
 	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(q, p, "before a synchronisation: kept");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
 	sync_and_flush(shim);
-	cr_expect_eq(resident(), 0, "a threshold of 0: nothing kept");
+	cr_expect_eq(resident(), 0, "a threshold of 0: let go at the synchronisation");
 	pool_keeps(fallback, 4 * MiB);
 	CUdeviceptr a, b;
 	free_two(stream, &a, &b);
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
 	sync_and_flush(shim);
 	cr_expect_eq(resident(), 4 * MiB, "4 MiB kept: the newer");
-	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	q = alloc_without_the_driver(4 * MiB, stream);
 	cr_expect_eq(q, b);
 	end_keeping(q, stream);
 }

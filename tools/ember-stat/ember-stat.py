@@ -37,8 +37,9 @@ Text by default; --json prints one object, the same for both sources:
      "read_mostly": {"bytes_advised", "bytes_withdrawn",
                      "allocations_written"} | null,     (exit only, under EMBER_READ_MOSTLY=1: what its
                                                           advice did)
-     "kept_freed": {"reuses", "bytes_kept"} | null,    (exit only, under EMBER_KEEP_FREED: allocations given
-                                                          freed memory kept, and what was kept at exit)
+     "kept_freed": {"reuses", "bytes_kept",            (exit only, under EMBER_KEEP_FREED: allocations given
+                    "bytes_trimmed"} | null,              freed memory kept, what was kept at exit, and what
+                                                          the program's pool trims let go)
      "uvm_events": {...} | null}                       (exit only: the event queue's counts)
 
 Exit status: 0 shown, 1 no such process or file, 2 bad arguments or an
@@ -156,7 +157,7 @@ def text(s):
     if s.get("kept_freed"):
         k = s["kept_freed"]
         lines.append(f"{k['reuses']} stream-ordered allocations were given freed memory kept (EMBER_KEEP_FREED); "
-                     f"{gib(k['bytes_kept'])} kept at exit")
+                     f"{gib(k['bytes_kept'])} kept at exit, {gib(k.get('bytes_trimmed', 0))} let go by pool trims")
     if s.get("launches_settled"):
         lines.append(f"{s['launches_settled']} launches found nothing left to decide and skipped their scan")
     if s["uvm_events"]:
