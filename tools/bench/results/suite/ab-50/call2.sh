@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 54, call 2, at e2b5e50 (a pool keeps what passes its release threshold only until the next
+# Prepared, never run (no machine came; call3.sh is its cut). Session 54, call 2, at e2b5e50 (a pool keeps what passes its release threshold only until the next
 # synchronisation; bytes_trimmed). Pack with EMBER_PACK_TESTS=gpu; carry build-gpu; on whichever card comes.
 # 1. Every GPU test with EMBER_KEEP_FREED=2% in the environment, the default it would take
 #    (gpu.torch_keep_freed sets 64M itself; call 1 ran them at 0).
