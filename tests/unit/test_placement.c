@@ -1305,11 +1305,17 @@ static void pool_keeps(CUmemoryPool pool, cuuint64_t threshold)
 	CU_OK(SYM(shim, cuMemPoolSetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
 }
 
-/* Under manage-all with EMBER_KEEP_FREED=keep, the default pool keeping all it is given, and a stream. */
+/*
+ * Under manage-all with EMBER_KEEP_FREED=keep (NULL: its default), the
+ * default pool keeping all it is given, and a stream.
+ */
 static CUstream start_keeping(const char *keep)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_KEEP_FREED", keep, 1);
+	if (keep)
+		setenv("EMBER_KEEP_FREED", keep, 1);
+	else
+		unsetenv("EMBER_KEEP_FREED");
 	start_static();
 	CUmemoryPool fallback;
 	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
@@ -1360,8 +1366,26 @@ Test(placement, freed_stream_ordered_memory_is_kept_for_the_same_stream)
 	end_keeping(other, stream);
 }
 
-/* Without EMBER_KEEP_FREED (0, the default) each free frees. */
-Test(placement, freed_stream_ordered_memory_is_not_kept_by_default)
+/* By default up to 2% of the budget of freed memory is kept: here 1.28 MiB of 64. */
+Test(placement, freed_stream_ordered_memory_is_kept_by_default)
+{
+	CUstream stream = start_keeping(NULL);
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 1 * MiB, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr q = alloc_without_the_driver(1 * MiB, stream);
+	cr_expect(q == p && is_managed(q) == 1, "the kept memory");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 2 * MiB, stream));
+	cr_expect_eq(is_managed(p), 1);
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	q = alloc_without_the_driver(2 * MiB, stream);
+	cr_expect_eq(is_managed(q), 0, "past 2%: not kept, a new allocation (the driver's, here)");
+	end_keeping(q, stream);
+}
+
+/* With EMBER_KEEP_FREED=0 each free frees. */
+Test(placement, freed_stream_ordered_memory_is_not_kept_at_0)
 {
 	CUstream stream = start_keeping("0");
 	CUdeviceptr p;
