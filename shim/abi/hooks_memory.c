@@ -446,7 +446,7 @@ void ember_memory_synchronized(void)
 {
 	if (!placing() || !ember_keeping() || !ember_kept_bytes())
 		return;
-	CUmemoryPool pools[8];
+	CUmemoryPool pools[8]; /* programs use one or two; a ninth one's waits for the cap or a trim */
 	size_t n = ember_kept_pools(pools, 8);
 	for (size_t i = 0; i < n; i++) {
 		cuuint64_t threshold = 0;

@@ -38,7 +38,7 @@ void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thre
 /* Keep e (newest last); false when no memory was left to keep it in. */
 bool ember_kept_put(const struct ember_kept *e);
 
-/* While more than cap bytes are kept: the oldest entry, taken out, in out. */
+/* While more than cap bytes are kept (each entry counted as at least 64 KiB): the oldest entry, taken out, in out. */
 bool ember_kept_trim(uint64_t cap, struct ember_kept *out);
 
 /*

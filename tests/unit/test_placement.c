@@ -1467,6 +1467,27 @@ Test(placement, kept_memory_freed_again_is_refused_or_freed_for_good)
 	end_keeping(q, stream);
 }
 
+/* Each tiny allocation kept counts as a 64 KiB page against the amount: 16 MiB keeps 256 of 4 KiB. */
+Test(placement, tiny_kept_allocations_count_as_pages)
+{
+	CUstream stream = start_keeping("16M");
+	enum { N = 300 };
+	static CUdeviceptr p[N];
+	for (int i = 0; i < N; i++)
+		CU_OK(SYM(shim, cuMemAllocAsync)(&p[i], 4096, stream));
+	for (int i = 0; i < N; i++)
+		CU_OK(SYM(shim, cuMemFreeAsync)(p[i], stream));
+	int given = 0;
+	for (int i = 0; i < N; i++) {
+		p[i] = alloc_without_the_driver(4096, stream);
+		given += is_managed(p[i]);
+	}
+	cr_expect_eq(given, 256, "kept and given again: %d", given);
+	for (int i = 1; i < N; i++)
+		CU_OK(SYM(shim, cuMemFreeAsync)(p[i], stream));
+	end_keeping(p[0], stream);
+}
+
 /* A context's teardown frees what was kept in it: the next context's allocations are its own. */
 Test(placement, a_teardown_forgets_what_was_kept)
 {
