@@ -1,10 +1,10 @@
 /*
  * Synchronisation points. Each one's return may begin a host phase
  * (host_phase.h: the host reading results back), and lets the pools give
- * back freed memory past their release thresholds (memory_sync.h). While EMBER_TRACE records
- * a run, each call that made the host wait for the GPU for longer than
- * 50 us is also written as a W line, so that a replay can tell the host's
- * own work from its waiting (include/ember/trace.h).
+ * back freed memory past their release thresholds (memory_sync.h). While
+ * EMBER_TRACE records a run, each call that made the host wait for the GPU
+ * for longer than 50 us is also written as a W line, so that a replay can
+ * tell the host's own work from its waiting (include/ember/trace.h).
  */
 #include <cuda.h>
 #include <stdint.h>

@@ -10,7 +10,8 @@
 #define lock ember_lock_physical
 static struct ember_kept *list;
 static size_t n, cap_n;
-static uint64_t bytes, reuses, trimmed; /* bytes: changed under the lock, read without it */
+static uint64_t bytes;                  /* changed under the lock, read without it */
+static uint64_t reuses, trimmed;        /* counted atomically, without the lock */
 static uint64_t charged;                /* bytes counted against the cap: each entry at least its page */
 
 /*
@@ -146,17 +147,12 @@ void ember_kept_stream_gone(CUstream stream)
 
 void ember_kept_reused(void)
 {
-	ember_lock(&lock);
-	reuses++;
-	ember_unlock(&lock);
+	__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t ember_kept_reuses(void)
 {
-	ember_lock(&lock);
-	uint64_t r = reuses;
-	ember_unlock(&lock);
-	return r;
+	return __atomic_load_n(&reuses, __ATOMIC_RELAXED);
 }
 
 uint64_t ember_kept_bytes(void)
@@ -181,15 +177,10 @@ size_t ember_kept_pools(CUmemoryPool *pools, size_t max)
 
 void ember_kept_trimmed(uint64_t size)
 {
-	ember_lock(&lock);
-	trimmed += size;
-	ember_unlock(&lock);
+	__atomic_add_fetch(&trimmed, size, __ATOMIC_RELAXED);
 }
 
 uint64_t ember_kept_trimmed_bytes(void)
 {
-	ember_lock(&lock);
-	uint64_t t = trimmed;
-	ember_unlock(&lock);
-	return t;
+	return __atomic_load_n(&trimmed, __ATOMIC_RELAXED);
 }

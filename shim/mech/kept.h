@@ -76,9 +76,9 @@ size_t ember_kept_pools(CUmemoryPool *pools, size_t max);
 void ember_kept_trimmed(uint64_t size);
 
 /*
- * How many allocations were given kept memory, how many bytes are kept now
- * (read without the lock: a hint between changes), and how many its pools'
- * trims let go.
+ * How many allocations were given kept memory, how many bytes are kept now,
+ * and how many its pools' trims let go: read without the lock, so each may
+ * lag a change under way.
  */
 uint64_t ember_kept_reuses(void);
 uint64_t ember_kept_bytes(void);

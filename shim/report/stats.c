@@ -98,7 +98,7 @@ void ember_stats_write(FILE *f)
 	/* the event queue's lock comes before the table's (locks.h): its counts first */
 	struct ember_uvm_counts u;
 	bool have_uvm = ember_uvm_events_counts(&u);
-	uint64_t kept_reuses = ember_kept_reuses(), kept_bytes = ember_kept_bytes(), /* under the physical lock */
+	uint64_t kept_reuses = ember_kept_reuses(), kept_bytes = ember_kept_bytes(),
 		 kept_trimmed = ember_kept_trimmed_bytes();
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f,
