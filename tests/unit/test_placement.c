@@ -1343,6 +1343,15 @@ static CUdeviceptr alloc_without_the_driver(size_t bytes, CUstream stream)
 	return p;
 }
 
+/* A stream-ordered allocation of bytes on stream, freed there at once: its address. */
+static CUdeviceptr freed_on(CUstream stream, size_t bytes)
+{
+	CUdeviceptr p;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&p, bytes, stream));
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	return p;
+}
+
 /*
  * The memory freed on a stream goes to that stream's next allocation of
  * the same size at once, still managed and placed, without a managed
@@ -1352,9 +1361,7 @@ static CUdeviceptr alloc_without_the_driver(size_t bytes, CUstream stream)
 Test(placement, freed_stream_ordered_memory_is_kept_for_the_same_stream)
 {
 	CUstream stream = start_keeping("16M");
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr p = freed_on(stream, 4 * MiB);
 	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
 	cr_expect_eq(q, p, "the kept memory");
 	cr_expect_eq(is_managed(q), 1);
@@ -1370,9 +1377,7 @@ Test(placement, freed_stream_ordered_memory_is_kept_for_the_same_stream)
 Test(placement, freed_stream_ordered_memory_is_kept_by_default)
 {
 	CUstream stream = start_keeping(NULL);
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 1 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr p = freed_on(stream, 1 * MiB);
 	CUdeviceptr q = alloc_without_the_driver(1 * MiB, stream);
 	cr_expect(q == p && is_managed(q) == 1, "the kept memory");
 	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
@@ -1388,9 +1393,7 @@ Test(placement, freed_stream_ordered_memory_is_kept_by_default)
 Test(placement, freed_stream_ordered_memory_is_not_kept_at_0)
 {
 	CUstream stream = start_keeping("0");
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	(void)freed_on(stream, 4 * MiB);
 	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
 	cr_expect_eq(is_managed(q), 0, "a new allocation (the driver's, here)");
 	end_keeping(q, stream);
@@ -1406,8 +1409,7 @@ Test(placement, kept_memory_goes_to_another_stream_once_the_free_is_passed)
 	CUstream stream = start_keeping("16M"), other;
 	CU_OK(SYM(shim, cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
 	CUdeviceptr p, q;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	p = freed_on(stream, 4 * MiB);
 	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
 	q = alloc_without_the_driver(4 * MiB, other);
 	cr_expect_eq(q, p, "after the freeing stream passed the free");
@@ -1455,9 +1457,7 @@ Test(placement, past_the_amount_kept_the_oldest_is_freed)
 Test(placement, kept_memory_freed_again_is_refused_or_freed_for_good)
 {
 	CUstream stream = start_keeping("16M");
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr p = freed_on(stream, 4 * MiB);
 	cr_expect_eq(SYM(shim, cuMemFreeAsync)(p, stream), CUDA_ERROR_INVALID_VALUE);
 	CU_OK(SYM(shim, cuMemFree_v2)(p));
 	sync_and_flush(shim);
@@ -1492,9 +1492,7 @@ Test(placement, tiny_kept_allocations_count_as_pages)
 Test(placement, a_teardown_forgets_what_was_kept)
 {
 	CUstream stream = start_keeping("16M");
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	(void)freed_on(stream, 4 * MiB);
 	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
 	CU_OK(SYM(shim, cuDevicePrimaryCtxReset_v2)(0));
 	CUcontext ctx;
@@ -1517,8 +1515,7 @@ Test(placement, kept_memory_goes_only_to_its_own_pool)
 	CU_OK(SYM(shim, cuMemPoolCreate)(&pool, &props));
 	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
 	CUdeviceptr p, q;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	p = freed_on(stream, 4 * MiB);
 	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 1, CUDA_ERROR_OUT_OF_MEMORY);
 	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&q, 4 * MiB, pool, stream));
 	cr_expect_eq(is_managed(q), 0, "another pool's allocation: not the kept memory (the driver's, here)");
@@ -1542,9 +1539,7 @@ Test(placement, kept_memory_past_the_pool_s_release_threshold_goes_at_a_synchron
 	CUmemoryPool fallback;
 	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&fallback, 0));
 	pool_keeps(fallback, 0);
-	CUdeviceptr p;
-	CU_OK(SYM(shim, cuMemAllocAsync)(&p, 4 * MiB, stream));
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr p = freed_on(stream, 4 * MiB);
 	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
 	cr_expect_eq(q, p, "before a synchronisation: kept");
 	CU_OK(SYM(shim, cuMemFreeAsync)(q, stream));
