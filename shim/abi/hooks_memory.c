@@ -446,14 +446,13 @@ void ember_memory_synchronized(void)
 {
 	if (!placing() || !ember_keeping() || !ember_kept_bytes())
 		return;
-	CUmemoryPool pools[8]; /* programs use one or two; a ninth one's waits for the cap or a trim */
-	size_t n = ember_kept_pools(pools, 8);
-	for (size_t i = 0; i < n; i++) {
+	CUmemoryPool pool, *after = NULL;
+	for (; ember_kept_next_pool(after, &pool); after = &pool) {
 		cuuint64_t threshold = 0;
-		if (EMBER_REAL(cuMemPoolGetAttribute)(pools[i], CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) !=
+		if (EMBER_REAL(cuMemPoolGetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) !=
 		    CUDA_SUCCESS)
 			threshold = 0; /* a pool the driver no longer knows keeps nothing */
-		let_go_of_pool(pools[i], threshold);
+		let_go_of_pool(pool, threshold);
 	}
 }
 

@@ -160,18 +160,21 @@ uint64_t ember_kept_bytes(void)
 	return __atomic_load_n(&bytes, __ATOMIC_RELAXED);
 }
 
-size_t ember_kept_pools(CUmemoryPool *pools, size_t max)
+bool ember_kept_next_pool(const CUmemoryPool *after, CUmemoryPool *next)
 {
-	size_t found = 0;
+	uintptr_t past = after ? (uintptr_t)*after : 0, best = 0; /* read first: next may be *after */
+	bool found = false;
 	ember_lock(&lock);
 	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < found && pools[j] != list[i].pool)
-			j++;
-		if (j == found && found < max)
-			pools[found++] = list[i].pool;
+		uintptr_t pool = (uintptr_t)list[i].pool;
+		if ((!after || pool > past) && (!found || pool < best)) {
+			best = pool;
+			found = true;
+		}
 	}
 	ember_unlock(&lock);
+	if (found)
+		*next = (CUmemoryPool)best;
 	return found;
 }
 

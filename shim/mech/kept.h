@@ -69,8 +69,12 @@ void ember_kept_stream_gone(CUstream stream);
 /* An allocation was given kept memory. */
 void ember_kept_reused(void);
 
-/* Up to max of the pools that kept entries came from, each once; returns how many. */
-size_t ember_kept_pools(CUmemoryPool *pools, size_t max);
+/*
+ * The pool that kept entries came from with the smallest handle past
+ * *after (after NULL: the smallest of all), in next: walked so, every pool
+ * is visited once however many there are, while entries come and go.
+ */
+bool ember_kept_next_pool(const CUmemoryPool *after, CUmemoryPool *next);
 
 /* Kept memory of size bytes was let go because the program trimmed or destroyed its pool. */
 void ember_kept_trimmed(uint64_t size);

@@ -1557,6 +1557,30 @@ Test(placement, kept_memory_past_the_pool_s_release_threshold_goes_at_a_synchron
 	end_keeping(q, stream);
 }
 
+/* However many pools keep memory, a synchronisation looks at each one's threshold. */
+Test(placement, a_synchronisation_lets_go_of_every_pool_s_kept_memory)
+{
+	CUstream stream = start_keeping("64M");
+	CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	enum { POOLS = 12 };
+	CUmemoryPool pools[POOLS];
+	for (int i = 0; i < POOLS; i++) {
+		CUdeviceptr p;
+		CU_OK(SYM(shim, cuMemPoolCreate)(&pools[i], &props));
+		CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, 1 * MiB, pools[i], stream));
+		CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	}
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	cr_expect_eq(resident(), POOLS * MiB, "before a synchronisation: all kept");
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	cr_assert_eq(SYM(shim, ember_flush)(), 0);
+	cr_expect_eq(resident(), 0, "every pool's threshold is 0: all let go at one synchronisation");
+	for (int i = 0; i < POOLS; i++)
+		CU_OK(SYM(shim, cuMemPoolDestroy)(pools[i]));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
 /*
  * Trimming a pool (cuMemPoolTrimTo: PyTorch's empty_cache) frees its kept
  * memory past what the program asks to keep, oldest first, and destroying
