@@ -2,7 +2,8 @@
 # Session 55, call 4, on the H100 that call 3 found: hf-llama 13b and hf-mixtral 8x1.5b at 1.5x of the
 # 16 GiB budget, resident and adaptive, one process each through suite.sh (load_seconds: the model's
 # build and draw; tokens), at the head, against ab-46's H100 figures. Pack as call 3.
-source tools/bench/device-call.sh c51-4
+# (EMBER_CALL_SUFFIX names a second run of it, c51-4-again: call5.sh.)
+source tools/bench/device-call.sh "c51-4${EMBER_CALL_SUFFIX:-}"
 out=$R/hf && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
 stage "hf at 1.5x, resident and adaptive"
 EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="resident adaptive" \
