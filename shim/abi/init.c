@@ -6,6 +6,7 @@
 #include "config_file.h"
 #include "ember/ember.h"
 #include "gpu_busy.h"
+#include "kept.h"
 #include "live.h"
 #include "locks.h"
 #include "placement.h"
@@ -30,6 +31,7 @@ static void after_fork_child(void)
 	ember_streams_after_fork_child();
 	ember_gpu_busy_after_fork_child();
 	ember_touch_pool_after_fork_child();
+	ember_kept_after_fork_child();
 }
 
 /*

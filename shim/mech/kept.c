@@ -136,6 +136,13 @@ bool ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out
 	return over;
 }
 
+void ember_kept_after_fork_child(void)
+{
+	n = 0; /* the list's array stays, for the child's own */
+	charged = 0;
+	__atomic_store_n(&bytes, 0, __ATOMIC_RELAXED);
+}
+
 void ember_kept_stream_gone(CUstream stream)
 {
 	ember_lock(&lock);

@@ -63,6 +63,13 @@ bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out);
  */
 bool ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out);
 
+/*
+ * The child of fork: the parent's kept memory is not the child's to give
+ * (the driver refuses a CUDA parent's child its calls), so the list starts
+ * empty; the entries' events leak, with the parent's table.
+ */
+void ember_kept_after_fork_child(void);
+
 /* The stream was destroyed: its entries may be used by another stream once their events complete. */
 void ember_kept_stream_gone(CUstream stream);
 

@@ -1557,6 +1557,29 @@ Test(placement, kept_memory_past_the_pool_s_release_threshold_goes_at_a_synchron
 	end_keeping(q, stream);
 }
 
+/*
+ * A forked child gets none of its parent's kept memory (the real driver
+ * refuses a CUDA parent's child its calls; the simulated one serves it):
+ * its allocation is a new one.
+ */
+Test(placement, a_forked_child_is_not_given_its_parent_s_kept_memory)
+{
+	CUstream stream = start_keeping("16M");
+	CUdeviceptr p = freed_on(stream, 4 * MiB);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(30);
+		CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+		_exit(q == p || is_managed(q) ? 1 : 0);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child was given the parent's kept memory");
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
+	cr_expect_eq(q, p, "the parent still has it");
+	end_keeping(q, stream);
+}
+
 /* However many pools keep memory, a synchronisation looks at each one's threshold. */
 Test(placement, a_synchronisation_lets_go_of_every_pool_s_kept_memory)
 {
