@@ -1,6 +1,6 @@
 /*
  * What the program's synchronisations mean for its memory (hooks_sync.c
- * calls, hooks_memory.c answers): as the driver's pool trims to its release
+ * calls, hooks_stream_ordered.c answers): as the driver's pool trims to its release
  * threshold at the next synchronisation, so do the pools' freed allocations
  * that Ember keeps (EMBER_KEEP_FREED, kept.h).
  */

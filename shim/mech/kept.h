@@ -9,7 +9,7 @@
  * allocation stays in Ember's table, placed as it was. As the driver's
  * pool, a pool keeps what passes its release threshold only until the
  * program's next synchronisation. This is the container alone;
- * hooks_memory.c makes the driver calls.
+ * hooks_stream_ordered.c makes the driver calls.
  */
 #ifndef EMBER_KEPT_H
 #define EMBER_KEPT_H
