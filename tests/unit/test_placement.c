@@ -4,6 +4,7 @@
  * frees during promotion are safe and the application's hints win.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1578,6 +1579,69 @@ Test(placement, a_forked_child_is_not_given_its_parent_s_kept_memory)
 	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
 	cr_expect_eq(q, p, "the parent still has it");
 	end_keeping(q, stream);
+}
+
+/* A thread's use of its per-thread default stream (the _ptsz entry points, stream 0). */
+struct per_thread_use {
+	CUcontext ctx;
+	CUdeviceptr p;          /* what it allocated */
+	pthread_t self;
+};
+
+/* Allocate 4 MiB, fill 32 MiB of a buffer and the allocation, and free it, all in order on the stream. */
+static void *free_after_filling(void *arg)
+{
+	struct per_thread_use *u = arg;
+	u->self = pthread_self();
+	CU_OK(SYM(shim, cuCtxSetCurrent)(u->ctx));
+	CUdeviceptr big = managed(32 * MiB);
+	CU_OK(SYM(shim, cuMemAllocAsync_ptsz)(&u->p, 4 * MiB, NULL));
+	unsigned value = 7;
+	size_t n = 8 * MiB;
+	void *params[] = { &big, &value, &n };
+	CU_OK(SYM(shim, cuLaunchKernel_ptsz)(fill, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	CU_OK(SYM(shim, cuMemFreeAsync_ptsz)(u->p, NULL));
+	return NULL;
+}
+
+/* Allocate 4 MiB on the thread's stream, the driver's managed allocation made to fail. */
+static void *allocate_without_the_driver(void *arg)
+{
+	struct per_thread_use *u = arg;
+	u->self = pthread_self();
+	CU_OK(SYM(shim, cuCtxSetCurrent)(u->ctx));
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 1, CUDA_ERROR_OUT_OF_MEMORY);
+	CU_OK(SYM(shim, cuMemAllocAsync_ptsz)(&u->p, 4 * MiB, NULL));
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 0, CUDA_SUCCESS);
+	return NULL;
+}
+
+static void in_thread(void *(*fn)(void *), struct per_thread_use *u)
+{
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, fn, u), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+}
+
+/*
+ * Memory freed on an exited thread's per-thread stream goes to a later
+ * thread only once that stream has passed the free, though the later
+ * thread may have the exited one's pthread_self().
+ */
+Test(placement, a_new_thread_waits_for_an_exited_thread_s_stream_to_pass_its_free)
+{
+	CUstream stream = start_keeping("16M");
+	struct per_thread_use first = { 0 }, later = { 0 };
+	CU_OK(SYM(shim, cuCtxGetCurrent)(&first.ctx));
+	later.ctx = first.ctx;
+	in_thread(free_after_filling, &first);
+	in_thread(allocate_without_the_driver, &later);
+	cr_log_info("the later thread %s the exited one's pthread_self()",
+		    pthread_equal(first.self, later.self) ? "has" : "has not");
+	cr_expect_neq(later.p, first.p, "given memory that the exited thread's stream may still be using");
+	CU_OK(SYM(shim, cuMemFreeAsync)(later.p, stream));
+	sync_and_flush(shim);
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
 
 /* However many pools keep memory, a synchronisation looks at each one's threshold. */
