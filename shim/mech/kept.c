@@ -88,22 +88,19 @@ bool ember_kept_take(uint64_t size, CUcontext ctx, CUmemoryPool pool, CUstream s
 		     struct ember_kept *out, bool *same)
 {
 	ember_lock(&lock);
-	size_t other = n;
+	size_t pick = n;
 	bool found = false;
 	for (size_t i = n; i-- > 0 && !found;) {
 		const struct ember_kept *e = &list[i];
 		if (e->size != size || e->ctx != ctx || e->pool != pool)
 			continue;
 		found = e->stream && e->stream == stream && e->thread == thread;
-		if (found)
-			other = i;
-		else if (other == n)
-			other = i;
+		pick = i; /* the same stream's newest, else another's oldest: the likeliest passed its free */
 	}
 	*same = found;
-	bool any = other < n;
+	bool any = pick < n;
 	if (any)
-		*out = take_at(other);
+		*out = take_at(pick);
 	ember_unlock(&lock);
 	return any;
 }

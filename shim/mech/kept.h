@@ -44,8 +44,8 @@ bool ember_kept_trim(uint64_t cap, struct ember_kept *out);
 /*
  * An entry of size bytes from pool in ctx, taken out, in out: the newest
  * freed on the same stream, which that stream may use at once (*same set),
- * else the newest freed on another, which may be used once its event has
- * completed (the caller puts it back if not).
+ * else the oldest freed on another, which may be used once its event has
+ * completed (the caller puts it back, as the newest, if not).
  */
 bool ember_kept_take(uint64_t size, CUcontext ctx, CUmemoryPool pool, CUstream stream, uint64_t thread,
 		     struct ember_kept *out, bool *same);

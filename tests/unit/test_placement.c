@@ -1558,6 +1558,21 @@ Test(placement, kept_memory_past_the_pool_s_release_threshold_goes_at_a_synchron
 	end_keeping(q, stream);
 }
 
+/* Another stream is given the oldest memory kept of the size: the likeliest to be past its free. */
+Test(placement, another_stream_is_given_the_oldest_kept_memory)
+{
+	CUstream stream = start_keeping("16M"), other;
+	CUdeviceptr a, b;
+	free_two(stream, &a, &b);
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	CU_OK(SYM(shim, cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, other);
+	cr_expect_eq(q, a, "the older of the two");
+	CU_OK(SYM(shim, cuMemFreeAsync)(q, other));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(other));
+	end_keeping(alloc_without_the_driver(4 * MiB, stream), stream);
+}
+
 /*
  * A forked child gets none of its parent's kept memory (the real driver
  * refuses a CUDA parent's child its calls; the simulated one serves it):
