@@ -5,7 +5,6 @@
 #include "kept.h"
 #include "locks.h"
 #include "shim.h"
-#include "thread_number.h"
 
 #define lock ember_lock_physical
 static struct ember_kept *list;
@@ -29,12 +28,26 @@ bool ember_keeping(void)
 	return ember_size_is_set(ember_cfg.keep_freed);
 }
 
+/*
+ * A number for the calling thread that no other thread is given: a thread
+ * that starts after one exits often has its pthread_self(), but not its
+ * per-thread default stream, whose work may still use what it freed.
+ */
+static uint64_t this_thread(void)
+{
+	static uint64_t last;
+	static __thread uint64_t me;
+	if (!me)
+		me = __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+	return me;
+}
+
 void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thread)
 {
 	if (!stream)
 		stream = ptsz ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
 	*key = stream;
-	*thread = stream == CU_STREAM_PER_THREAD ? ember_thread_number() : 0;
+	*thread = stream == CU_STREAM_PER_THREAD ? this_thread() : 0;
 }
 
 /* Take entry i out, keeping the order of the rest (lock held). */

@@ -6,7 +6,6 @@
 #include "state.h"
 #include "launch_scan.h"
 #include "shim.h"
-#include "thread_number.h"
 
 uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 {
@@ -15,8 +14,13 @@ uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 		stream = NULL, per_thread = false;
 	else if (stream == CU_STREAM_PER_THREAD)
 		stream = NULL, per_thread = true;
-	/* the legacy default stream is one stream; a per-thread default stream is one per thread (odd: no handle) */
-	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : ember_thread_number() << 1 | 1;
+	/*
+	 * The legacy default stream is one stream; a per-thread default stream
+	 * is one per thread. pthread_self() may name a later thread too, which
+	 * only merges two threads' launch order here; a never-reused number
+	 * (kept.c's) would cost every such launch a __thread read.
+	 */
+	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
 }
 
 /* Record word, from argument param, if it points into a placed allocation. Returns whether it did. */
