@@ -1578,22 +1578,24 @@ Test(placement, another_stream_is_given_the_oldest_kept_memory)
  * refuses a CUDA parent's child its calls; the simulated one serves it):
  * its allocation is a new one.
  */
+static CUstream kept_stream;
+static CUdeviceptr kept_base;
+
+static void allocate_the_kept_size(void)
+{
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, kept_stream);
+	if (q == kept_base || is_managed(q))
+		exit(1); /* given the parent's kept memory */
+}
+
 Test(placement, a_forked_child_is_not_given_its_parent_s_kept_memory)
 {
-	CUstream stream = start_keeping("16M");
-	CUdeviceptr p = freed_on(stream, 4 * MiB);
-	pid_t pid = fork();
-	if (pid == 0) {
-		alarm(30);
-		CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
-		_exit(q == p || is_managed(q) ? 1 : 0);
-	}
-	int status;
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child was given the parent's kept memory");
-	CUdeviceptr q = alloc_without_the_driver(4 * MiB, stream);
-	cr_expect_eq(q, p, "the parent still has it");
-	end_keeping(q, stream);
+	kept_stream = start_keeping("16M");
+	kept_base = freed_on(kept_stream, 4 * MiB);
+	run_in_child(allocate_the_kept_size);
+	CUdeviceptr q = alloc_without_the_driver(4 * MiB, kept_stream);
+	cr_expect_eq(q, kept_base, "the parent still has it");
+	end_keeping(q, kept_stream);
 }
 
 /* A thread's use of its per-thread default stream (the _ptsz entry points, stream 0). */
