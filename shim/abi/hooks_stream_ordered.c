@@ -147,11 +147,14 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoo
 static uint64_t let_go_of_pool(CUmemoryPool pool, uint64_t keep)
 {
 	uint64_t bytes = 0;
-	struct ember_kept e;
-	while (ember_memory_placing() && ember_keeping() && ember_kept_of_pool(pool, keep, &e)) {
-		bytes += e.size;
-		let_go(&e);
-	}
+	struct ember_kept batch[64];
+	size_t got;
+	while (ember_memory_placing() && ember_keeping() &&
+	       (got = ember_kept_of_pool(pool, keep, batch, sizeof batch / sizeof *batch)) > 0)
+		for (size_t i = 0; i < got; i++) {
+			bytes += batch[i].size;
+			let_go(&batch[i]);
+		}
 	return bytes;
 }
 

@@ -129,21 +129,29 @@ bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out)
 	return take_first(false, (uintptr_t)ctx, out);
 }
 
-bool ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out)
+size_t ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out, size_t max)
 {
 	ember_lock(&lock);
 	uint64_t pooled = 0;
-	size_t oldest = n;
-	for (size_t i = n; i-- > 0;)
-		if (list[i].pool == pool) {
+	for (size_t i = 0; i < n; i++)
+		if (list[i].pool == pool)
 			pooled += list[i].size;
-			oldest = i;
+	/* One pass, oldest first: the taken go to out, the rest close up in order. */
+	size_t taken = 0, kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ember_kept e = list[i];
+		if (e.pool == pool && pooled > keep && taken < max) {
+			out[taken++] = e;
+			pooled -= e.size;
+			__atomic_store_n(&bytes, bytes - e.size, __ATOMIC_RELAXED);
+			charged -= charge(e.size);
+		} else {
+			list[kept++] = e;
 		}
-	bool over = pooled > keep;
-	if (over)
-		*out = take_at(oldest);
+	}
+	n = kept;
 	ember_unlock(&lock);
-	return over;
+	return taken;
 }
 
 void ember_kept_after_fork_child(void)

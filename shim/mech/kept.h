@@ -57,11 +57,13 @@ bool ember_kept_forget(CUdeviceptr base, struct ember_kept *out);
 bool ember_kept_of_context(CUcontext ctx, struct ember_kept *out);
 
 /*
- * While more than keep bytes of pool's are kept, its oldest entry, taken
- * out, in out: the program trims the pool (cuMemPoolTrimTo: PyTorch's
- * empty_cache) or destroys it (keep 0).
+ * Pool's oldest entries, taken out into out (at most max), until no more
+ * than keep bytes of pool's are kept; how many. The program trims the pool
+ * (cuMemPoolTrimTo: PyTorch's empty_cache), destroys it (keep 0), or
+ * synchronises past its release threshold. A batch a walk: letting go of
+ * thousands of tiny entries walks the list a few times, not once each.
  */
-bool ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out);
+size_t ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *out, size_t max);
 
 /*
  * The child of fork: the parent's kept memory is not the child's to give

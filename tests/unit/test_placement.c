@@ -1686,6 +1686,50 @@ Test(placement, a_synchronisation_lets_go_of_every_pool_s_kept_memory)
 }
 
 /*
+ * A trim lets go of the pool's oldest, past more than one batch of entries,
+ * and leaves another pool's, kept in between, where they were: the newest
+ * of the trimmed pool and all of the other are given again, in order.
+ */
+Test(placement, a_trim_past_many_entries_keeps_the_newest_and_another_pool_s)
+{
+	CUstream stream = start_keeping("64M");
+	CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+				 .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	enum { EACH = 100, KEEP = 10, UNIT = 256 << 10 }; /* all of it within the 64 MiB budget */
+	CUmemoryPool trimmed, other;
+	CU_OK(SYM(shim, cuMemPoolCreate)(&trimmed, &props));
+	CU_OK(SYM(shim, cuMemPoolCreate)(&other, &props));
+	pool_keeps(trimmed, UINT64_MAX);
+	pool_keeps(other, UINT64_MAX);
+	CUdeviceptr t[EACH], o[EACH];
+	for (int i = 0; i < EACH; i++) {
+		CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&t[i], UNIT, trimmed, stream));
+		CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&o[i], UNIT, other, stream));
+	}
+	for (int i = 0; i < EACH; i++) { /* kept interleaved, oldest first */
+		CU_OK(SYM(shim, cuMemFreeAsync)(t[i], stream));
+		CU_OK(SYM(shim, cuMemFreeAsync)(o[i], stream));
+	}
+	CU_OK(SYM(shim, cuMemPoolTrimTo)(trimmed, KEEP * UNIT));
+	sync_and_flush(shim);
+	cr_expect_eq(resident(), (uint64_t)(EACH + KEEP) * UNIT, "the other pool's and the trimmed pool's newest");
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 1, CUDA_ERROR_OUT_OF_MEMORY);
+	CUdeviceptr p;
+	for (int i = EACH; i-- > EACH - KEEP;) {
+		CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, UNIT, trimmed, stream));
+		cr_expect_eq(p, t[i], "the trimmed pool's newest, newest first");
+	}
+	for (int i = EACH; i-- > 0;) {
+		CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&p, UNIT, other, stream));
+		cr_expect_eq(p, o[i], "the other pool's, all there");
+	}
+	SYM(sim, ember_sim_fail_call)("cuMemAllocManaged", 0, 0, CUDA_SUCCESS);
+	CU_OK(SYM(shim, cuMemPoolDestroy)(trimmed));
+	CU_OK(SYM(shim, cuMemPoolDestroy)(other));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
+}
+
+/*
  * Trimming a pool (cuMemPoolTrimTo: PyTorch's empty_cache) frees its kept
  * memory past what the program asks to keep, oldest first, and destroying
  * a pool frees all of it: its residency leaves the GPU and the budget.
