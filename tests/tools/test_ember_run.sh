@@ -23,6 +23,16 @@ grep -q '^EMBER_REAL_LIBCUDA=/.*libember-sim.so$' <<<"$env" || fail "dry run: $e
 grep -q '^LD_PRELOAD=/.*libember.so' <<<"$env" || fail "dry run: $env"
 grep -q '^prog arg$' <<<"$env" || fail "dry run: $env"
 
+# under manage-all, JAX's preallocation (larger than any budget) is turned off unless the program chose
+env=$("$run" --driver sim --manage-all 1 --dry-run -- prog)
+grep -q '^XLA_PYTHON_CLIENT_PREALLOCATE=false$' <<<"$env" || fail "manage-all dry run lacks JAX's preallocation: $env"
+got=$("$run" --driver sim --manage-all 1 -- sh -c 'echo "$XLA_PYTHON_CLIENT_PREALLOCATE"')
+[ "$got" = false ] || fail "manage-all: XLA_PYTHON_CLIENT_PREALLOCATE is '$got'"
+got=$(XLA_PYTHON_CLIENT_PREALLOCATE=true "$run" --driver sim --manage-all 1 -- sh -c 'echo "$XLA_PYTHON_CLIENT_PREALLOCATE"')
+[ "$got" = true ] || fail "the program's own XLA_PYTHON_CLIENT_PREALLOCATE was replaced: '$got'"
+got=$(env -u XLA_PYTHON_CLIENT_PREALLOCATE "$run" --driver sim -- sh -c 'echo "${XLA_PYTHON_CLIENT_PREALLOCATE-unset}"')
+[ "$got" = unset ] || fail "without manage-all, XLA_PYTHON_CLIENT_PREALLOCATE is '$got'"
+
 out=$("$run" --driver sim --log info -- "$demo" 16 3 2>&1) || fail "demo failed: $out"
 grep -q 'verified' <<<"$out" || fail "demo did not verify: $out"
 grep -q 'Ember .* (active), forwarding to .*libember-sim.so' <<<"$out" || fail "demo not under Ember: $out"

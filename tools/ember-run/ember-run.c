@@ -77,6 +77,10 @@ static void usage(FILE *out)
 		"\n"
 		"Each variable below is also an option: EMBER_LOG=debug is --log debug,\n"
 		"EMBER_BUDGET_1=8G is --budget-1 8G.\n"
+		"\n"
+		"Under EMBER_MANAGE_ALL=1, ember-run sets XLA_PYTHON_CLIENT_PREALLOCATE=false\n"
+		"where the environment does not set it: JAX's preallocation is one allocation\n"
+		"larger than any budget, which stays on the GPU.\n"
 		"\n");
 	ember_config_describe(out, false);
 	fprintf(out, "\nexamples:\n"
@@ -236,6 +240,30 @@ static int prepend_preload(const char *shim)
 	return rc;
 }
 
+/*
+ * Under EMBER_MANAGE_ALL, JAX's preallocation is one cuMemCreate of 75% of
+ * the card: larger than any budget, not convertible (the program maps it
+ * itself), so it stays the driver's and JAX's arrays stay on the GPU past
+ * the budget. Without it, JAX's pool grows in pieces the budget places.
+ * Set only where the environment says nothing: the program's choice stands.
+ */
+static const char *const framework_defaults[][2] = {
+	{ "XLA_PYTHON_CLIENT_PREALLOCATE", "false" },
+};
+#define NFRAMEWORK_DEFAULTS (sizeof framework_defaults / sizeof framework_defaults[0])
+static bool framework_default_set[NFRAMEWORK_DEFAULTS];
+
+static void set_framework_defaults(void)
+{
+	struct ember_config cfg;
+	char err[512];
+	if (ember_config_load(&cfg, err, sizeof err) != 0 || !cfg.manage_all)
+		return;
+	for (size_t i = 0; i < NFRAMEWORK_DEFAULTS; i++)
+		if (!getenv(framework_defaults[i][0]))
+			framework_default_set[i] = setenv(framework_defaults[i][0], framework_defaults[i][1], 1) == 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum driver_choice driver = DRIVER_AUTO;
@@ -364,11 +392,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	set_framework_defaults();
 	if (dry_run) {
 		extern char **environ;
 		for (char **e = environ; *e; e++)
 			if (!strncmp(*e, "EMBER", 5) || !strncmp(*e, "LD_PRELOAD=", 11))
 				printf("%s\n", *e);
+		for (size_t k = 0; k < NFRAMEWORK_DEFAULTS; k++)
+			if (framework_default_set[k])
+				printf("%s=%s\n", framework_defaults[k][0], framework_defaults[k][1]);
 		for (char **c = cmd; *c; c++)
 			printf("%s%s", *c, c[1] ? " " : "\n");
 		return 0;
