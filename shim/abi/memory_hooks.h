@@ -21,9 +21,10 @@ struct stream_order {
 
 struct ember_alloc;
 
+/* Whether Ember places memory: active, which mode off never is (init.c sets both once). */
 static inline bool ember_memory_placing(void)
 {
-	return ember_active && ember_cfg.mode != EMBER_MODE_OFF;
+	return ember_active;
 }
 
 /*
