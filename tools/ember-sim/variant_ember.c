@@ -28,7 +28,6 @@
  * GPU runs nothing of its own here (a trace is of one GPU), so nothing is
  * pushed out: test_multi_gpu checks that on the simulated driver.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +41,7 @@
 #include "split.h"
 #include "peer.h"
 #include "variant.h"
+#include "variant_params.h"
 
 #define MS 1000000ull
 
@@ -158,54 +158,6 @@ static double param(const struct sim_env *env, const char *key, double dflt)
 	return sim_param_double(env->params, key, dflt);
 }
 
-/* The default of an EMBER_* variable in the shim's one options table (config.def). */
-static const char *shim_default(const char *name)
-{
-	for (size_t i = 0; i < ember_var_count; i++)
-		if (!strcmp(ember_var_docs[i].name, name))
-			return ember_var_docs[i].def;
-	abort(); /* a name the table lost: a build that must not pass its tests */
-}
-
-/* --param key, else the shim's default of EMBER_<KEY>, so that a replay places as the shim would. */
-static double shim_param(const struct sim_env *env, const char *key)
-{
-	char name[64] = "EMBER_";
-	for (size_t i = 0; key[i] && 6 + i + 1 < sizeof name; i++)
-		name[6 + i] = (char)toupper((unsigned char)key[i]);
-	return param(env, key, strtod(shim_default(name), NULL));
-}
-
-/* A watermark: --param key, else what the trace recorded, else the shim's default. */
-static unsigned watermark(const struct sim_env *env, const char *key, unsigned recorded)
-{
-	return recorded ? (unsigned)param(env, key, recorded) : (unsigned)shim_param(env, key);
-}
-
-/* Table 1's parameters and the shim's other defaults, each overridable with --param (EMBER_* names, lower case). */
-static struct ember_policy_params params_of(const struct sim_env *env)
-{
-	struct ember_size span = { 0 };
-	ember_parse_SIZE(shim_default("EMBER_SPAN"), &span);
-	return (struct ember_policy_params){
-		.span_regions = (uint32_t)(param(env, "span_mib", (double)(span.bytes >> 20)) / 2),
-		.threshold = (uint32_t)shim_param(env, "threshold"),
-		.interval_ns = (uint64_t)(shim_param(env, "interval_ms") * MS),
-		.batch_regions = (uint32_t)shim_param(env, "batch"),
-		.exchange_regions = (uint32_t)shim_param(env, "exchange"),
-		.heat_ratio = shim_param(env, "heat_ratio"),
-		.partial_rank = shim_param(env, "partial_rank") != 0,
-		.pieces = shim_param(env, "pieces") != 0,
-		.stale_intervals = (uint32_t)shim_param(env, "stale_intervals"),
-		.protection = shim_param(env, "protection") != 0,
-		.base_grace_ns = (uint64_t)(shim_param(env, "base_grace_ms") * MS),
-		.return_window_ns = (uint64_t)(shim_param(env, "return_window_ms") * MS),
-		.score_grace_ns = (uint64_t)(shim_param(env, "score_grace_ms") * MS),
-		.max_grace_ns = (uint64_t)(shim_param(env, "max_grace_ms") * MS),
-		.score_decay_ns = (uint64_t)(shim_param(env, "score_decay_ms") * MS),
-	};
-}
-
 static void *start(const struct sim_env *env, bool adaptive, bool peer)
 {
 	struct ember_variant *ev = calloc(1, sizeof *ev);
@@ -213,15 +165,15 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 		return NULL;
 	ev->p = env->profile;
 	ev->adaptive = adaptive;
-	ev->phase_exchange = shim_param(env, "phase_exchange") != 0;
+	ev->phase_exchange = sim_shim_param(env, "phase_exchange") != 0;
 	ev->moves = env->moves;
 	if (ev->moves)
 		fprintf(ev->moves, "# %s%s\n", adaptive ? "adaptive" : "static", peer ? "-peer" : "");
 	ember_table_init(&ev->table, &ev->accounts);
-	ev->pc = (struct ember_policy_ctx){ .params = params_of(env), .table = &ev->table, .accounts = &ev->accounts,
+	ev->pc = (struct ember_policy_ctx){ .params = sim_policy_params(env), .table = &ev->table, .accounts = &ev->accounts,
 					    .adaptive = adaptive };
-	unsigned high = watermark(env, "high_watermark", env->high_pct);
-	unsigned low = watermark(env, "low_watermark", env->low_pct);
+	unsigned high = sim_watermark(env, "high_watermark", env->high_pct);
+	unsigned low = sim_watermark(env, "low_watermark", env->low_pct);
 	ember_budget_set(acc0(ev), env->budget, high, low);
 	/* the copy engine at the profile's rates; a call's fixed cost is the 64 MiB call's */
 	ev->vt = (struct ember_virtual){
