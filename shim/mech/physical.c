@@ -107,10 +107,13 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 	if (!charged)
 		ember_budget_plain(dev, (int64_t)size); /* past the budget all the same: counted, as plain memory is */
 	CUresult r = EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		record(*handle, size, dev, false);
-	else
+		ember_debug("cuMemCreate of %zu MiB for GPU %d made on the GPU%s", size >> 20, dev,
+			    charged ? ": within the budget" : ", past its budget");
+	} else {
 		ember_budget_plain(dev, -(int64_t)size);
+	}
 	return r;
 }
 

@@ -11,6 +11,11 @@
 //   vmm-host       cuMemCreate with a HOST location, mapped with cuMemMap
 //   vmm-host-numa  the same on the GPU's host NUMA node
 //   vmm-device     cuMemCreate on the GPU (the device's own rate)
+//   vmm-split      half on the GPU and half in host memory, two handles mapped
+//                  side by side in one reservation: whether one cuMemSetAccess
+//                  and one cuMemUnmap may span both mappings, and what
+//                  cuMemRetainAllocationHandle gives in each half (what Ember
+//                  would need to split a pool's region at the budget)
 // with the minimum and recommended granularity the driver gives each VMM
 // case. Prints one JSON record; a case the driver refuses prints its error.
 #include <cuda.h>
@@ -41,17 +46,17 @@ static rates read_rates(unsigned *p, size_t bytes)
 
 static std::string record(const char *name, const rates &r, const std::string &extra = "")
 {
-	char buf[256];
+	char buf[768];
 	snprintf(buf, sizeof buf, "\"%s\": {\"read_64k_Bps\": %.4g, \"read_128_Bps\": %.4g%s}", name, r.dense, r.sparse,
 		 extra.c_str());
 	return buf;
 }
 
+static const char *error_name(CUresult r);
+
 static std::string refused(const char *name, const char *what, CUresult r)
 {
-	const char *s = nullptr;
-	cuGetErrorName(r, &s);
-	return std::string("\"") + name + "\": {\"refused\": \"" + what + ": " + (s ? s : "?") + "\"}";
+	return std::string("\"") + name + "\": {\"refused\": \"" + what + ": " + error_name(r) + "\"}";
 }
 
 // cuMemCreate at loc, reserved, mapped and made accessible to the GPU; the case's record.
@@ -89,6 +94,72 @@ static std::string vmm(const char *name, CUmemLocation loc, size_t bytes, int de
 	snprintf(extra, sizeof extra, ", \"granularity_minimum\": %zu, \"granularity_recommended\": %zu", minimum,
 		 recommended);
 	return record(name, got, extra);
+}
+
+static const char *error_name(CUresult r)
+{
+	const char *s = nullptr;
+	cuGetErrorName(r, &s);
+	return s ? s : "?";
+}
+
+// Two handles, on the GPU and in host memory, mapped side by side: spans answered, then rates.
+static std::string vmm_split(size_t bytes, int dev)
+{
+	CUmemAllocationProp gpu = {}, host = {};
+	gpu.type = host.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	gpu.location = { CU_MEM_LOCATION_TYPE_DEVICE, dev };
+	host.location = { CU_MEM_LOCATION_TYPE_HOST, 0 };
+	size_t g = 0, gh = 0;
+	CUresult r = cuMemGetAllocationGranularity(&g, &gpu, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+	if (r == CUDA_SUCCESS)
+		r = cuMemGetAllocationGranularity(&gh, &host, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+	if (r != CUDA_SUCCESS)
+		return refused("vmm-split", "cuMemGetAllocationGranularity", r);
+	if (gh > g)
+		g = gh;
+	size_t half = (bytes / 2 + g - 1) / g * g, size = 2 * half;
+	CUmemGenericAllocationHandle hg, hh;
+	if ((r = cuMemCreate(&hg, half, &gpu, 0)) != CUDA_SUCCESS)
+		return refused("vmm-split", "cuMemCreate on the GPU", r);
+	if ((r = cuMemCreate(&hh, half, &host, 0)) != CUDA_SUCCESS)
+		return refused("vmm-split", "cuMemCreate in host memory", r);
+	CUdeviceptr va;
+	if ((r = cuMemAddressReserve(&va, size, g, 0, 0)) != CUDA_SUCCESS)
+		return refused("vmm-split", "cuMemAddressReserve", r);
+	if ((r = cuMemMap(va, half, 0, hg, 0)) != CUDA_SUCCESS || (r = cuMemMap(va + half, half, 0, hh, 0)) != CUDA_SUCCESS)
+		return refused("vmm-split", "cuMemMap", r);
+	CUmemAccessDesc access = {};
+	access.location = { CU_MEM_LOCATION_TYPE_DEVICE, dev };
+	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	CUresult set_span = cuMemSetAccess(va, size, &access, 1);
+	if (set_span != CUDA_SUCCESS && ((r = cuMemSetAccess(va, half, &access, 1)) != CUDA_SUCCESS ||
+					 (r = cuMemSetAccess(va + half, half, &access, 1)) != CUDA_SUCCESS))
+		return refused("vmm-split", "cuMemSetAccess a mapping at a time", r);
+	CUmemGenericAllocationHandle back_g = 0, back_h = 0;
+	CUresult retain_g = cuMemRetainAllocationHandle(&back_g, (void *)(va + 4096));
+	CUresult retain_h = cuMemRetainAllocationHandle(&back_h, (void *)(va + half + 4096));
+	rates got = read_rates((unsigned *)va, size);
+	CHECK(cudaDeviceSynchronize());
+	CUresult unmap_span = cuMemUnmap(va, size);
+	CUresult unmap_each = CUDA_SUCCESS;
+	if (unmap_span != CUDA_SUCCESS && (unmap_each = cuMemUnmap(va, half)) == CUDA_SUCCESS)
+		unmap_each = cuMemUnmap(va + half, half);
+	if (retain_g == CUDA_SUCCESS)
+		cuMemRelease(back_g);
+	if (retain_h == CUDA_SUCCESS)
+		cuMemRelease(back_h);
+	cuMemAddressFree(va, size);
+	cuMemRelease(hg);
+	cuMemRelease(hh);
+	char extra[512];
+	snprintf(extra, sizeof extra,
+		 ", \"bytes\": %zu, \"set_access_span\": \"%s\", \"unmap_span\": \"%s\", \"unmap_each\": \"%s\", "
+		 "\"retain_gpu_half\": \"%s\", \"retain_gpu_half_same\": %s, \"retain_host_half\": \"%s\", "
+		 "\"retain_host_half_same\": %s",
+		 size, error_name(set_span), error_name(unmap_span), error_name(unmap_each), error_name(retain_g),
+		 back_g == hg ? "true" : "false", error_name(retain_h), back_h == hh ? "true" : "false");
+	return record("vmm-split", got, extra);
 }
 
 int main(int argc, char **argv)
@@ -129,6 +200,7 @@ int main(int argc, char **argv)
 	}
 	loc = { CU_MEM_LOCATION_TYPE_DEVICE, dev };
 	cases += ", " + vmm("vmm-device", loc, bytes, dev);
+	cases += ", " + vmm_split(bytes, dev);
 	cudaDeviceProp p;
 	CHECK(cudaGetDeviceProperties(&p, dev));
 	printf("{\"probe\": \"vmm-host\", \"gpu\": \"%s\", \"bytes\": %zu, \"host_numa_id\": %d, %s}\n", p.name, bytes,
