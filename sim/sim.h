@@ -256,6 +256,16 @@ void sim_memory_release_ctx(struct sim_ctx *ctx);
 uint64_t sim_device_used(int dev);
 uint64_t sim_device_free(int dev);
 
+/* ---- vmm.c, vmm_map.c: the virtual memory API's physical allocations and their mappings ---- */
+struct sim_physical {
+	uint64_t size;
+	int device;               /* EMBER_SIM_HOST: in host memory */
+	unsigned refs;            /* the program's references and its mappings, changed atomically */
+	CUmemAllocationProp prop; /* as created */
+};
+/* One reference to p dropped: at the last, its bytes go back and it is freed. */
+void sim_physical_put(struct sim_physical *p);
+
 /* ---- managed.c: the per-block model of managed memory ---- */
 
 /* Where a block lives, or where advice points: the values of ember_sim.h. */

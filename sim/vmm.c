@@ -3,15 +3,12 @@
  * cuMemRelease) and stream-ordered allocations from a pool. The simulated
  * driver charges a device allocation's bytes to its device, and one in
  * host memory (HOST, or HOST_NUMA node 0, the simulated host's one node)
- * to nothing, and maps nothing: enough for a program, or Ember, that
- * counts device memory.
+ * to nothing; vmm_map.c maps them. A handle lives while the program holds
+ * a reference (its creation, each cuMemRetainAllocationHandle) or a
+ * mapping does, as the driver's memory does.
  */
 #include "sim.h"
 
-struct sim_physical {
-	uint64_t size;
-	int device; /* EMBER_SIM_HOST: in host memory */
-};
 
 /* Where prop puts the memory: a device, EMBER_SIM_HOST, or EMBER_SIM_NOWHERE for a location the driver refuses. */
 static int placed_at(const CUmemAllocationProp *prop)
@@ -41,7 +38,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, si
 	struct sim_physical *p = malloc(sizeof *p);
 	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*p = (struct sim_physical){ size, at };
+	*p = (struct sim_physical){ .size = size, .device = at, .refs = 1, .prop = *prop };
 	bool on_host = at == EMBER_SIM_HOST;
 	pthread_mutex_lock(&sim_mem_lock);
 	bool room = on_host || size <= sim_device_free(at);
@@ -60,15 +57,22 @@ SIM_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_physical *p = (struct sim_physical *)(uintptr_t)handle;
-	if (!p)
+	if (!p || !p->refs)
 		return CUDA_ERROR_INVALID_VALUE;
+	sim_physical_put(p);
+	return CUDA_SUCCESS;
+}
+
+void sim_physical_put(struct sim_physical *p)
+{
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
+		return;
 	if (p->device != EMBER_SIM_HOST) {
 		pthread_mutex_lock(&sim_mem_lock);
 		sim_mem.plain[p->device] -= p->size;
 		pthread_mutex_unlock(&sim_mem_lock);
 	}
 	free(p);
-	return CUDA_SUCCESS;
 }
 
 EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handle)

@@ -1,6 +1,7 @@
 /*
  * Allocation, free, advice and memory-information entry points (the
- * stream-ordered ones: hooks_stream_ordered.c).
+ * stream-ordered ones: hooks_stream_ordered.c; the virtual memory API's:
+ * hooks_vmm.c).
  *
  * Managed allocations are registered and advised mapped; with
  * EMBER_MANAGE_ALL plain allocations become managed ones ("converted").
@@ -21,7 +22,6 @@
 #include "kept.h"
 #include "memory_hooks.h"
 #include "ops_driver.h"
-#include "physical.h"
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
@@ -243,29 +243,6 @@ void ember_memory_not_converted(const char *entry, const char *why)
 	ember_unlock(&ember_lock_said);
 	if (first)
 		ember_info("EMBER_MANAGE_ALL: %s memory stays plain device memory: %s", entry, why);
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
-					  const CUmemAllocationProp *prop, unsigned long long flags)
-{
-	if (!ember_memory_placing())
-		return EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
-	ember_memory_not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), which "
-				     "managed memory cannot back; past the budget they are made in host memory, never "
-				     "promoted (PyTorch: expandable_segments:False converts its memory)");
-	ember_budget_current_device(); /* the budget known before the allocation is charged to it */
-	CUresult r = ember_physical_create(handle, size, prop, flags, ember_cfg.manage_all);
-	if (r == CUDA_SUCCESS)
-		ember_census_count(EMBER_ENTRY_CREATE, size, false);
-	return r;
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
-{
-	CUresult r = EMBER_REAL(cuMemRelease)(handle);
-	if (r == CUDA_SUCCESS && ember_memory_placing())
-		ember_physical_released(handle);
-	return r;
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,

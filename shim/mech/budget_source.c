@@ -102,6 +102,18 @@ bool ember_budget_plain_if_room(int dev, uint64_t bytes)
 	return room;
 }
 
+uint64_t ember_budget_plain_up_to(int dev, uint64_t bytes, uint64_t unit)
+{
+	ember_table_lock(EMBER_TABLE);
+	struct ember_device_account *acc = ember_table_account(EMBER_TABLE, dev);
+	uint64_t room = acc && acc->budget ? ember_budget_room(acc, acc->high) : 0;
+	uint64_t take = unit ? (room < bytes ? room : bytes) / unit * unit : 0;
+	if (take)
+		ember_budget_other(acc, (int64_t)take);
+	ember_table_unlock(EMBER_TABLE);
+	return take;
+}
+
 void ember_budget_vmm_on_host(int dev, uint64_t bytes)
 {
 	ember_table_lock(EMBER_TABLE);

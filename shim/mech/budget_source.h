@@ -28,6 +28,12 @@ void ember_budget_plain(int dev, int64_t delta);
  */
 bool ember_budget_plain_if_room(int dev, uint64_t bytes);
 
+/*
+ * Charge what of bytes fits under dev's high watermark, in whole units (0:
+ * none, or its budget is not known yet). How many bytes were charged.
+ */
+uint64_t ember_budget_plain_up_to(int dev, uint64_t bytes, uint64_t unit);
+
 /* Device memory of the virtual memory API that Ember made in host memory instead (physical.h). */
 void ember_budget_vmm_on_host(int dev, uint64_t bytes);
 

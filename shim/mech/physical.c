@@ -8,6 +8,7 @@
 #include "locks.h"
 #include "physical.h"
 #include "shim.h"
+#include "split_physical.h"
 
 /* The live handles and their sizes, newest last: a small table. */
 struct handle_size {
@@ -67,6 +68,66 @@ static CUresult create_on_host(CUmemGenericAllocationHandle *handle, size_t size
 	return EMBER_REAL(cuMemCreate)(handle, size, &host, 0);
 }
 
+/* The unit a split falls on: the larger of the GPU's and the host's minimum granularity; 0 if either is unknown. */
+static uint64_t split_unit(const CUmemAllocationProp *prop)
+{
+	CUmemAllocationProp host = *prop;
+	host.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	host.location.id = 0;
+	size_t gpu_unit = 0, host_unit = 0;
+	if (EMBER_REAL(cuMemGetAllocationGranularity)(&gpu_unit, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
+	    EMBER_REAL(cuMemGetAllocationGranularity)(&host_unit, &host, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
+		return 0;
+	return gpu_unit > host_unit ? gpu_unit : host_unit;
+}
+
+/*
+ * An allocation the budget has room for only in part, split: that part on
+ * the GPU, the rest in host memory, behind one handle of Ember's
+ * (split_physical.h). Whether it was; on false nothing is charged or made.
+ */
+static bool split_at_the_budget(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+				int dev)
+{
+	static bool said;
+	uint64_t unit = prop->requestedHandleTypes ? 0 : split_unit(prop); /* a shareable one goes whole */
+	if (!unit || size % unit || size <= unit)
+		return false;
+	uint64_t on_gpu = ember_budget_plain_up_to(dev, size - unit, unit);
+	if (!on_gpu)
+		return false;
+	uint64_t on_host = size - on_gpu;
+	struct ember_split s = { .size = size, .gpu_bytes = on_gpu, .device = dev, .prop = *prop };
+	bool claimed = ember_host_claim(on_host);
+	bool gpu_made = claimed && EMBER_REAL(cuMemCreate)(&s.gpu, on_gpu, prop, 0) == CUDA_SUCCESS;
+	bool host_made = gpu_made && create_on_host(&s.host, on_host, prop, dev) == CUDA_SUCCESS;
+	*handle = host_made ? ember_split_add(&s) : 0;
+	if (!*handle) {
+		if (host_made)
+			EMBER_REAL(cuMemRelease)(s.host);
+		if (gpu_made)
+			EMBER_REAL(cuMemRelease)(s.gpu);
+		if (claimed)
+			ember_host_unclaim(on_host);
+		ember_budget_plain(dev, -(int64_t)on_gpu);
+		return false;
+	}
+	ember_budget_vmm_on_host(dev, on_host);
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		ember_info("EMBER_MANAGE_ALL: a cuMemCreate allocation that GPU %d's budget has room for only in part is "
+			   "split: that part on the GPU, the rest in host memory, behind one handle",
+			   dev);
+	ember_debug("cuMemCreate of %zu MiB for GPU %d split: %llu MiB on the GPU, %llu MiB in host memory", size >> 20,
+		    dev, (unsigned long long)(on_gpu >> 20), (unsigned long long)(on_host >> 20));
+	return true;
+}
+
+void ember_physical_split_released(const struct ember_split *s)
+{
+	ember_budget_plain(s->device, -(int64_t)s->gpu_bytes);
+	ember_host_unclaim(s->size - s->gpu_bytes);
+}
+
 CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
 			       unsigned long long flags, bool past_budget_to_host)
 {
@@ -77,6 +138,8 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 	bool charged = ember_budget_plain_if_room(dev, size);
 	if (!charged && past_budget_to_host) {
 		const char *why = stays_on_device(size, prop, flags, dev);
+		if (!why && split_at_the_budget(handle, size, prop, dev))
+			return CUDA_SUCCESS;
 		/* page-locked host memory, which the system cannot reclaim: within Ember's share of the host */
 		bool claimed = !why && ember_host_claim(size);
 		if (!why && !claimed)

@@ -9,6 +9,8 @@
  * the program runs past the budget, as with converted memory, though this
  * memory is never promoted (its request that a NIC may reach it, which
  * PyTorch and XLA make, is dropped: host memory is reachable as it is).
+ * One the budget has room for in part is split: that part on the GPU, the
+ * rest in host memory, behind one handle of Ember's (split_physical.h).
  * Left on the device (and charged past the budget, as before) is one
  * larger than the budget (a framework's pool), one with flags, compression
  * or a usage, one that would take Ember's host memory (this and the host's
@@ -31,5 +33,9 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 
 /* The handle is about to be released: give its bytes back. */
 void ember_physical_released(CUmemGenericAllocationHandle handle);
+
+/* A split allocation's two parts were released: give their bytes back (split_physical.h). */
+struct ember_split;
+void ember_physical_split_released(const struct ember_split *s);
 
 #endif

@@ -958,23 +958,24 @@ static uint64_t device_used(void)
 }
 
 /*
- * Under a 64 MiB budget (high watermark 90% in these tests): 40 MiB fits on the device,
- * the next 40 do not and are made in host memory, as is a shareable one
- * (on the GPU's host NUMA node, which may share it); a release gives the
- * device's bytes back, and the next allocation that fits goes to the
- * device again.
+ * Under a 64 MiB budget (high watermark 90% in these tests, 57.6 MiB): 56 MiB fits on the
+ * device and leaves less than the 2 MiB a split falls on, so the next 40
+ * are made in host memory, as is a shareable one (on the GPU's host NUMA
+ * node, which may share it); a release gives the device's bytes back, and
+ * the next allocation that fits goes to the device again.
  */
+#define NEARLY_THE_BUDGET (56 * MiB)
 Test(placement, manage_all_makes_cuMemCreate_memory_past_the_budget_in_host_memory)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	start_static();
 	uint64_t before = device_used();
-	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), past = vmm_create(40 * MiB, 0);
+	CUmemGenericAllocationHandle within = vmm_create(NEARLY_THE_BUDGET, 0), past = vmm_create(40 * MiB, 0);
 	CUmemGenericAllocationHandle shared = vmm_create(20 * MiB, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 	cr_expect_eq(vmm_location(within), 0, "within the budget: on the device");
 	cr_expect_eq(vmm_location(past), EMBER_SIM_HOST, "past it: in host memory");
 	cr_expect_eq(vmm_location(shared), EMBER_SIM_HOST, "a shareable one too");
-	cr_expect_eq(device_used(), before + 40 * MiB);
+	cr_expect_eq(device_used(), before + NEARLY_THE_BUDGET);
 	CU_OK(SYM(shim, cuMemRelease)(past));
 	CU_OK(SYM(shim, cuMemRelease)(shared));
 	CU_OK(SYM(shim, cuMemRelease)(within));
@@ -984,11 +985,111 @@ Test(placement, manage_all_makes_cuMemCreate_memory_past_the_budget_in_host_memo
 	CU_OK(SYM(shim, cuMemRelease)(again));
 }
 
+/* A reservation of bytes with handle mapped at its start, the GPU given access: its address. */
+static CUdeviceptr vmm_map(CUmemGenericAllocationHandle handle, size_t bytes)
+{
+	CUdeviceptr va = 0;
+	CU_OK(SYM(shim, cuMemAddressReserve)(&va, bytes, 0, 0, 0));
+	CU_OK(SYM(shim, cuMemMap)(va, bytes, 0, handle, 0));
+	CUmemAccessDesc access = { .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+				   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	CU_OK(SYM(shim, cuMemSetAccess)(va, bytes, &access, 1));
+	return va;
+}
+
+/* Where the driver's memory mapped at va lies: a device, or EMBER_SIM_HOST. */
+static int driver_location_at(CUdeviceptr va)
+{
+	CUmemGenericAllocationHandle part;
+	CU_OK(SYM(sim, cuMemRetainAllocationHandle)(&part, (void *)va));
+	int at = vmm_location(part);
+	CU_OK(SYM(sim, cuMemRelease)(part));
+	return at;
+}
+
+/*
+ * Past 40 MiB of a 64 MiB budget (its high watermark 57.6 MiB), 40 MiB more
+ * is split: 16 MiB on the GPU (whole 2 MiB units of the room), 24 in host
+ * memory, behind one handle. The program maps it, gives the GPU access,
+ * asks for its handle back from an address and for its properties, and
+ * unmaps and releases it as one allocation; the budget gets its bytes back.
+ */
+Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
+	cr_expect_eq(device_used(), before + 56 * MiB, "40 MiB, and 16 of the next 40");
+	CUdeviceptr va = vmm_map(split, 40 * MiB);
+	cr_expect_eq(driver_location_at(va), 0, "its start on the GPU");
+	cr_expect_eq(driver_location_at(va + 16 * MiB - 1), 0);
+	cr_expect_eq(driver_location_at(va + 16 * MiB), EMBER_SIM_HOST, "past 16 MiB in host memory");
+	CUmemGenericAllocationHandle again = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&again, (void *)(va + 30 * MiB)));
+	cr_expect_eq(again, split, "an address in its host part gives the program's handle");
+	CUmemAllocationProp prop;
+	CU_OK(SYM(shim, cuMemGetAllocationPropertiesFromHandle)(&prop, split));
+	cr_expect(prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop.location.id == 0, "as the program asked");
+	CU_OK(SYM(shim, cuMemRelease)(again));
+	cr_expect_neq(SYM(shim, cuMemMap)(va, 40 * MiB, 0, split, 0), CUDA_SUCCESS, "onto its own mapping");
+	cr_expect_eq(SYM(shim, cuMemMap)(va + 64 * MiB, 40 * MiB, 2 * MiB, split, 0), CUDA_ERROR_INVALID_VALUE,
+		     "an offset, which the driver refuses");
+	CU_OK(SYM(shim, cuMemUnmap)(va, 40 * MiB));
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	cr_expect_eq(device_used(), before + 40 * MiB, "the split's 16 MiB given back");
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+}
+
+/* One cuMemUnmap or cuMemSetAccess over a split's mapping and a plain one beside it reaches every part. */
+Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_access_whole)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
+	CUmemGenericAllocationHandle plain = vmm_create(4 * MiB, 0);
+	CUdeviceptr va = 0;
+	CU_OK(SYM(shim, cuMemAddressReserve)(&va, 48 * MiB, 0, 0, 0));
+	CU_OK(SYM(shim, cuMemMap)(va, 4 * MiB, 0, plain, 0));
+	CU_OK(SYM(shim, cuMemMap)(va + 4 * MiB, 40 * MiB, 0, split, 0));
+	CUmemAccessDesc access = { .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+				   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	CU_OK(SYM(shim, cuMemSetAccess)(va, 44 * MiB, &access, 1));
+	CU_OK(SYM(shim, cuMemRelease)(plain));
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_gt(device_used(), before, "still mapped: the driver keeps the memory");
+	CU_OK(SYM(shim, cuMemUnmap)(va, 44 * MiB));
+	cr_expect_eq(device_used(), before, "every part unmapped, and so freed");
+}
+
+/*
+ * The host refusing a split's host part: its GPU part is released and
+ * uncharged, and the allocation is made whole in host memory instead.
+ */
+Test(placement, a_split_whose_host_part_is_refused_goes_whole_to_host_memory)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
+	SYM(sim, ember_sim_fail_call)("cuMemCreate", 1, 1, CUDA_ERROR_OUT_OF_MEMORY); /* the GPU part made, not the host's */
+	CUmemGenericAllocationHandle past = vmm_create(40 * MiB, 0);
+	SYM(sim, ember_sim_fail_call)("cuMemCreate", 0, 0, CUDA_SUCCESS);
+	cr_expect_eq(vmm_location(past), EMBER_SIM_HOST, "made whole in host memory");
+	cr_expect_eq(device_used(), before + 40 * MiB, "the GPU part given back");
+	CU_OK(SYM(shim, cuMemRelease)(past));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+}
+
 /*
  * cuMemCreate memory made in host memory is page-locked: with the host's
  * touches it stays within half of what the host could give at the first
- * claim (host_touch.h). Under a budget of two allocations of a ninth of
- * that each, one goes to the device and about four to the host (what the
+ * claim (host_touch.h). Under a budget that one allocation of a ninth of
+ * that fills (no room left to split the next at), one goes to the device
+ * and about four to the host (what the
  * host can give moves while the test runs: three to five); the next stays
  * on the device, past the budget. A release gives its share back, and the
  * next goes to the host again.
@@ -1000,7 +1101,8 @@ Test(placement, cuMemCreate_memory_in_host_memory_stays_within_half_of_what_the_
 		cr_skip_test("what the host can give is not known, or under 576 MiB");
 	uint64_t each = avail / 9 / (2 * MiB) * (2 * MiB);
 	char budget_text[32], memory[32];
-	snprintf(budget_text, sizeof budget_text, "%lluM", (unsigned long long)(2 * each / MiB));
+	/* one allocation fills the budget's high watermark (90%) but for less than a split's 2 MiB */
+	snprintf(budget_text, sizeof budget_text, "%lluM", (unsigned long long)(each / MiB * 10 / 9 + 2));
 	snprintf(memory, sizeof memory, "%lluM", (unsigned long long)(4 * each / MiB));
 	setenv("EMBER_SIM_MEMORY", memory, 1);
 	setenv("EMBER_MANAGE_ALL", "1", 1);
@@ -1026,12 +1128,12 @@ Test(placement, cuMemCreate_memory_in_host_memory_stays_within_half_of_what_the_
 	CU_OK(SYM(shim, cuMemRelease)(within));
 }
 
-/* In a child: 40 MiB within the 64 MiB budget, then 40 and 20 past it. */
+/* In a child: 56 MiB within the 64 MiB budget, then 40 and 20 past it. */
 static void create_past_the_budget_in_child(void)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	start_static();
-	vmm_create(40 * MiB, 0);
+	vmm_create(NEARLY_THE_BUDGET, 0);
 	vmm_create(40 * MiB, 0);
 	vmm_create(20 * MiB, 0);
 }
@@ -1052,7 +1154,7 @@ Test(placement, manage_all_drops_rdma_for_host_memory_and_keeps_compression_on_t
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	start_static();
-	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), rdma, compressed;
+	CUmemGenericAllocationHandle within = vmm_create(NEARLY_THE_BUDGET, 0), rdma, compressed;
 	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
 				     .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
 	prop.allocFlags.gpuDirectRDMACapable = 1;
@@ -1111,7 +1213,7 @@ Test(placement, manage_all_makes_cuMemCreate_memory_on_the_device_when_the_host_
 	setenv("EMBER_MANAGE_ALL", "1", 1);
 	start_static();
 	uint64_t before = device_used();
-	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
+	CUmemGenericAllocationHandle within = vmm_create(NEARLY_THE_BUDGET, 0);
 	SYM(sim, ember_sim_fail_call)("cuMemCreate", 0, 1, CUDA_ERROR_NOT_SUPPORTED);
 	CUmemGenericAllocationHandle past = vmm_create(40 * MiB, 0);
 	cr_expect_eq(vmm_location(past), 0, "the program still gets its memory");

@@ -1,0 +1,253 @@
+/*
+ * The virtual memory API: cuMemCreate's placement (physical.h) and the
+ * calls that take its handles or the ranges they are mapped at. A handle
+ * that Ember split at the budget (split_physical.h) stands for two of the
+ * driver's, its GPU part and its host part: each call on it, or on a range
+ * that maps it, is made on both parts, so the program sees one allocation.
+ * While no split lives, every call passes straight through.
+ */
+#include <cuda.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget_source.h"
+#include "census.h"
+#include "memory_hooks.h"
+#include "physical.h"
+#include "shim.h"
+#include "split_physical.h"
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+					  const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	if (!ember_memory_placing())
+		return EMBER_REAL(cuMemCreate)(handle, size, prop, flags);
+	ember_memory_not_converted("cuMemCreate", "the program maps these physical allocations itself (cuMemMap), which "
+				     "managed memory cannot back; past the budget they are made in host memory, never "
+				     "promoted (PyTorch: expandable_segments:False converts its memory)");
+	ember_budget_current_device(); /* the budget known before the allocation is charged to it */
+	CUresult r = ember_physical_create(handle, size, prop, flags, ember_cfg.manage_all);
+	if (r == CUDA_SUCCESS)
+		ember_census_count(EMBER_ENTRY_CREATE, size, false);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	struct ember_split s;
+	switch (ember_split_any() ? ember_split_release(handle, &s) : EMBER_SPLIT_NOT) {
+	case EMBER_SPLIT_STILL_HELD:
+		return CUDA_SUCCESS;
+	case EMBER_SPLIT_GONE: {
+		CUresult gpu = EMBER_REAL(cuMemRelease)(s.gpu), host = EMBER_REAL(cuMemRelease)(s.host);
+		ember_physical_split_released(&s);
+		return gpu != CUDA_SUCCESS ? gpu : host;
+	}
+	case EMBER_SPLIT_NOT:
+		break;
+	}
+	CUresult r = EMBER_REAL(cuMemRelease)(handle);
+	if (r == CUDA_SUCCESS && ember_memory_placing())
+		ember_physical_released(handle);
+	return r;
+}
+
+/* Both parts mapped side by side, as the one allocation would be (the driver wants offset 0). */
+EMBER_PUBLIC CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+				       unsigned long long flags)
+{
+	struct ember_split s;
+	if (!ember_split_any() || !ember_split_find(handle, &s))
+		return EMBER_REAL(cuMemMap)(ptr, size, offset, handle, flags);
+	if (offset || !size || size > s.size)
+		return CUDA_ERROR_INVALID_VALUE;
+	size_t on_gpu = size < s.gpu_bytes ? size : s.gpu_bytes;
+	CUresult r = EMBER_REAL(cuMemMap)(ptr, on_gpu, 0, s.gpu, flags);
+	if (r == CUDA_SUCCESS && size > on_gpu) {
+		r = EMBER_REAL(cuMemMap)(ptr + on_gpu, size - on_gpu, 0, s.host, flags);
+		if (r != CUDA_SUCCESS)
+			EMBER_REAL(cuMemUnmap)(ptr, on_gpu);
+	}
+	if (r == CUDA_SUCCESS && !ember_split_mapped(ptr, size, &s)) { /* unknown, its unmap would miss a part */
+		EMBER_REAL(cuMemUnmap)(ptr, size);
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return r;
+}
+
+/*
+ * A call over [ptr, ptr + size) made piece by piece where the range maps
+ * split allocations: each split's GPU part and host part alone, and the
+ * stretches between them as they are. One call where it maps none.
+ */
+static CUresult over_pieces(CUdeviceptr ptr, size_t size, CUresult (*call)(CUdeviceptr, size_t, const void *),
+			    const void *arg, bool unmapping)
+{
+	CUdeviceptr at = ptr, end = ptr + size;
+	struct ember_split_mapping m;
+	CUresult first = CUDA_SUCCESS;
+	while (at < end && ember_split_any() && ember_split_mapping_in(at, end, &m)) {
+		CUdeviceptr from = m.va > at ? m.va : at, to = m.va + m.size < end ? m.va + m.size : end;
+		CUdeviceptr cut = m.va + m.gpu_bytes; /* where the host part begins */
+		CUresult r = CUDA_SUCCESS;
+		if (from > at)
+			r = call(at, from - at, arg);
+		if (r == CUDA_SUCCESS && from < cut)
+			r = call(from, (cut < to ? cut : to) - from, arg);
+		if (r == CUDA_SUCCESS && to > cut)
+			r = call(from > cut ? from : cut, to - (from > cut ? from : cut), arg);
+		if (r == CUDA_SUCCESS && unmapping)
+			ember_split_unmapped(m.va);
+		if (first == CUDA_SUCCESS)
+			first = r;
+		at = to;
+	}
+	if (at < end) {
+		CUresult r = call(at, end - at, arg);
+		if (first == CUDA_SUCCESS)
+			first = r;
+	}
+	return first;
+}
+
+static CUresult unmap_piece(CUdeviceptr ptr, size_t size, const void *arg)
+{
+	(void)arg;
+	return EMBER_REAL(cuMemUnmap)(ptr, size);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	if (!ember_split_any())
+		return EMBER_REAL(cuMemUnmap)(ptr, size);
+	return over_pieces(ptr, size, unmap_piece, NULL, true);
+}
+
+struct access {
+	const CUmemAccessDesc *desc;
+	size_t count;
+};
+
+static CUresult set_access_piece(CUdeviceptr ptr, size_t size, const void *arg)
+{
+	const struct access *a = arg;
+	return EMBER_REAL(cuMemSetAccess)(ptr, size, a->desc, a->count);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+	if (!ember_split_any())
+		return EMBER_REAL(cuMemSetAccess)(ptr, size, desc, count);
+	struct access a = { desc, count };
+	return over_pieces(ptr, size, set_access_piece, &a, false);
+}
+
+/* An address in a split's part gives the split's handle, held once more, not the part's. */
+EMBER_PUBLIC CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+	CUresult r = EMBER_REAL(cuMemRetainAllocationHandle)(handle, addr);
+	CUmemGenericAllocationHandle split;
+	if (r == CUDA_SUCCESS && ember_split_any() && ember_split_of_piece(*handle, &split)) {
+		EMBER_REAL(cuMemRelease)(*handle); /* the part's reference: its mapping holds it meanwhile */
+		ember_split_retained(split);
+		*handle = split;
+	}
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+								     CUmemGenericAllocationHandle handle)
+{
+	struct ember_split s;
+	if (!ember_split_any() || !ember_split_find(handle, &s))
+		return EMBER_REAL(cuMemGetAllocationPropertiesFromHandle)(prop, handle);
+	if (!prop)
+		return CUDA_ERROR_INVALID_VALUE;
+	*prop = s.prop;
+	return CUDA_SUCCESS;
+}
+
+/* Splits are made only of allocations with no shareable handle types: the GPU part is refused as the whole would be. */
+EMBER_PUBLIC CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
+							   CUmemAllocationHandleType handleType,
+							   unsigned long long flags)
+{
+	struct ember_split s;
+	if (ember_split_any() && ember_split_find(handle, &s))
+		handle = s.gpu;
+	return EMBER_REAL(cuMemExportToShareableHandle)(shareableHandle, handle, handleType, flags);
+}
+
+/*
+ * The part of a split that [offset, offset + size) of it falls in, and the
+ * offset there; false where the range crosses from one part to the other
+ * (size 0: unknown, the part that offset falls in).
+ */
+static bool part_of(const struct ember_split *s, uint64_t offset, uint64_t size, CUmemGenericAllocationHandle *part,
+		    uint64_t *part_offset)
+{
+	bool on_gpu = offset < s->gpu_bytes;
+	if (on_gpu && size && offset + size > s->gpu_bytes)
+		return false;
+	*part = on_gpu ? s->gpu : s->host;
+	*part_offset = on_gpu ? offset : offset - s->gpu_bytes;
+	return true;
+}
+
+/* Whether entry maps tiles from a split's memory, the split in s. */
+static bool maps_split(const CUarrayMapInfo *entry, struct ember_split *s)
+{
+	return entry->memOperationType == CU_MEM_OPERATION_TYPE_MAP && entry->memHandleType == CU_MEM_HANDLE_TYPE_GENERIC &&
+	       ember_split_find(entry->memHandle.memHandle, s);
+}
+
+/* A sparse array's tiles mapped from a split: from its part (the driver checks the extent against that part). */
+static CUresult map_array(CUarrayMapInfo *list, unsigned count, CUstream stream, bool ptsz)
+{
+	struct ember_split s;
+	unsigned first = 0;
+	while (ember_split_any() && list && first < count && !maps_split(&list[first], &s))
+		first++;
+	CUarrayMapInfo *copy = NULL;
+	if (ember_split_any() && list && first < count) {
+		if (!(copy = malloc(count * sizeof *copy)))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		memcpy(copy, list, count * sizeof *copy);
+		for (unsigned i = first; i < count; i++) {
+			uint64_t offset;
+			if (maps_split(&copy[i], &s) && part_of(&s, copy[i].offset, 0, &copy[i].memHandle.memHandle, &offset))
+				copy[i].offset = offset;
+		}
+	}
+	CUarrayMapInfo *use = copy ? copy : list;
+	CUresult r = ptsz ? EMBER_REAL(cuMemMapArrayAsync_ptsz)(use, count, stream)
+			  : EMBER_REAL(cuMemMapArrayAsync)(use, count, stream);
+	free(copy);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
+{
+	return map_array(mapInfoList, count, hStream, false);
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count,
+						      CUstream hStream)
+{
+	return map_array(mapInfoList, count, hStream, true);
+}
+
+/* A multicast object bound to a split's memory: to the part the range lies in, refused where it crosses both. */
+EMBER_PUBLIC CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset,
+						 CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size,
+						 unsigned long long flags)
+{
+	struct ember_split s;
+	if (ember_split_any() && ember_split_find(memHandle, &s)) {
+		uint64_t offset;
+		if (!size || !part_of(&s, memOffset, size, &memHandle, &offset))
+			return CUDA_ERROR_INVALID_VALUE;
+		memOffset = offset;
+	}
+	return EMBER_REAL(cuMulticastBindMem)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+}

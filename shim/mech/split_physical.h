@@ -1,0 +1,70 @@
+/*
+ * cuMemCreate allocations split at the budget (physical.h): the part the
+ * budget has room for on the GPU, the rest in host memory, two of the
+ * driver's handles behind one handle of Ember's, which the program maps,
+ * releases and asks about as its own. A pool that grows by doubling its
+ * regions (JAX's) otherwise finds a region larger than the room left made
+ * whole in host memory, and the room stays unused.
+ *
+ * This file keeps the splits and where they are mapped; the hooks
+ * (abi/hooks_vmm.c) turn each call on Ember's handle, or on a range that
+ * maps one, into calls on its two parts.
+ */
+#ifndef EMBER_SPLIT_PHYSICAL_H
+#define EMBER_SPLIT_PHYSICAL_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ember_split {
+	CUmemGenericAllocationHandle gpu, host; /* the driver's: gpu_bytes on the GPU, the rest in host memory */
+	uint64_t size, gpu_bytes;
+	int device;
+	CUmemAllocationProp prop; /* as the program asked */
+	unsigned retained;        /* references cuMemRetainAllocationHandle gave, each released once */
+};
+
+/* A split part of a mapping: [va, va + gpu_bytes) maps its GPU part, the rest to va + size its host part. */
+struct ember_split_mapping {
+	CUdeviceptr va;
+	uint64_t size, gpu_bytes;
+};
+
+/* Whether any split lives: while none does, every hook passes its call straight through. */
+bool ember_split_any(void);
+
+/* Keep s (copied); its handle for the program, or 0 when memory is short. */
+CUmemGenericAllocationHandle ember_split_add(const struct ember_split *s);
+
+/* The split behind handle, copied into out; false if handle is not one. */
+bool ember_split_find(CUmemGenericAllocationHandle handle, struct ember_split *out);
+
+/* The handle of the split one of whose parts is piece; false if none. */
+bool ember_split_of_piece(CUmemGenericAllocationHandle piece, CUmemGenericAllocationHandle *handle);
+
+/* cuMemRetainAllocationHandle gave handle once more: one more release before it goes. */
+void ember_split_retained(CUmemGenericAllocationHandle handle);
+
+enum ember_split_release { EMBER_SPLIT_NOT, EMBER_SPLIT_STILL_HELD, EMBER_SPLIT_GONE };
+
+/*
+ * The program releases handle: a reference that cuMemRetainAllocationHandle
+ * gave (the split stays), or the last (the split is forgotten, in out, and
+ * its parts are the caller's to release).
+ */
+enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle, struct ember_split *out);
+
+/* The program mapped size bytes of handle's split at va. */
+bool ember_split_mapped(CUdeviceptr va, uint64_t size, const struct ember_split *s);
+
+/*
+ * The split mapping with the lowest address that [from, end) overlaps, in
+ * out; false if none does.
+ */
+bool ember_split_mapping_in(CUdeviceptr from, CUdeviceptr end, struct ember_split_mapping *out);
+
+/* The split mapping at va is unmapped. */
+void ember_split_unmapped(CUdeviceptr va);
+
+#endif
