@@ -167,15 +167,27 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAlloca
 	return CUDA_SUCCESS;
 }
 
-/* Splits are made only of allocations with no shareable handle types: the GPU part is refused as the whole would be. */
+/*
+ * A split is two of the driver's allocations, which no one shareable handle
+ * can stand for: its export is refused, with a warning, where the whole
+ * made on the GPU or in host memory could have been exported. PyTorch's
+ * expandable segments and JAX ask for shareable handles, and export them
+ * only to share memory with another process.
+ */
 EMBER_PUBLIC CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
 							   CUmemAllocationHandleType handleType,
 							   unsigned long long flags)
 {
+	static bool said;
 	struct ember_split s;
-	if (ember_split_any() && ember_split_find(handle, &s))
-		handle = s.gpu;
-	return EMBER_REAL(cuMemExportToShareableHandle)(shareableHandle, handle, handleType, flags);
+	if (!ember_split_any() || !ember_split_find(handle, &s))
+		return EMBER_REAL(cuMemExportToShareableHandle)(shareableHandle, handle, handleType, flags);
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		ember_warn("cuMemExportToShareableHandle: this allocation was split at GPU %d's budget (part on the GPU, "
+			   "part in host memory) and cannot be shared as one handle; it is refused "
+			   "(CUDA_ERROR_NOT_SUPPORTED)",
+			   s.device);
+	return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 /*

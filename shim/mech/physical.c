@@ -50,32 +50,43 @@ static const char *stays_on_device(size_t size, const CUmemAllocationProp *prop,
 	return NULL;
 }
 
-/* The same allocation in host memory: not tied to a NUMA node, unless the program asks for a shareable handle. */
-static CUresult create_on_host(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, int dev)
+/*
+ * The same allocation's properties in host memory: not tied to a NUMA node,
+ * unless the program asks for a shareable handle. False where host memory
+ * cannot have them.
+ */
+static bool host_properties(const CUmemAllocationProp *prop, int dev, CUmemAllocationProp *host)
 {
-	CUmemAllocationProp host = *prop;
-	host.location.type = CU_MEM_LOCATION_TYPE_HOST;
-	host.location.id = 0;
+	*host = *prop;
+	host->location.type = CU_MEM_LOCATION_TYPE_HOST;
+	host->location.id = 0;
 	/* PyTorch and XLA ask for device memory that a NIC may reach; host memory is reachable as it is */
-	host.allocFlags.gpuDirectRDMACapable = 0;
+	host->allocFlags.gpuDirectRDMACapable = 0;
 	if (prop->requestedHandleTypes) { /* HOST memory is not shareable; its GPU's NUMA node's may be */
 		int numa = -1;
 		if (EMBER_REAL(cuDeviceGetAttribute)(&numa, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, dev) != CUDA_SUCCESS || numa < 0)
-			return CUDA_ERROR_NOT_SUPPORTED;
-		host.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
-		host.location.id = numa;
+			return false;
+		host->location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+		host->location.id = numa;
 	}
+	return true;
+}
+
+static CUresult create_on_host(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, int dev)
+{
+	CUmemAllocationProp host;
+	if (!host_properties(prop, dev, &host))
+		return CUDA_ERROR_NOT_SUPPORTED;
 	return EMBER_REAL(cuMemCreate)(handle, size, &host, 0);
 }
 
 /* The unit a split falls on: the larger of the GPU's and the host's minimum granularity; 0 if either is unknown. */
-static uint64_t split_unit(const CUmemAllocationProp *prop)
+static uint64_t split_unit(const CUmemAllocationProp *prop, int dev)
 {
-	CUmemAllocationProp host = *prop;
-	host.location.type = CU_MEM_LOCATION_TYPE_HOST;
-	host.location.id = 0;
+	CUmemAllocationProp host;
 	size_t gpu_unit = 0, host_unit = 0;
-	if (EMBER_REAL(cuMemGetAllocationGranularity)(&gpu_unit, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
+	if (!host_properties(prop, dev, &host) ||
+	    EMBER_REAL(cuMemGetAllocationGranularity)(&gpu_unit, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
 	    EMBER_REAL(cuMemGetAllocationGranularity)(&host_unit, &host, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
 		return 0;
 	return gpu_unit > host_unit ? gpu_unit : host_unit;
@@ -90,7 +101,7 @@ static bool split_at_the_budget(CUmemGenericAllocationHandle *handle, size_t siz
 				int dev)
 {
 	static bool said;
-	uint64_t unit = prop->requestedHandleTypes ? 0 : split_unit(prop); /* a shareable one goes whole */
+	uint64_t unit = split_unit(prop, dev);
 	if (!unit || size % unit || size <= unit)
 		return false;
 	uint64_t on_gpu = ember_budget_plain_up_to(dev, size - unit, unit);

@@ -1066,6 +1066,30 @@ Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_acc
 }
 
 /*
+ * One with a shareable handle type (PyTorch's expandable segments and JAX
+ * ask for one) is split too, its host part on the GPU's host NUMA node; no
+ * one handle can share its two parts, so its export is refused.
+ */
+Test(placement, a_shareable_allocation_is_split_and_its_export_refused)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
+	CUmemGenericAllocationHandle split = vmm_create(40 * MiB, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	cr_expect_eq(device_used(), before + 56 * MiB, "16 MiB of it on the GPU");
+	CUdeviceptr va = vmm_map(split, 40 * MiB);
+	cr_expect_eq(driver_location_at(va + 16 * MiB), EMBER_SIM_HOST);
+	int fd = -1;
+	cr_expect_eq(SYM(shim, cuMemExportToShareableHandle)(&fd, split, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+		     CUDA_ERROR_NOT_SUPPORTED);
+	CU_OK(SYM(shim, cuMemUnmap)(va, 40 * MiB));
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+}
+
+/*
  * The host refusing a split's host part: its GPU part is released and
  * uncharged, and the allocation is made whole in host memory instead.
  */
