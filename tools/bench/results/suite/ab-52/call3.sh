@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Session 56, call 3: the split at the budget now taking shareable allocations (beeebcb). Pack with
 # EMBER_PACK_TESTS=gpu and EMBER_PACK_LIBS="base=8b7c1b4" (the library before any split); carry build-gpu.
-# 1. the GPU tests whose memory is cuMemCreate's (JAX's and PyTorch's expandable segments past the budget);
+# 1. the GPU tests whose memory is cuMemCreate's (JAX's and PyTorch's expandable segments past the budget,
+#    and gpu.jax);
 # 2. JAX 24 GiB past a 16 GiB budget (past_budget_speed.py, 3 passes, adaptive, manage-all, preallocation
 #    off), before the split against the head, a process each, rounds in turned order;
 # 3. PyTorch with expandable segments, the same cells;
 # 4. the head once at EMBER_LOG=debug under JAX, for where each region went.
 source tools/bench/device-call.sh c52-3
 stage "gpu tests of cuMemCreate memory"
-(cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 200 ctest -L gpu -R "past_budget|jax" --output-on-failure -V \
+(cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 200 ctest -L gpu -R "jax_past_budget|torch_expandable_past_budget|jax$" --output-on-failure -V \
   >"$R/gpu-tests.log" 2>&1)
 grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|peak" "$R/gpu-tests.log" | head -20
 pack
 mkdir -p "$R/speed"
 for cell in "jax base" "jax head" "torch-exp base" "torch-exp head" "torch-exp head" "torch-exp base" "jax head" "jax base"; do
   read -r fw lib <<<"$cell"
-  time_left 90 || break
+  time_left 50 || break
   out=$R/speed/$fw-$lib-$SECONDS; use "$lib"; stage "$fw under $lib"
   envs=(env -u XLA_PYTHON_CLIENT_PREALLOCATE); py=jax
   [ "$fw" = torch-exp ] && envs=(env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) && py=torch
