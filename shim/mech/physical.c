@@ -149,7 +149,7 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 	bool charged = ember_budget_plain_if_room(dev, size);
 	if (!charged && past_budget_to_host) {
 		const char *why = stays_on_device(size, prop, flags, dev);
-		if (!why && split_at_the_budget(handle, size, prop, dev))
+		if (!why && ember_cfg.split_vmm && split_at_the_budget(handle, size, prop, dev))
 			return CUDA_SUCCESS;
 		/* page-locked host memory, which the system cannot reclaim: within Ember's share of the host */
 		bool claimed = !why && ember_host_claim(size);

@@ -9,8 +9,9 @@
  * the program runs past the budget, as with converted memory, though this
  * memory is never promoted (its request that a NIC may reach it, which
  * PyTorch and XLA make, is dropped: host memory is reachable as it is).
- * One the budget has room for in part is split: that part on the GPU, the
- * rest in host memory, behind one handle of Ember's (split_physical.h).
+ * With EMBER_SPLIT_VMM, one the budget has room for in part is split:
+ * that part on the GPU, the rest in host memory, behind one handle of
+ * Ember's (split_physical.h).
  * Left on the device (and charged past the budget, as before) is one
  * larger than the budget (a framework's pool), one with flags, compression
  * or a usage, one that would take Ember's host memory (this and the host's

@@ -1,10 +1,10 @@
 /*
- * cuMemCreate allocations split at the budget (physical.h): the part the
- * budget has room for on the GPU, the rest in host memory, two of the
- * driver's handles behind one handle of Ember's, which the program maps,
- * releases and asks about as its own. A pool that grows by doubling its
- * regions (JAX's) otherwise finds a region larger than the room left made
- * whole in host memory, and the room stays unused.
+ * cuMemCreate allocations split at the budget under EMBER_SPLIT_VMM
+ * (physical.h): the part the budget has room for on the GPU, the rest in
+ * host memory, two of the driver's handles behind one handle of Ember's,
+ * which the program maps, releases and asks about as its own. A pool that
+ * grows by doubling its regions (JAX's) otherwise finds a region larger
+ * than the room left made whole in host memory, and the room stays unused.
  *
  * This file keeps the splits and where they are mapped; the hooks
  * (abi/hooks_vmm.c) turn each call on Ember's handle, or on a range that

@@ -1017,6 +1017,7 @@ static int driver_location_at(CUdeviceptr va)
 Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_SPLIT_VMM", "1", 1);
 	start_static();
 	uint64_t before = device_used();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
@@ -1042,10 +1043,25 @@ Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
 	cr_expect_eq(device_used(), before);
 }
 
+/* Without EMBER_SPLIT_VMM (its default), the same allocation goes whole to host memory. */
+Test(placement, cuMemCreate_memory_is_not_split_by_default)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	unsetenv("EMBER_SPLIT_VMM");
+	start_static();
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), past = vmm_create(40 * MiB, 0);
+	cr_expect_eq(vmm_location(past), EMBER_SIM_HOST, "whole in host memory");
+	cr_expect_eq(device_used(), before + 40 * MiB);
+	CU_OK(SYM(shim, cuMemRelease)(past));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+}
+
 /* One cuMemUnmap or cuMemSetAccess over a split's mapping and a plain one beside it reaches every part. */
 Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_access_whole)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_SPLIT_VMM", "1", 1);
 	start_static();
 	uint64_t before = device_used();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
@@ -1073,6 +1089,7 @@ Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_acc
 Test(placement, a_shareable_allocation_is_split_and_its_export_refused)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_SPLIT_VMM", "1", 1);
 	start_static();
 	uint64_t before = device_used();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
@@ -1096,6 +1113,7 @@ Test(placement, a_shareable_allocation_is_split_and_its_export_refused)
 Test(placement, a_split_whose_host_part_is_refused_goes_whole_to_host_memory)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_SPLIT_VMM", "1", 1);
 	start_static();
 	uint64_t before = device_used();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
