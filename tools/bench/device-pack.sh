@@ -14,7 +14,9 @@
 # checks the total against the 64 MiB a call may carry (tracked files,
 # untracked files git does not ignore, ../shared and the carried folders).
 # On the GPU machine, device-unpack.sh puts them back in place.
-#   [EMBER_PACK_LIBS="NAME=REV ..."] [EMBER_PACK_TESTS=0|gpu] device-pack.sh [LLAMA_BUILD]
+#   EMBER_PACK_KEEP="PROG ..."  with EMBER_PACK_TESTS=gpu, these of build/bin kept
+#               all the same (such as ember-suite, ember-vmm-host-probe)
+#   [EMBER_PACK_LIBS="NAME=REV ..."] [EMBER_PACK_TESTS=0|gpu] [EMBER_PACK_KEEP="PROG ..."] device-pack.sh [LLAMA_BUILD]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -32,6 +34,10 @@ find build-gpu -type d -name CMakeFiles -prune -exec rm -rf {} +
 [ "${EMBER_PACK_TESTS:-1}" = gpu ] && find build-gpu/bin -maxdepth 1 -type f \( -name 'test_*' -o \
   \( -name 'ember-*-probe' ! -name ember-capture-probe \) -o -name ember-uvm-bench -o -name ember-suite -o \
   -name ember-torture -o -name ember-callbench -o -name ember-launch-overhead -o -name ember-sim-calibrate \) -delete
+for keep in ${EMBER_PACK_KEEP:-}; do # programs a GPU-tests pack would leave out, kept all the same
+  [ -x "build/bin/$keep" ] || { echo "device-pack: EMBER_PACK_KEEP names $keep, which build/bin lacks" >&2; exit 1; }
+  cp "build/bin/$keep" build-gpu/bin/
+done
 find build-gpu/bin build-gpu/lib -type f -exec strip --strip-debug {} + 2>/dev/null || true
 bash tools/bench/devlibs.sh "$root/build-gpu" >/dev/null
 for lib in ${EMBER_PACK_LIBS:-}; do

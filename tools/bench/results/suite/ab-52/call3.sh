@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Session 56, call 3 (never ran: the session's device time ran out): the split at the budget, now taking
 # shareable allocations and behind EMBER_SPLIT_VMM (d70c50b, off by default), set for the head. Pack with
-# EMBER_PACK_TESTS=gpu and EMBER_PACK_LIBS="base=8b7c1b4" (the library before any split); carry build-gpu.
+# EMBER_PACK_TESTS=gpu, EMBER_PACK_KEEP=ember-suite and EMBER_PACK_LIBS="base=8b7c1b4" (the library before
+# any split); carry build-gpu.
 # 1. the GPU tests whose memory is cuMemCreate's (JAX's and PyTorch's expandable segments past the budget,
 #    and gpu.jax);
 # 2. JAX 24 GiB past a 16 GiB budget (past_budget_speed.py, 3 passes, adaptive, manage-all, preallocation
 #    off), before the split against the head, a process each, rounds in turned order;
 # 3. PyTorch with expandable segments, the same cells;
-# 4. the head once at EMBER_LOG=debug under JAX, for where each region went.
+# 4. the head once at EMBER_LOG=debug under JAX, for where each region went;
+# 5. on an H200 only, bitonic at 1.5x under mapped (the matrix's last cell not run).
 source tools/bench/device-call.sh c52-3
 stage "gpu tests of cuMemCreate memory"
 (cd build && EMBER_SPLIT_VMM=1 EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 200 ctest -L gpu -R "jax_past_budget|torch_expandable_past_budget|jax$" --output-on-failure -V \
@@ -40,5 +42,14 @@ if time_left 60; then
   echo "rc $?" >>"$R/jax-regions.err"
   grep -o 'cuMemCreate of [0-9]* MiB.*' "$R/jax-regions.err" | head -20
   xz -f "$R/jax-regions.err"
+  pack
+fi
+if grep -q H200 "$R/gpu.txt" && time_left 100; then
+  out=$R/bitonic-mapped && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  stage "bitonic 1.5 mapped"
+  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=mapped EMBER_SUITE_ONLY=bitonic \
+    EMBER_SUITE_TIMEOUT=$((call_seconds - SECONDS - 40)) timeout $((call_seconds - SECONDS - 20)) \
+    bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
 fi
 finish
