@@ -1,9 +1,11 @@
 /*
  * The virtual memory API: cuMemCreate's placement (physical.h) and the
- * calls that take its handles or the ranges they are mapped at. A handle
- * that Ember split at the budget (split_physical.h) stands for two of the
- * driver's, its GPU part and its host part: each call on it, or on a range
- * that maps it, is made on both parts, so the program sees one allocation.
+ * calls that take its handles. A handle that Ember split at the budget
+ * (split_physical.h) stands for two of the driver's, its GPU part and its
+ * host part: each call on it is made on its parts, so the program sees one
+ * allocation. Calls on a range pass straight through: the driver takes one
+ * cuMemSetAccess or cuMemUnmap over the two parts' mappings side by side
+ * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2).
  * While no split lives, every call passes straight through.
  */
 #include <cuda.h>
@@ -68,78 +70,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offs
 		if (r != CUDA_SUCCESS)
 			EMBER_REAL(cuMemUnmap)(ptr, on_gpu);
 	}
-	if (r == CUDA_SUCCESS && !ember_split_mapped(ptr, size, &s)) { /* unknown, its unmap would miss a part */
-		EMBER_REAL(cuMemUnmap)(ptr, size);
-		r = CUDA_ERROR_OUT_OF_MEMORY;
-	}
 	return r;
-}
-
-/*
- * A call over [ptr, ptr + size) made piece by piece where the range maps
- * split allocations: each split's GPU part and host part alone, and the
- * stretches between them as they are. One call where it maps none.
- */
-static CUresult over_pieces(CUdeviceptr ptr, size_t size, CUresult (*call)(CUdeviceptr, size_t, const void *),
-			    const void *arg, bool unmapping)
-{
-	CUdeviceptr at = ptr, end = ptr + size;
-	struct ember_split_mapping m;
-	CUresult first = CUDA_SUCCESS;
-	while (at < end && ember_split_any() && ember_split_mapping_in(at, end, &m)) {
-		CUdeviceptr from = m.va > at ? m.va : at, to = m.va + m.size < end ? m.va + m.size : end;
-		CUdeviceptr cut = m.va + m.gpu_bytes; /* where the host part begins */
-		CUresult r = CUDA_SUCCESS;
-		if (from > at)
-			r = call(at, from - at, arg);
-		if (r == CUDA_SUCCESS && from < cut)
-			r = call(from, (cut < to ? cut : to) - from, arg);
-		if (r == CUDA_SUCCESS && to > cut)
-			r = call(from > cut ? from : cut, to - (from > cut ? from : cut), arg);
-		if (r == CUDA_SUCCESS && unmapping)
-			ember_split_unmapped(m.va);
-		if (first == CUDA_SUCCESS)
-			first = r;
-		at = to;
-	}
-	if (at < end) {
-		CUresult r = call(at, end - at, arg);
-		if (first == CUDA_SUCCESS)
-			first = r;
-	}
-	return first;
-}
-
-static CUresult unmap_piece(CUdeviceptr ptr, size_t size, const void *arg)
-{
-	(void)arg;
-	return EMBER_REAL(cuMemUnmap)(ptr, size);
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
-{
-	if (!ember_split_any())
-		return EMBER_REAL(cuMemUnmap)(ptr, size);
-	return over_pieces(ptr, size, unmap_piece, NULL, true);
-}
-
-struct access {
-	const CUmemAccessDesc *desc;
-	size_t count;
-};
-
-static CUresult set_access_piece(CUdeviceptr ptr, size_t size, const void *arg)
-{
-	const struct access *a = arg;
-	return EMBER_REAL(cuMemSetAccess)(ptr, size, a->desc, a->count);
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
-{
-	if (!ember_split_any())
-		return EMBER_REAL(cuMemSetAccess)(ptr, size, desc, count);
-	struct access a = { desc, count };
-	return over_pieces(ptr, size, set_access_piece, &a, false);
 }
 
 /* An address in a split's part gives the split's handle, held once more, not the part's. */

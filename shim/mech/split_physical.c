@@ -1,4 +1,4 @@
-/* cuMemCreate allocations split at the budget, and where they are mapped (split_physical.h). */
+/* cuMemCreate allocations split at the budget (split_physical.h). */
 #include <stdlib.h>
 
 #include "grow.h"
@@ -9,13 +9,11 @@
 /* Each split lives at its own address, which is its handle: never a driver's, which are live too. */
 static struct ember_split **splits;
 static size_t nsplits, cap_splits;
-static struct ember_split_mapping *maps;
-static size_t nmaps, cap_maps;
-static unsigned long live; /* nsplits + nmaps, read without the lock */
+static size_t live; /* nsplits, read without the lock */
 
 static void count(void)
 {
-	__atomic_store_n(&live, nsplits + nmaps, __ATOMIC_RELEASE);
+	__atomic_store_n(&live, nsplits, __ATOMIC_RELEASE);
 }
 
 bool ember_split_any(void)
@@ -106,41 +104,4 @@ enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle
 		free(gone);
 	}
 	return what;
-}
-
-bool ember_split_mapped(CUdeviceptr va, uint64_t size, const struct ember_split *s)
-{
-	ember_lock(&lock);
-	bool room = ember_grow(&maps, nmaps, &cap_maps, sizeof *maps, 16);
-	if (room) {
-		maps[nmaps++] = (struct ember_split_mapping){ va, size, size < s->gpu_bytes ? size : s->gpu_bytes };
-		count();
-	}
-	ember_unlock(&lock);
-	return room;
-}
-
-bool ember_split_mapping_in(CUdeviceptr from, CUdeviceptr end, struct ember_split_mapping *out)
-{
-	bool found = false;
-	ember_lock(&lock);
-	for (size_t i = 0; i < nmaps; i++)
-		if (maps[i].va < end && maps[i].va + maps[i].size > from && (!found || maps[i].va < out->va)) {
-			*out = maps[i];
-			found = true;
-		}
-	ember_unlock(&lock);
-	return found;
-}
-
-void ember_split_unmapped(CUdeviceptr va)
-{
-	ember_lock(&lock);
-	for (size_t i = 0; i < nmaps; i++)
-		if (maps[i].va == va) {
-			maps[i] = maps[--nmaps];
-			count();
-			break;
-		}
-	ember_unlock(&lock);
 }

@@ -6,9 +6,8 @@
  * grows by doubling its regions (JAX's) otherwise finds a region larger
  * than the room left made whole in host memory, and the room stays unused.
  *
- * This file keeps the splits and where they are mapped; the hooks
- * (abi/hooks_vmm.c) turn each call on Ember's handle, or on a range that
- * maps one, into calls on its two parts.
+ * This file keeps the splits; the hooks (abi/hooks_vmm.c) turn each call
+ * on Ember's handle into calls on its two parts.
  */
 #ifndef EMBER_SPLIT_PHYSICAL_H
 #define EMBER_SPLIT_PHYSICAL_H
@@ -23,12 +22,6 @@ struct ember_split {
 	int device;
 	CUmemAllocationProp prop; /* as the program asked */
 	unsigned retained;        /* references cuMemRetainAllocationHandle gave, each released once */
-};
-
-/* A split part of a mapping: [va, va + gpu_bytes) maps its GPU part, the rest to va + size its host part. */
-struct ember_split_mapping {
-	CUdeviceptr va;
-	uint64_t size, gpu_bytes;
 };
 
 /* Whether any split lives: while none does, every hook passes its call straight through. */
@@ -54,17 +47,5 @@ enum ember_split_release { EMBER_SPLIT_NOT, EMBER_SPLIT_STILL_HELD, EMBER_SPLIT_
  * its parts are the caller's to release).
  */
 enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle, struct ember_split *out);
-
-/* The program mapped size bytes of handle's split at va. */
-bool ember_split_mapped(CUdeviceptr va, uint64_t size, const struct ember_split *s);
-
-/*
- * The split mapping with the lowest address that [from, end) overlaps, in
- * out; false if none does.
- */
-bool ember_split_mapping_in(CUdeviceptr from, CUdeviceptr end, struct ember_split_mapping *out);
-
-/* The split mapping at va is unmapped. */
-void ember_split_unmapped(CUdeviceptr va);
 
 #endif
