@@ -99,7 +99,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset
 static bool mapped_throughout(uintptr_t ptr, size_t size, bool whole)
 {
 	uintptr_t at = ptr, end = ptr + size;
-	if (whole && (holding(ptr) == nmaps || maps[holding(ptr)].va != ptr))
+	size_t first = holding(ptr);
+	if (whole && (first == nmaps || maps[first].va != ptr))
 		return false;
 	while (at < end) {
 		size_t i = holding(at);

@@ -326,7 +326,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, C
 	EMBER_PUBLIC CUresult CUDAAPI name params                                          \
 	{                                                                                  \
 		CUresult r = EMBER_REAL(name) args;                                        \
-		if (r == CUDA_SUCCESS && ember_memory_placing())                                        \
+		if (r == CUDA_SUCCESS && ember_memory_placing())                           \
 			ember_placement_app_hint(devPtr, count);                           \
 		return r;                                                                  \
 	}

@@ -50,14 +50,20 @@ void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thre
 	*thread = stream == CU_STREAM_PER_THREAD ? this_thread() : 0;
 }
 
+/* An entry leaves the list: its bytes and its charge with it (lock held). */
+static void uncount(const struct ember_kept *e)
+{
+	__atomic_store_n(&bytes, bytes - e->size, __ATOMIC_RELAXED);
+	charged -= charge(e->size);
+}
+
 /* Take entry i out, keeping the order of the rest (lock held). */
 static struct ember_kept take_at(size_t i)
 {
 	struct ember_kept e = list[i];
 	memmove(&list[i], &list[i + 1], (n - i - 1) * sizeof *list);
 	n--;
-	__atomic_store_n(&bytes, bytes - e.size, __ATOMIC_RELAXED);
-	charged -= charge(e.size);
+	uncount(&e);
 	return e;
 }
 
@@ -143,8 +149,7 @@ size_t ember_kept_of_pool(CUmemoryPool pool, uint64_t keep, struct ember_kept *o
 		if (e.pool == pool && pooled > keep && taken < max) {
 			out[taken++] = e;
 			pooled -= e.size;
-			__atomic_store_n(&bytes, bytes - e.size, __ATOMIC_RELAXED);
-			charged -= charge(e.size);
+			uncount(&e);
 		} else {
 			list[kept++] = e;
 		}

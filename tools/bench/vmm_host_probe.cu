@@ -52,7 +52,12 @@ static std::string record(const char *name, const rates &r, const std::string &e
 	return buf;
 }
 
-static const char *error_name(CUresult r);
+static const char *error_name(CUresult r)
+{
+	const char *s = nullptr;
+	cuGetErrorName(r, &s);
+	return s ? s : "?";
+}
 
 static std::string refused(const char *name, const char *what, CUresult r)
 {
@@ -94,13 +99,6 @@ static std::string vmm(const char *name, CUmemLocation loc, size_t bytes, int de
 	snprintf(extra, sizeof extra, ", \"granularity_minimum\": %zu, \"granularity_recommended\": %zu", minimum,
 		 recommended);
 	return record(name, got, extra);
-}
-
-static const char *error_name(CUresult r)
-{
-	const char *s = nullptr;
-	cuGetErrorName(r, &s);
-	return s ? s : "?";
 }
 
 // Two handles, on the GPU and in host memory, mapped side by side: spans answered, then rates.

@@ -253,11 +253,9 @@ static const char *const framework_defaults[][2] = {
 #define NFRAMEWORK_DEFAULTS (sizeof framework_defaults / sizeof framework_defaults[0])
 static bool framework_default_set[NFRAMEWORK_DEFAULTS];
 
-static void set_framework_defaults(void)
+static void set_framework_defaults(const struct ember_config *cfg)
 {
-	struct ember_config cfg;
-	char err[512];
-	if (ember_config_load(&cfg, err, sizeof err) != 0 || !cfg.manage_all)
+	if (!cfg->manage_all)
 		return;
 	for (size_t i = 0; i < NFRAMEWORK_DEFAULTS; i++)
 		if (!getenv(framework_defaults[i][0]))
@@ -392,7 +390,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	set_framework_defaults();
+	/* the whole environment as Ember will read it: a bad value stops here (after a dry run), not in the program */
+	struct ember_config cfg;
+	char err[512];
+	bool loaded = ember_config_load(&cfg, err, sizeof err) == 0;
+	if (loaded)
+		set_framework_defaults(&cfg);
 	if (dry_run) {
 		extern char **environ;
 		for (char **e = environ; *e; e++)
@@ -405,10 +408,7 @@ int main(int argc, char **argv)
 			printf("%s%s", *c, c[1] ? " " : "\n");
 		return 0;
 	}
-	/* the whole environment as Ember will read it: a bad value stops here, not in the program */
-	struct ember_config cfg;
-	char err[512];
-	if (ember_config_load(&cfg, err, sizeof err) != 0) {
+	if (!loaded) {
 		fprintf(stderr, "ember-run: %s; not starting %s\n", err, cmd[0]);
 		return 2;
 	}
