@@ -985,15 +985,25 @@ Test(placement, manage_all_makes_cuMemCreate_memory_past_the_budget_in_host_memo
 	CU_OK(SYM(shim, cuMemRelease)(again));
 }
 
+/* Under manage-all with EMBER_SPLIT_VMM, the 64 MiB static budget: the GPU's bytes in use at the start. */
+static uint64_t start_splitting(void)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_SPLIT_VMM", "1", 1);
+	start_static();
+	return device_used();
+}
+
+static const CUmemAccessDesc gpu_access = { .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+					    .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+
 /* A reservation of bytes with handle mapped at its start, the GPU given access: its address. */
 static CUdeviceptr vmm_map(CUmemGenericAllocationHandle handle, size_t bytes)
 {
 	CUdeviceptr va = 0;
 	CU_OK(SYM(shim, cuMemAddressReserve)(&va, bytes, 0, 0, 0));
 	CU_OK(SYM(shim, cuMemMap)(va, bytes, 0, handle, 0));
-	CUmemAccessDesc access = { .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
-				   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
-	CU_OK(SYM(shim, cuMemSetAccess)(va, bytes, &access, 1));
+	CU_OK(SYM(shim, cuMemSetAccess)(va, bytes, &gpu_access, 1));
 	return va;
 }
 
@@ -1016,10 +1026,7 @@ static int driver_location_at(CUdeviceptr va)
  */
 Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
 {
-	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_SPLIT_VMM", "1", 1);
-	start_static();
-	uint64_t before = device_used();
+	uint64_t before = start_splitting();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
 	cr_expect_eq(device_used(), before + 56 * MiB, "40 MiB, and 16 of the next 40");
 	CUdeviceptr va = vmm_map(split, 40 * MiB);
@@ -1060,19 +1067,14 @@ Test(placement, cuMemCreate_memory_is_not_split_by_default)
 /* One cuMemUnmap or cuMemSetAccess over a split's mapping and a plain one beside it reaches every part. */
 Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_access_whole)
 {
-	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_SPLIT_VMM", "1", 1);
-	start_static();
-	uint64_t before = device_used();
+	uint64_t before = start_splitting();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
 	CUmemGenericAllocationHandle plain = vmm_create(4 * MiB, 0);
 	CUdeviceptr va = 0;
 	CU_OK(SYM(shim, cuMemAddressReserve)(&va, 48 * MiB, 0, 0, 0));
 	CU_OK(SYM(shim, cuMemMap)(va, 4 * MiB, 0, plain, 0));
 	CU_OK(SYM(shim, cuMemMap)(va + 4 * MiB, 40 * MiB, 0, split, 0));
-	CUmemAccessDesc access = { .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
-				   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
-	CU_OK(SYM(shim, cuMemSetAccess)(va, 44 * MiB, &access, 1));
+	CU_OK(SYM(shim, cuMemSetAccess)(va, 44 * MiB, &gpu_access, 1));
 	CU_OK(SYM(shim, cuMemRelease)(plain));
 	CU_OK(SYM(shim, cuMemRelease)(split));
 	CU_OK(SYM(shim, cuMemRelease)(within));
@@ -1088,10 +1090,7 @@ Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_acc
  */
 Test(placement, a_shareable_allocation_is_split_and_its_export_refused)
 {
-	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_SPLIT_VMM", "1", 1);
-	start_static();
-	uint64_t before = device_used();
+	uint64_t before = start_splitting();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
 	CUmemGenericAllocationHandle split = vmm_create(40 * MiB, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 	cr_expect_eq(device_used(), before + 56 * MiB, "16 MiB of it on the GPU");
@@ -1112,10 +1111,7 @@ Test(placement, a_shareable_allocation_is_split_and_its_export_refused)
  */
 Test(placement, a_split_whose_host_part_is_refused_goes_whole_to_host_memory)
 {
-	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_SPLIT_VMM", "1", 1);
-	start_static();
-	uint64_t before = device_used();
+	uint64_t before = start_splitting();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0);
 	SYM(sim, ember_sim_fail_call)("cuMemCreate", 1, 1, CUDA_ERROR_OUT_OF_MEMORY); /* the GPU part made, not the host's */
 	CUmemGenericAllocationHandle past = vmm_create(40 * MiB, 0);
