@@ -38,8 +38,9 @@
 #                           each process only while more than LEFT of the call's
 #                           seconds are left
 # and, for any call:
-#   cell W SCALE VARIANT ROUND  the suite's kernel workload W at one size and
-#                           variant under the packed library, in $R/W-SCALE-VARIANT-ROUND
+#   cell W SCALE VARIANT ROUND [SECONDS]  the suite's kernel workload W at one
+#                           size and variant under the packed library, in
+#                           $R/W-SCALE-VARIANT-ROUND, its runs stopped after SECONDS (60)
 #   same_cases A B          whether the JSON lines of file B (a probe under
 #                           Ember) are those of A (without), case by case
 set -uo pipefail
@@ -124,12 +125,12 @@ for l in open(sys.argv[1]):
 " "$f"
   done
 }
-cell() { # WORKLOAD SCALE VARIANT ROUND
-  local out=$R/$1-$2-$3-$4
+cell() { # WORKLOAD SCALE VARIANT ROUND [SECONDS]
+  local out=$R/$1-$2-$3-$4 limit=${5:-60}
   stage "$1 $2 $3 round $4"
   mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
   EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=$2 EMBER_SUITE_VARIANTS=$3 \
-    EMBER_SUITE_ONLY=$1 EMBER_SUITE_TIMEOUT=60 timeout 90 bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
+    EMBER_SUITE_ONLY=$1 EMBER_SUITE_TIMEOUT=$limit timeout $((limit + 30)) bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
 }

@@ -17,8 +17,8 @@ stage "gpu tests of cuMemCreate memory"
 grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|peak" "$R/gpu-tests.log" | head -20
 pack
 mkdir -p "$R/speed"
-for cell in "jax base" "jax head" "torch-exp base" "torch-exp head" "torch-exp head" "torch-exp base" "jax head" "jax base"; do
-  read -r fw lib <<<"$cell"
+for pair in "jax base" "jax head" "torch-exp base" "torch-exp head" "torch-exp head" "torch-exp base" "jax head" "jax base"; do
+  read -r fw lib <<<"$pair"
   time_left 50 || break
   out=$R/speed/$fw-$lib-$SECONDS; use "$lib"; stage "$fw under $lib"
   envs=(env -u XLA_PYTHON_CLIENT_PREALLOCATE); py=jax
@@ -44,12 +44,5 @@ if time_left 60; then
   xz -f "$R/jax-regions.err"
   pack
 fi
-if grep -q H200 "$R/gpu.txt" && time_left 100; then
-  out=$R/bitonic-mapped && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  stage "bitonic 1.5 mapped"
-  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS=mapped EMBER_SUITE_ONLY=bitonic \
-    EMBER_SUITE_TIMEOUT=$((call_seconds - SECONDS - 40)) timeout $((call_seconds - SECONDS - 20)) \
-    bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
-fi
+grep -q H200 "$R/gpu.txt" && time_left 100 && cell bitonic 1.5 mapped 0 $((call_seconds - SECONDS - 50))
 finish
