@@ -5,8 +5,6 @@
 #include "tracer.h"
 #include "worker.h"
 
-#define MS 1000000ull
-
 /* Completed moves go to the trace; refreshes do not (ember-sim models no host phases). */
 static void finished(void *sink, const struct ember_op *op, bool ok, uint64_t ns)
 {
@@ -33,7 +31,7 @@ void ember_state_init(void)
 	ember_shim_ctx.params = (struct ember_policy_params){
 		.span_regions = (uint32_t)(ember_cfg.span.bytes >> EMBER_REGION_SHIFT),
 		.threshold = ember_cfg.threshold,
-		.interval_ns = ember_cfg.interval_ms * MS,
+		.interval_ns = ember_cfg.interval_ms * EMBER_NS_PER_MS,
 		.batch_regions = ember_cfg.batch_regions,
 		.exchange_regions = ember_cfg.exchange_regions,
 		.heat_ratio = ember_cfg.heat_ratio,
@@ -41,11 +39,11 @@ void ember_state_init(void)
 		.pieces = ember_cfg.pieces,
 		.stale_intervals = ember_cfg.stale_intervals,
 		.protection = ember_cfg.protection,
-		.base_grace_ns = ember_cfg.base_grace_ms * MS,
-		.return_window_ns = ember_cfg.return_window_ms * MS,
-		.score_grace_ns = ember_cfg.score_grace_ms * MS,
-		.max_grace_ns = ember_cfg.max_grace_ms * MS,
-		.score_decay_ns = ember_cfg.score_decay_ms * MS,
+		.base_grace_ns = ember_cfg.base_grace_ms * EMBER_NS_PER_MS,
+		.return_window_ns = ember_cfg.return_window_ms * EMBER_NS_PER_MS,
+		.score_grace_ns = ember_cfg.score_grace_ms * EMBER_NS_PER_MS,
+		.max_grace_ns = ember_cfg.max_grace_ms * EMBER_NS_PER_MS,
+		.score_decay_ns = ember_cfg.score_decay_ms * EMBER_NS_PER_MS,
 	};
 	ember_shim_ctx.adaptive = ember_cfg.mode == EMBER_MODE_ADAPTIVE;
 }

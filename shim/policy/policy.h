@@ -40,6 +40,9 @@
  * unprotected victims, and a hot region may replace it without the wait
  * above, even on its first reference.
  */
+/* The policy's times are nanoseconds; its options are given in milliseconds. */
+#define EMBER_NS_PER_MS 1000000ull
+
 struct ember_policy_params {
 	uint32_t span_regions;      /* promotion span: 64 MiB = 32 regions */
 	uint32_t threshold;         /* demand that earns promotion: 256 */

@@ -43,8 +43,6 @@
 #include "variant.h"
 #include "variant_params.h"
 
-#define MS 1000000ull
-
 struct ember_variant {
 	const struct sim_profile *p;
 	bool adaptive;
@@ -188,7 +186,7 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	ev->counting = adaptive && param(env, "counters", 0) != 0 && /* static takes no demand */
 		       sim_counters_init(&ev->counters, (unsigned)param(env, "counter_count", 256),
 					 (uint32_t)param(env, "counter_threshold", 256)) == 0;
-	ev->reader.cover_ns = (uint64_t)(param(env, "counter_cover_ms", 1000) * MS);
+	ev->reader.cover_ns = (uint64_t)(param(env, "counter_cover_ms", 1000) * EMBER_NS_PER_MS);
 	/*
 	 * When notifications reach the reader: the shim's worker drains the
 	 * tools queue after each of its passes (every interval_ms in adaptive
@@ -197,7 +195,7 @@ static void *start(const struct sim_env *env, bool adaptive, bool peer)
 	 * drains every N ms instead, 0 after every launch.
 	 */
 	ev->drain_on_grid = param(env, "counter_drain_ms", -1) >= 0;
-	ev->drain_ns = (uint64_t)(param(env, "counter_drain_ms", 0) * MS);
+	ev->drain_ns = (uint64_t)(param(env, "counter_drain_ms", 0) * EMBER_NS_PER_MS);
 	/*
 	 * And, as the shim does at each launch (adaptive.c), when the queue
 	 * holds notifications the last drain did not read, the worker is woken

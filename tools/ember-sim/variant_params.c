@@ -6,8 +6,6 @@
 #include "config.h" /* the shim's options table */
 #include "variant_params.h"
 
-#define MS 1000000ull
-
 /* The default of an EMBER_* variable in the shim's one options table. */
 static const char *shim_default(const char *name)
 {
@@ -37,7 +35,7 @@ struct ember_policy_params sim_policy_params(const struct sim_env *env)
 	return (struct ember_policy_params){
 		.span_regions = (uint32_t)(sim_param_double(env->params, "span_mib", (double)(span.bytes >> 20)) / 2),
 		.threshold = (uint32_t)sim_shim_param(env, "threshold"),
-		.interval_ns = (uint64_t)(sim_shim_param(env, "interval_ms") * MS),
+		.interval_ns = (uint64_t)(sim_shim_param(env, "interval_ms") * EMBER_NS_PER_MS),
 		.batch_regions = (uint32_t)sim_shim_param(env, "batch"),
 		.exchange_regions = (uint32_t)sim_shim_param(env, "exchange"),
 		.heat_ratio = sim_shim_param(env, "heat_ratio"),
@@ -45,10 +43,10 @@ struct ember_policy_params sim_policy_params(const struct sim_env *env)
 		.pieces = sim_shim_param(env, "pieces") != 0,
 		.stale_intervals = (uint32_t)sim_shim_param(env, "stale_intervals"),
 		.protection = sim_shim_param(env, "protection") != 0,
-		.base_grace_ns = (uint64_t)(sim_shim_param(env, "base_grace_ms") * MS),
-		.return_window_ns = (uint64_t)(sim_shim_param(env, "return_window_ms") * MS),
-		.score_grace_ns = (uint64_t)(sim_shim_param(env, "score_grace_ms") * MS),
-		.max_grace_ns = (uint64_t)(sim_shim_param(env, "max_grace_ms") * MS),
-		.score_decay_ns = (uint64_t)(sim_shim_param(env, "score_decay_ms") * MS),
+		.base_grace_ns = (uint64_t)(sim_shim_param(env, "base_grace_ms") * EMBER_NS_PER_MS),
+		.return_window_ns = (uint64_t)(sim_shim_param(env, "return_window_ms") * EMBER_NS_PER_MS),
+		.score_grace_ns = (uint64_t)(sim_shim_param(env, "score_grace_ms") * EMBER_NS_PER_MS),
+		.max_grace_ns = (uint64_t)(sim_shim_param(env, "max_grace_ms") * EMBER_NS_PER_MS),
+		.score_decay_ns = (uint64_t)(sim_shim_param(env, "score_decay_ms") * EMBER_NS_PER_MS),
 	};
 }
