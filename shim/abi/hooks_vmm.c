@@ -116,7 +116,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle
 	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
 		ember_warn("cuMemExportToShareableHandle: this allocation was split at GPU %d's budget (part on the GPU, "
 			   "part in host memory) and cannot be shared as one handle; it is refused "
-			   "(CUDA_ERROR_NOT_SUPPORTED)",
+			   "(CUDA_ERROR_NOT_SUPPORTED); EMBER_SPLIT_VMM=0 keeps such allocations whole",
 			   s.device);
 	return CUDA_ERROR_NOT_SUPPORTED;
 }

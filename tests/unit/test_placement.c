@@ -985,11 +985,11 @@ Test(placement, manage_all_makes_cuMemCreate_memory_past_the_budget_in_host_memo
 	CU_OK(SYM(shim, cuMemRelease)(again));
 }
 
-/* Under manage-all with EMBER_SPLIT_VMM, the 64 MiB static budget: the GPU's bytes in use at the start. */
+/* Under manage-all with EMBER_SPLIT_VMM at its default, the 64 MiB static budget: the GPU's bytes in use at the start. */
 static uint64_t start_splitting(void)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
-	setenv("EMBER_SPLIT_VMM", "1", 1);
+	unsetenv("EMBER_SPLIT_VMM"); /* on by default */
 	start_static();
 	return device_used();
 }
@@ -1050,11 +1050,11 @@ Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
 	cr_expect_eq(device_used(), before);
 }
 
-/* Without EMBER_SPLIT_VMM (its default), the same allocation goes whole to host memory. */
-Test(placement, cuMemCreate_memory_is_not_split_by_default)
+/* With EMBER_SPLIT_VMM=0, the same allocation goes whole to host memory. */
+Test(placement, cuMemCreate_memory_is_not_split_with_EMBER_SPLIT_VMM_0)
 {
 	setenv("EMBER_MANAGE_ALL", "1", 1);
-	unsetenv("EMBER_SPLIT_VMM");
+	setenv("EMBER_SPLIT_VMM", "0", 1);
 	start_static();
 	uint64_t before = device_used();
 	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), past = vmm_create(40 * MiB, 0);
