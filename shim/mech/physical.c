@@ -93,6 +93,13 @@ static uint64_t split_unit(const CUmemAllocationProp *prop, int dev)
 }
 
 /*
+ * A shareable allocation smaller than this share of the budget is not split:
+ * whole, it stays exportable (NCCL's buffers, PyTorch's segments shared with
+ * another process), and the room it leaves unused is less than the share.
+ */
+#define SHAREABLE_SPLIT_SHARE 64
+
+/*
  * An allocation the budget has room for only in part, split: that part on
  * the GPU, the rest in host memory, behind one handle of Ember's
  * (split_physical.h). Whether it was; on false nothing is charged or made.
@@ -101,6 +108,8 @@ static bool split_at_the_budget(CUmemGenericAllocationHandle *handle, size_t siz
 				int dev)
 {
 	static bool said;
+	if (prop->requestedHandleTypes && size < ember_budget_bytes(dev) / SHAREABLE_SPLIT_SHARE)
+		return false;
 	uint64_t unit = split_unit(prop, dev);
 	if (!unit || size % unit || size <= unit)
 		return false;

@@ -1106,6 +1106,29 @@ Test(placement, a_shareable_allocation_is_split_and_its_export_refused)
 }
 
 /*
+ * Under a 512 MiB budget (room to 460.8 MiB), a shareable allocation smaller
+ * than a 64th of it (8 MiB) that fits only in part goes whole to host memory,
+ * the driver's own handle that the program may export, where a plain one of
+ * the same size is split.
+ */
+Test(placement, a_small_shareable_allocation_is_kept_whole_and_exportable)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start("static", "512M");
+	uint64_t before = device_used();
+	CUmemGenericAllocationHandle within = vmm_create(456 * MiB, 0);
+	CUmemGenericAllocationHandle shared = vmm_create(6 * MiB, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	cr_expect_eq(vmm_location(shared), EMBER_SIM_HOST, "the driver's own handle, whole in host memory");
+	cr_expect_eq(device_used(), before + 456 * MiB);
+	CUmemGenericAllocationHandle plain = vmm_create(6 * MiB, 0);
+	cr_expect_eq(device_used(), before + 460 * MiB, "4 MiB of the plain one on the GPU");
+	CU_OK(SYM(shim, cuMemRelease)(plain));
+	CU_OK(SYM(shim, cuMemRelease)(shared));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+}
+
+/*
  * The host refusing a split's host part: its GPU part is released and
  * uncharged, and the allocation is made whole in host memory instead.
  */
