@@ -5,7 +5,8 @@
  * host part: each call on it is made on its parts, so the program sees one
  * allocation. Calls on a range pass straight through: the driver takes one
  * cuMemSetAccess or cuMemUnmap over the two parts' mappings side by side
- * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2).
+ * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2),
+ * but the range around an address is the whole split's.
  * While no split lives, every call passes straight through.
  */
 #include <cuda.h>
@@ -193,4 +194,51 @@ EMBER_PUBLIC CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mc
 		memOffset = offset;
 	}
 	return EMBER_REAL(cuMulticastBindMem)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+}
+
+/* The driver's handle mapped at va, its reference given back at once (its mapping holds one); 0 if none. */
+static CUmemGenericAllocationHandle mapped_at(CUdeviceptr va)
+{
+	CUmemGenericAllocationHandle h = 0;
+	if (EMBER_REAL(cuMemRetainAllocationHandle)(&h, (void *)va) != CUDA_SUCCESS)
+		return 0;
+	EMBER_REAL(cuMemRelease)(h);
+	return h;
+}
+
+/*
+ * Where [*base, *base + *size) is one part's mapping of a split, and the
+ * other part is mapped beside it as cuMemMap maps a split, the whole
+ * split's range, as one mapping of one allocation would give.
+ */
+static void whole_split_range(CUdeviceptr *base, size_t *size)
+{
+	CUmemGenericAllocationHandle piece = mapped_at(*base), split;
+	struct ember_split s;
+	if (!piece || !ember_split_of_piece(piece, &split) || !ember_split_find(split, &s))
+		return;
+	bool gpu_part = piece == s.gpu;
+	CUdeviceptr start = gpu_part ? *base : *base - s.gpu_bytes;
+	if (*size != (gpu_part ? s.gpu_bytes : s.size - s.gpu_bytes) ||
+	    mapped_at(gpu_part ? start + s.gpu_bytes : start) != (gpu_part ? s.host : s.gpu))
+		return;
+	*base = start;
+	*size = s.size;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+	if (!ember_split_any())
+		return EMBER_REAL(cuMemGetAddressRange_v2)(pbase, psize, dptr);
+	CUdeviceptr base = 0;
+	size_t size = 0;
+	CUresult r = EMBER_REAL(cuMemGetAddressRange_v2)(&base, &size, dptr);
+	if (r != CUDA_SUCCESS)
+		return r;
+	whole_split_range(&base, &size);
+	if (pbase)
+		*pbase = base;
+	if (psize)
+		*psize = size;
+	return CUDA_SUCCESS;
 }

@@ -46,7 +46,7 @@ static rates read_rates(unsigned *p, size_t bytes)
 
 static std::string record(const char *name, const rates &r, const std::string &extra = "")
 {
-	char buf[768];
+	char buf[2048];
 	snprintf(buf, sizeof buf, "\"%s\": {\"read_64k_Bps\": %.4g, \"read_128_Bps\": %.4g%s}", name, r.dense, r.sparse,
 		 extra.c_str());
 	return buf;
@@ -101,6 +101,25 @@ static std::string vmm(const char *name, CUmemLocation loc, size_t bytes, int de
 	return record(name, got, extra);
 }
 
+// What the driver gives as the range around p, as JSON fields named for which: by cuMemGetAddressRange
+// and by the pointer attributes, each as its start's offset from va and its size.
+static std::string range_at(const char *which, CUdeviceptr va, CUdeviceptr p)
+{
+	CUdeviceptr base = 0, start = 0;
+	size_t size = 0, attr_size = 0;
+	CUresult r = cuMemGetAddressRange(&base, &size, p);
+	CUresult ra = cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, p);
+	if (ra == CUDA_SUCCESS)
+		ra = cuPointerGetAttribute(&attr_size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p);
+	char out[320];
+	snprintf(out, sizeof out,
+		 ", \"range_%s\": \"%s\", \"range_%s_offset\": %lld, \"range_%s_size\": %zu, "
+		 "\"range_attr_%s\": \"%s\", \"range_attr_%s_offset\": %lld, \"range_attr_%s_size\": %zu",
+		 which, error_name(r), which, (long long)(base - va), which, size, which, error_name(ra), which,
+		 (long long)(start - va), which, attr_size);
+	return out;
+}
+
 // Two handles, on the GPU and in host memory, mapped side by side: spans answered, then rates.
 static std::string vmm_split(size_t bytes, int dev)
 {
@@ -137,6 +156,8 @@ static std::string vmm_split(size_t bytes, int dev)
 	CUmemGenericAllocationHandle back_g = 0, back_h = 0;
 	CUresult retain_g = cuMemRetainAllocationHandle(&back_g, (void *)(va + 4096));
 	CUresult retain_h = cuMemRetainAllocationHandle(&back_h, (void *)(va + half + 4096));
+	// one range of both mappings (the reservation's), or a range each (a mapping's)
+	std::string ranges = range_at("gpu_half", va, va + 4096) + range_at("host_half", va, va + half + 4096);
 	rates got = read_rates((unsigned *)va, size);
 	CHECK(cudaDeviceSynchronize());
 	CUresult unmap_span = cuMemUnmap(va, size);
@@ -157,7 +178,7 @@ static std::string vmm_split(size_t bytes, int dev)
 		 "\"retain_host_half_same\": %s",
 		 size, error_name(set_span), error_name(unmap_span), error_name(unmap_each), error_name(retain_g),
 		 back_g == hg ? "true" : "false", error_name(retain_h), back_h == hh ? "true" : "false");
-	return record("vmm-split", got, extra);
+	return record("vmm-split", got, extra + ranges);
 }
 
 int main(int argc, char **argv)
