@@ -6,7 +6,8 @@
  * allocation. Calls on a range pass straight through: the driver takes one
  * cuMemSetAccess or cuMemUnmap over the two parts' mappings side by side
  * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2),
- * but the range around an address is the whole split's.
+ * but the range around an address (cuMemGetAddressRange, the pointer
+ * attributes of a range's start and size) is the whole split's.
  * While no split lives, every call passes straight through.
  */
 #include <cuda.h>
@@ -241,4 +242,42 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t
 	if (psize)
 		*psize = size;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * A range attribute's answer at ptr in *value, the whole split's where the
+ * driver answered for the part's mapping, as cuMemGetAddressRange's is.
+ */
+static void whole_split_attribute(CUpointer_attribute attr, void *value, CUdeviceptr ptr)
+{
+	CUdeviceptr base = 0, whole_base;
+	size_t size = 0, whole_size;
+	if ((attr != CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && attr != CU_POINTER_ATTRIBUTE_RANGE_SIZE) ||
+	    EMBER_REAL(cuMemGetAddressRange_v2)(&base, &size, ptr) != CUDA_SUCCESS)
+		return;
+	whole_base = base;
+	whole_size = size;
+	whole_split_range(&whole_base, &whole_size);
+	if (attr == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && *(CUdeviceptr *)value == base)
+		*(CUdeviceptr *)value = whole_base;
+	else if (attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE && *(size_t *)value == size)
+		*(size_t *)value = whole_size;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+	CUresult r = EMBER_REAL(cuPointerGetAttribute)(data, attribute, ptr);
+	if (r == CUDA_SUCCESS && ember_split_any())
+		whole_split_attribute(attribute, data, ptr);
+	return r;
+}
+
+EMBER_PUBLIC CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+						     void **data, CUdeviceptr ptr)
+{
+	CUresult r = EMBER_REAL(cuPointerGetAttributes)(numAttributes, attributes, data, ptr);
+	if (r == CUDA_SUCCESS && ember_split_any())
+		for (unsigned i = 0; i < numAttributes; i++)
+			whole_split_attribute(attributes[i], data[i], ptr);
+	return r;
 }

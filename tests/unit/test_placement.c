@@ -1054,7 +1054,8 @@ Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
  * The driver gives the range of the mapping an address lies in, so each
  * part of a split would look like an allocation of its own: the range
  * around an address in either part is the whole split's, a plain
- * mapping's is its own, and a split mapped only in part keeps the part's.
+ * mapping's is its own, and a split mapped only in part keeps the part's;
+ * the pointer attributes of a range's start and size agree.
  */
 Test(placement, the_address_range_in_a_split_is_the_whole_allocation)
 {
@@ -1069,6 +1070,15 @@ Test(placement, the_address_range_in_a_split_is_the_whole_allocation)
 		CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, at[i]));
 		cr_expect(base == va && size == 40 * MiB, "address %zu: %#llx + %zu MiB", i,
 			  (unsigned long long)(base - va), size >> 20);
+		CUdeviceptr start = 0;
+		CU_OK(SYM(shim, cuPointerGetAttribute)(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, at[i]));
+		CUpointer_attribute both[] = { CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MEMORY_TYPE };
+		CUmemorytype type = 0;
+		void *into[] = { &size, &type };
+		CU_OK(SYM(shim, cuPointerGetAttributes)(2, both, into, at[i]));
+		cr_expect(start == va && size == 40 * MiB && type == CU_MEMORYTYPE_DEVICE,
+			  "address %zu, by its attributes: %#llx + %zu MiB", i, (unsigned long long)(start - va),
+			  size >> 20);
 	}
 	CUdeviceptr base = 0;
 	size_t size = 0;
