@@ -2,7 +2,8 @@
 # Session 57, call 3, at the head: cuMemGetAddressRange and the range pointer attributes in a split answer the whole allocation. Pack with
 # EMBER_PACK_TESTS=gpu and EMBER_PACK_KEEP=ember-vmm-host-probe; carry build-gpu. 1. ember-vmm-host-probe
 # without Ember, for the ranges the driver gives around an address in each of two handles mapped side by
-# side (cuMemGetAddressRange and the pointer attributes); 2. the GPU tests of cuMemCreate memory.
+# side (cuMemGetAddressRange and the pointer attributes); 2. every GPU test at the defaults (the pointer
+# attributes are now hooked).
 source tools/bench/device-call.sh c53-3
 stage "vmm-host probe"
 timeout 120 build/bin/ember-vmm-host-probe 1073741824 >"$R/vmm-host-probe.json" 2>"$R/vmm-host-probe.err"
