@@ -185,15 +185,14 @@ SIM_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *
 	SIM_REQUIRE_INIT();
 	pthread_mutex_lock(&sim_mem_lock);
 	struct sim_alloc *a = sim_alloc_find((uintptr_t)dptr);
-	uintptr_t base = a ? a->base : 0;
-	size_t size = a ? a->size : 0;
-	bool found = a || sim_vmm_mapping_at((uintptr_t)dptr, &base, &size); /* a mapping's own range */
+	if (a) {
+		if (pbase)
+			*pbase = (CUdeviceptr)a->base;
+		if (psize)
+			*psize = a->size;
+	}
 	pthread_mutex_unlock(&sim_mem_lock);
-	if (found && pbase)
-		*pbase = (CUdeviceptr)base;
-	if (found && psize)
-		*psize = size;
-	return found ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+	return a ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)

@@ -17,16 +17,10 @@ static struct facts facts_of(CUdeviceptr ptr)
 	struct facts f = { .known = false };
 	pthread_mutex_lock(&sim_mem_lock);
 	struct sim_alloc *a = sim_alloc_find((uintptr_t)ptr);
-	uintptr_t base;
-	size_t size;
 	if (a) {
 		f.known = true;
 		f.a = *a;
 		f.a.blocks = NULL; /* not ours to read after the unlock */
-	} else if (sim_vmm_mapping_at((uintptr_t)ptr, &base, &size)) {
-		/* a mapping of cuMemCreate memory: device memory whose range is the mapping's own */
-		f.known = true;
-		f.a = (struct sim_alloc){ .base = base, .size = size, .kind = SIM_MEM_DEVICE };
 	}
 	pthread_mutex_unlock(&sim_mem_lock);
 	return f;

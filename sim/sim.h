@@ -265,8 +265,6 @@ struct sim_physical {
 };
 /* One reference to p dropped: at the last, its bytes go back and it is freed. */
 void sim_physical_put(struct sim_physical *p);
-/* The mapping that holds va, in *base and *size, as the driver's address range gives it (sim_mem_lock held). */
-bool sim_vmm_mapping_at(uintptr_t va, uintptr_t *base, size_t *size);
 
 /* ---- managed.c: the per-block model of managed memory ---- */
 

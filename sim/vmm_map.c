@@ -9,7 +9,6 @@
  *   cuMemUnmap      whole mappings, one or several side by side
  *   cuMemSetAccess  a range mapped throughout
  *   cuMemRetainAllocationHandle  the handle mapped at an address
- *   cuMemGetAddressRange         the mapping that holds an address (memory.c)
  * A mapping holds a reference to its handle until it is unmapped.
  */
 #include "sim.h"
@@ -64,16 +63,6 @@ static size_t holding(uintptr_t va)
 	while (i < nmaps && !(maps[i].va <= va && va < maps[i].va + maps[i].size))
 		i++;
 	return i;
-}
-
-bool sim_vmm_mapping_at(uintptr_t va, uintptr_t *base, size_t *size)
-{
-	size_t i = holding(va);
-	if (i == nmaps)
-		return false;
-	*base = maps[i].va;
-	*size = maps[i].size;
-	return true;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,

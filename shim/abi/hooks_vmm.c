@@ -5,9 +5,7 @@
  * host part: each call on it is made on its parts, so the program sees one
  * allocation. Calls on a range pass straight through: the driver takes one
  * cuMemSetAccess or cuMemUnmap over the two parts' mappings side by side
- * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2),
- * but the range around an address (cuMemGetAddressRange, the pointer
- * attributes of a range's start and size) is the whole split's.
+ * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2).
  * While no split lives, every call passes straight through.
  */
 #include <cuda.h>
@@ -195,89 +193,4 @@ EMBER_PUBLIC CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mc
 		memOffset = offset;
 	}
 	return EMBER_REAL(cuMulticastBindMem)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-}
-
-/* The driver's handle mapped at va, its reference given back at once (its mapping holds one); 0 if none. */
-static CUmemGenericAllocationHandle mapped_at(CUdeviceptr va)
-{
-	CUmemGenericAllocationHandle h = 0;
-	if (EMBER_REAL(cuMemRetainAllocationHandle)(&h, (void *)va) != CUDA_SUCCESS)
-		return 0;
-	EMBER_REAL(cuMemRelease)(h);
-	return h;
-}
-
-/*
- * Where [*base, *base + *size) is one part's mapping of a split, and the
- * other part is mapped beside it as cuMemMap maps a split, the whole
- * split's range, as one mapping of one allocation would give.
- */
-static void whole_split_range(CUdeviceptr *base, size_t *size)
-{
-	CUmemGenericAllocationHandle piece = mapped_at(*base), split;
-	struct ember_split s;
-	if (!piece || !ember_split_of_piece(piece, &split) || !ember_split_find(split, &s))
-		return;
-	bool gpu_part = piece == s.gpu;
-	CUdeviceptr start = gpu_part ? *base : *base - s.gpu_bytes;
-	if (*size != (gpu_part ? s.gpu_bytes : s.size - s.gpu_bytes) ||
-	    mapped_at(gpu_part ? start + s.gpu_bytes : start) != (gpu_part ? s.host : s.gpu))
-		return;
-	*base = start;
-	*size = s.size;
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
-{
-	if (!ember_split_any())
-		return EMBER_REAL(cuMemGetAddressRange_v2)(pbase, psize, dptr);
-	CUdeviceptr base = 0;
-	size_t size = 0;
-	CUresult r = EMBER_REAL(cuMemGetAddressRange_v2)(&base, &size, dptr);
-	if (r != CUDA_SUCCESS)
-		return r;
-	whole_split_range(&base, &size);
-	if (pbase)
-		*pbase = base;
-	if (psize)
-		*psize = size;
-	return CUDA_SUCCESS;
-}
-
-/*
- * A range attribute's answer at ptr in *value, the whole split's where the
- * driver answered for the part's mapping, as cuMemGetAddressRange's is.
- */
-static void whole_split_attribute(CUpointer_attribute attr, void *value, CUdeviceptr ptr)
-{
-	CUdeviceptr base = 0, whole_base;
-	size_t size = 0, whole_size;
-	if ((attr != CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && attr != CU_POINTER_ATTRIBUTE_RANGE_SIZE) ||
-	    EMBER_REAL(cuMemGetAddressRange_v2)(&base, &size, ptr) != CUDA_SUCCESS)
-		return;
-	whole_base = base;
-	whole_size = size;
-	whole_split_range(&whole_base, &whole_size);
-	if (attr == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && *(CUdeviceptr *)value == base)
-		*(CUdeviceptr *)value = whole_base;
-	else if (attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE && *(size_t *)value == size)
-		*(size_t *)value = whole_size;
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
-{
-	CUresult r = EMBER_REAL(cuPointerGetAttribute)(data, attribute, ptr);
-	if (r == CUDA_SUCCESS && ember_split_any())
-		whole_split_attribute(attribute, data, ptr);
-	return r;
-}
-
-EMBER_PUBLIC CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
-						     void **data, CUdeviceptr ptr)
-{
-	CUresult r = EMBER_REAL(cuPointerGetAttributes)(numAttributes, attributes, data, ptr);
-	if (r == CUDA_SUCCESS && ember_split_any())
-		for (unsigned i = 0; i < numAttributes; i++)
-			whole_split_attribute(attributes[i], data[i], ptr);
-	return r;
 }

@@ -1050,52 +1050,6 @@ Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
 	cr_expect_eq(device_used(), before);
 }
 
-/*
- * The driver gives the range of the mapping an address lies in, so each
- * part of a split would look like an allocation of its own: the range
- * around an address in either part is the whole split's, a plain
- * mapping's is its own, and a split mapped only in part keeps the part's;
- * the pointer attributes of a range's start and size agree.
- */
-Test(placement, the_address_range_in_a_split_is_the_whole_allocation)
-{
-	start_splitting();
-	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
-	CUmemGenericAllocationHandle plain = vmm_create(4 * MiB, 0);
-	CUdeviceptr va = vmm_map(split, 40 * MiB), plain_va = vmm_map(plain, 4 * MiB);
-	CUdeviceptr at[] = { va, va + 16 * MiB - 1, va + 16 * MiB, va + 40 * MiB - 1 };
-	for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
-		CUdeviceptr base = 0;
-		size_t size = 0;
-		CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, at[i]));
-		cr_expect(base == va && size == 40 * MiB, "address %zu: %#llx + %zu MiB", i,
-			  (unsigned long long)(base - va), size >> 20);
-		CUdeviceptr start = 0;
-		CU_OK(SYM(shim, cuPointerGetAttribute)(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, at[i]));
-		CUpointer_attribute both[] = { CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MEMORY_TYPE };
-		CUmemorytype type = 0;
-		void *into[] = { &size, &type };
-		CU_OK(SYM(shim, cuPointerGetAttributes)(2, both, into, at[i]));
-		cr_expect(start == va && size == 40 * MiB && type == CU_MEMORYTYPE_DEVICE,
-			  "address %zu, by its attributes: %#llx + %zu MiB", i, (unsigned long long)(start - va),
-			  size >> 20);
-	}
-	CUdeviceptr base = 0;
-	size_t size = 0;
-	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, plain_va + MiB));
-	cr_expect(base == plain_va && size == 4 * MiB, "a plain mapping's own range");
-	cr_expect_eq(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, va + 64 * MiB), CUDA_ERROR_NOT_FOUND);
-	CU_OK(SYM(shim, cuMemUnmap)(va, 40 * MiB));
-	CUdeviceptr part_va = vmm_map(split, 16 * MiB);
-	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(NULL, &size, part_va + MiB));
-	cr_expect_eq(size, 16 * MiB, "the split mapped only in part: its part's range");
-	CU_OK(SYM(shim, cuMemUnmap)(part_va, 16 * MiB));
-	CU_OK(SYM(shim, cuMemUnmap)(plain_va, 4 * MiB));
-	CU_OK(SYM(shim, cuMemRelease)(plain));
-	CU_OK(SYM(shim, cuMemRelease)(split));
-	CU_OK(SYM(shim, cuMemRelease)(within));
-}
-
 /* With EMBER_SPLIT_VMM=0, the same allocation goes whole to host memory. */
 Test(placement, cuMemCreate_memory_is_not_split_with_EMBER_SPLIT_VMM_0)
 {
