@@ -9,7 +9,6 @@
  */
 #include "sim.h"
 
-
 /* Where prop puts the memory: a device, EMBER_SIM_HOST, or EMBER_SIM_NOWHERE for a location the driver refuses. */
 static int placed_at(const CUmemAllocationProp *prop)
 {

@@ -80,14 +80,15 @@ static CUresult create_on_host(CUmemGenericAllocationHandle *handle, size_t size
 	return EMBER_REAL(cuMemCreate)(handle, size, &host, 0);
 }
 
-/* The unit a split falls on: the larger of the GPU's and the host's minimum granularity; 0 if either is unknown. */
-static uint64_t split_unit(const CUmemAllocationProp *prop, int dev)
+/*
+ * The unit a split falls on: the larger of the minimum granularities of
+ * prop (its GPU part) and host (its host part); 0 if either is unknown.
+ */
+static uint64_t split_unit(const CUmemAllocationProp *prop, const CUmemAllocationProp *host)
 {
-	CUmemAllocationProp host;
 	size_t gpu_unit = 0, host_unit = 0;
-	if (!host_properties(prop, dev, &host) ||
-	    EMBER_REAL(cuMemGetAllocationGranularity)(&gpu_unit, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
-	    EMBER_REAL(cuMemGetAllocationGranularity)(&host_unit, &host, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
+	if (EMBER_REAL(cuMemGetAllocationGranularity)(&gpu_unit, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
+	    EMBER_REAL(cuMemGetAllocationGranularity)(&host_unit, host, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
 		return 0;
 	return gpu_unit > host_unit ? gpu_unit : host_unit;
 }
@@ -108,9 +109,11 @@ static bool split_at_the_budget(CUmemGenericAllocationHandle *handle, size_t siz
 				int dev)
 {
 	static bool said;
-	if (prop->requestedHandleTypes && size < ember_budget_bytes(dev) / SHAREABLE_SPLIT_SHARE)
+	CUmemAllocationProp host;
+	if ((prop->requestedHandleTypes && size < ember_budget_bytes(dev) / SHAREABLE_SPLIT_SHARE) ||
+	    !host_properties(prop, dev, &host))
 		return false;
-	uint64_t unit = split_unit(prop, dev);
+	uint64_t unit = split_unit(prop, &host);
 	if (!unit || size % unit || size <= unit)
 		return false;
 	uint64_t on_gpu = ember_budget_plain_up_to(dev, size - unit, unit);
@@ -120,7 +123,7 @@ static bool split_at_the_budget(CUmemGenericAllocationHandle *handle, size_t siz
 	struct ember_split s = { .size = size, .gpu_bytes = on_gpu, .device = dev, .prop = *prop };
 	bool claimed = ember_host_claim(on_host);
 	bool gpu_made = claimed && EMBER_REAL(cuMemCreate)(&s.gpu, on_gpu, prop, 0) == CUDA_SUCCESS;
-	bool host_made = gpu_made && create_on_host(&s.host, on_host, prop, dev) == CUDA_SUCCESS;
+	bool host_made = gpu_made && EMBER_REAL(cuMemCreate)(&s.host, on_host, &host, 0) == CUDA_SUCCESS;
 	*handle = host_made ? ember_split_add(&s) : 0;
 	if (!*handle) {
 		if (host_made)
