@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Session 58, call 1, at the head (4489ce4's split mend, never yet on a GPU). Pack with EMBER_PACK_TESTS=gpu;
+# carry build-gpu. 1. every GPU test at the defaults; 2. JAX 24 GiB past a 16 GiB budget with its
+# preallocation asked for (JAX's own default, which the other doors than ember-run leave set: one
+# cuMemCreate of 75% of the card, now split at the budget where Ember's share of host memory has room)
+# against preallocation off, a process each in turn; 3. on an H200 (the matrix's card) only, token
+# generation at 1.5x under resident, static and adaptive, a process each: the matrix's H200 records of it
+# predate session 50's background touches, and the model initialisation criterion reads them.
+source tools/bench/device-call.sh c54-1
+stage "gpu tests at the defaults"
+(cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 280 ctest -L gpu --output-on-failure -V \
+  >"$R/gpu-tests.log" 2>&1)
+grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$R/gpu-tests.log" | head -30
+pack
+mkdir -p "$R/jax"
+for pre in true false false true; do
+  time_left 60 || break
+  out=$R/jax/prealloc-$pre-$SECONDS; stage "jax 24 GiB, preallocation $pre"
+  env XLA_PYTHON_CLIENT_PREALLOCATE=$pre PAST_BUDGET_VARIANT="jax-prealloc-$pre" timeout 70 "$run" --driver real \
+    --mode adaptive --budget 16G --manage-all 1 --log info --stats "$out.stats.json" -- \
+    python3 tools/bench/past_budget_speed.py jax 24576 3 >"$out.json" 2>"$out.err"
+  echo "rc $?" >>"$out.err"
+  peak=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['devices'][0]['peak_bytes']>>20, 'MiB peak,', d['devices'][0]['bytes_vmm_on_host']>>20, 'MiB vmm on host')" "$out.stats.json" 2>/dev/null)
+  gzip -f "$out.stats.json" 2>/dev/null
+  echo "jax prealloc $pre: $(tail -n 1 "$out.json" | grep -o '"build_seconds.*median_pass_seconds": [0-9.]*') $peak $(grep -c warn "$out.err") warnings"
+  grep -m3 -i "warn\|split" "$out.err" | cut -c1-300
+  pack
+done
+if grep -q H200 "$R/gpu.txt" && time_left 200; then
+  out=$R/hf && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  stage "hf at 1.5x, resident, static and adaptive"
+  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="resident static adaptive" \
+    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
+fi
+finish
