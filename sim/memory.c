@@ -74,21 +74,24 @@ SIM_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
  * on the driver, which refuses any other with CUDA_ERROR_INVALID_VALUE and
  * leaves it allocated and the capture whole (ember-capture-probe, ab-42's
  * call 6). The graph's memory too is made and freed at once, not at the
- * graph's launches.
+ * graph's launches. Its pool (NULL: the device's current one) counts it
+ * until its free.
  */
-static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream, bool per_thread)
+CUresult sim_alloc_async(CUdeviceptr *dptr, size_t bytesize, struct sim_pool *pool, CUstream hStream, bool per_thread)
 {
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(hStream, per_thread, &s);
 	if (r == CUDA_SUCCESS)
 		r = alloc_device(dptr, bytesize);
-	if (r == CUDA_SUCCESS && __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE)) {
+	if (r == CUDA_SUCCESS) {
 		pthread_mutex_lock(&sim_mem_lock);
-		sim_alloc_find((uintptr_t)*dptr)->graph = true;
+		struct sim_alloc *a = sim_alloc_find((uintptr_t)*dptr);
+		a->graph = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
+		a->pool = pool ? pool : sim_pool_current(a->device);
+		sim_pool_charge(a->pool, (int64_t)a->size);
 		pthread_mutex_unlock(&sim_mem_lock);
-	}
-	if (r == CUDA_SUCCESS)
 		sim_stream_enqueue(s, 0);
+	}
 	return r;
 }
 
@@ -104,12 +107,12 @@ static bool graph_allocation(uintptr_t p)
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, hStream, false);
+	return sim_alloc_async(dptr, bytesize, NULL, hStream, false);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, hStream, true);
+	return sim_alloc_async(dptr, bytesize, NULL, hStream, true);
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -138,6 +141,8 @@ static CUresult free_at(uintptr_t p, bool host)
 	pthread_mutex_lock(&sim_mem_lock);
 	struct sim_alloc *a = p ? sim_alloc_find(p) : NULL;
 	bool ok = a && a->base == p && (a->kind == SIM_MEM_HOST) == host;
+	if (ok && a->pool)
+		sim_pool_charge(a->pool, -(int64_t)a->size);
 	if (ok)
 		sim_alloc_retire(a);
 	pthread_mutex_unlock(&sim_mem_lock);

@@ -224,7 +224,19 @@ struct sim_alloc {
 	struct sim_block *blocks; /* managed memory: one per 2 MiB */
 	size_t nblocks;
 	bool graph;               /* allocated into a stream being captured: the graph's own (memory.c) */
+	struct sim_pool *pool;    /* a stream-ordered allocation's pool, which counts it while it lives (vmm.c) */
 };
+
+struct sim_pool;
+
+/* The pool of dev that a stream-ordered allocation naming none comes from: its current pool. */
+struct sim_pool *sim_pool_current(int dev);
+
+/* A pool's allocations grow or shrink by bytes (sim_mem_lock held); a destroyed pool goes with its last. */
+void sim_pool_charge(struct sim_pool *pool, int64_t bytes);
+
+/* A stream-ordered allocation from pool (NULL: the current device's current pool), on hStream. */
+CUresult sim_alloc_async(CUdeviceptr *dptr, size_t bytesize, struct sim_pool *pool, CUstream hStream, bool per_thread);
 
 /* Allocation bookkeeping; all under sim_mem_lock. */
 struct sim_memory {

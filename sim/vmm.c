@@ -83,12 +83,16 @@ EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handl
 /*
  * Pools: a created pool keeps its properties, and each device has a default
  * one and a current one (the default until cuDeviceSetMemPool); an
- * allocation from any is stream-ordered device memory, the pool's
- * attributes not modelled.
+ * allocation from any is stream-ordered device memory. A pool counts its
+ * live allocations (CU_MEMPOOL_ATTR_USED_MEM_*) and keeps no freed memory,
+ * so what it reserves is what is in use; the driver's pool reserves more.
  */
 struct sim_pool {
 	CUmemPoolProps props;
 	cuuint64_t release_threshold; /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: 0 until set, as the driver's */
+	uint64_t used;                /* bytes of its live allocations (sim_mem_lock) */
+	uint64_t used_high, reserved_high; /* the most used since made or since the program reset each */
+	bool destroyed;               /* destroyed with allocations alive: freed with the last (the driver's way) */
 };
 
 static struct sim_pool default_pools[SIM_MAX_DEVICES];
@@ -115,6 +119,22 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool_out, CUdevice 
 static bool is_default_pool(const struct sim_pool *p)
 {
 	return p >= default_pools && p < default_pools + SIM_MAX_DEVICES;
+}
+
+struct sim_pool *sim_pool_current(int dev)
+{
+	return current_pools[dev] ? current_pools[dev] : &default_pools[dev];
+}
+
+void sim_pool_charge(struct sim_pool *p, int64_t bytes)
+{
+	p->used += (uint64_t)bytes;
+	if (p->used > p->used_high)
+		p->used_high = p->used;
+	if (p->used > p->reserved_high)
+		p->reserved_high = p->used;
+	if (!p->used && p->destroyed)
+		free(p);
 }
 
 /* As the driver: the pool must be one of dev's. */
@@ -150,34 +170,77 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 	struct sim_pool *p = (struct sim_pool *)pool;
 	if (!p || is_default_pool(p))
 		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_mem_lock);
 	for (int dev = 0; dev < SIM_MAX_DEVICES; dev++)
 		if (current_pools[dev] == p)
 			current_pools[dev] = NULL; /* the driver makes the default current again */
-	free(p);
+	p->destroyed = true;
+	if (!p->used)
+		free(p);
+	pthread_mutex_unlock(&sim_mem_lock);
 	return CUDA_SUCCESS;
 }
 
-/* Of a pool's attributes the simulated driver keeps its release threshold alone. */
+/*
+ * Of a pool's attributes the simulated driver keeps its release threshold
+ * and what its allocations use; as on the driver, a high mark is reset by
+ * setting it to 0, and no other value.
+ */
 SIM_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
 	SIM_REQUIRE_INIT();
-	if (!pool || !value)
+	struct sim_pool *p = (struct sim_pool *)pool;
+	if (!p || !value)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	((struct sim_pool *)pool)->release_threshold = *(cuuint64_t *)value;
-	return CUDA_SUCCESS;
+	cuuint64_t v = *(cuuint64_t *)value;
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim_mem_lock);
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+		p->release_threshold = v;
+		break;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+		if (v)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			*(attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH ? &p->used_high : &p->reserved_high) = p->used;
+		break;
+	default:
+		r = CUDA_ERROR_NOT_SUPPORTED;
+	}
+	pthread_mutex_unlock(&sim_mem_lock);
+	return r;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
 	SIM_REQUIRE_INIT();
-	if (!pool || !value)
+	struct sim_pool *p = (struct sim_pool *)pool;
+	if (!p || !value)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	*(cuuint64_t *)value = ((struct sim_pool *)pool)->release_threshold;
-	return CUDA_SUCCESS;
+	CUresult r = CUDA_SUCCESS;
+	cuuint64_t *out = value;
+	pthread_mutex_lock(&sim_mem_lock);
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+		*out = p->release_threshold;
+		break;
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+		*out = p->used;
+		break;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+		*out = p->used_high;
+		break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+		*out = p->reserved_high;
+		break;
+	default:
+		r = CUDA_ERROR_NOT_SUPPORTED;
+	}
+	pthread_mutex_unlock(&sim_mem_lock);
+	return r;
 }
 
 /* The simulated pools keep no freed memory, so there is none to give back. */
@@ -192,11 +255,11 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesTo
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						    CUstream hStream)
 {
-	return pool ? cuMemAllocAsync(dptr, bytesize, hStream) : CUDA_ERROR_INVALID_VALUE;
+	return pool ? sim_alloc_async(dptr, bytesize, (struct sim_pool *)pool, hStream, false) : CUDA_ERROR_INVALID_VALUE;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 							 CUstream hStream)
 {
-	return pool ? cuMemAllocAsync_ptsz(dptr, bytesize, hStream) : CUDA_ERROR_INVALID_VALUE;
+	return pool ? sim_alloc_async(dptr, bytesize, (struct sim_pool *)pool, hStream, true) : CUDA_ERROR_INVALID_VALUE;
 }

@@ -25,6 +25,7 @@
 #include "placement.h"
 #include "shim.h"
 #include "stats.h"
+#include "pool_usage.h"
 #include "touch_pool.h"
 #include "tracer.h"
 #include "worker.h"
@@ -87,6 +88,8 @@ static void adopt(CUdeviceptr p, size_t bytes, enum ember_alloc_kind kind, uint6
 		    (unsigned long long)p, bytes, dev, a->nregions);
 	if (kind == EMBER_ALLOC_CONVERTED) {
 		a->pool = ordered ? ordered->pool : NULL; /* before the program has the address: no one else reads it */
+		if (a->pool)
+			ember_pool_usage_made(a->pool, a->size);
 		/*
 		 * Made for the GPU: populate it there while it fits, before the
 		 * program can touch it, or its first touch would create the pages
@@ -133,6 +136,8 @@ struct ember_alloc *ember_memory_untrack(CUdeviceptr p)
 	if (a->kind == EMBER_ALLOC_CONVERTED) {
 		ember_touch_pool_settle(a); /* marked freed: no touch starts on it now */
 		ember_host_touch_freed(a);
+		if (a->pool)
+			ember_pool_usage_freed(a->pool, a->size);
 	}
 	ember_trace_free(a);
 	ember_stats_retire(a);

@@ -14,6 +14,7 @@
 #include "kept.h"
 #include "memory_hooks.h"
 #include "memory_sync.h"
+#include "pool_usage.h"
 #include "pools.h"
 #include "shim.h"
 #include "worker.h"
@@ -188,9 +189,29 @@ void ember_memory_synchronized(void)
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
 	trim_pool(pool, 0);
-	if (ember_memory_placing()) /* before the driver may hand the handle out again */
+	if (ember_memory_placing()) { /* before the driver may hand the handle out again */
 		ember_pools_destroyed(pool);
+		ember_pool_usage_forget(pool);
+	}
 	return EMBER_REAL(cuMemPoolDestroy)(pool);
+}
+
+/* A pool's usage counts the memory of its that Ember converted too (pool_usage.h). */
+EMBER_PUBLIC CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	CUresult r = EMBER_REAL(cuMemPoolGetAttribute)(pool, attr, value);
+	if (r == CUDA_SUCCESS && ember_memory_placing())
+		ember_pool_usage_answer(pool, attr, value);
+	return r;
+}
+
+/* Resetting a usage high mark (to 0, the one value the driver takes) resets Ember's share of it too. */
+EMBER_PUBLIC CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	CUresult r = EMBER_REAL(cuMemPoolSetAttribute)(pool, attr, value);
+	if (r == CUDA_SUCCESS && ember_memory_placing())
+		ember_pool_usage_reset(pool, attr);
+	return r;
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)

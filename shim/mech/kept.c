@@ -4,6 +4,7 @@
 #include "grow.h"
 #include "kept.h"
 #include "locks.h"
+#include "pool_usage.h"
 #include "shim.h"
 
 #define lock ember_lock_physical
@@ -50,11 +51,12 @@ void ember_kept_stream(CUstream stream, bool ptsz, CUstream *key, uint64_t *thre
 	*thread = stream == CU_STREAM_PER_THREAD ? this_thread() : 0;
 }
 
-/* An entry leaves the list: its bytes and its charge with it (lock held). */
+/* An entry leaves the list: its bytes and its charge with it, its pool's use back to the program's (lock held). */
 static void uncount(const struct ember_kept *e)
 {
 	__atomic_store_n(&bytes, bytes - e->size, __ATOMIC_RELAXED);
 	charged -= charge(e->size);
+	ember_pool_usage_kept_locked(e->pool, e->size, false);
 }
 
 /* Take entry i out, keeping the order of the rest (lock held). */
@@ -75,6 +77,7 @@ bool ember_kept_put(const struct ember_kept *e)
 		list[n++] = *e;
 		__atomic_store_n(&bytes, bytes + e->size, __ATOMIC_RELAXED);
 		charged += charge(e->size);
+		ember_pool_usage_kept_locked(e->pool, e->size, true);
 	}
 	ember_unlock(&lock);
 	return kept;

@@ -114,6 +114,15 @@ def main():
     print(f"loss decreased: {'yes' if decreased else 'NO'}")
     ok = ok and decreased
 
+    # ---- the allocator's own count -------------------------------------
+    # memory_allocated() counts a live tensor (under backend:cudaMallocAsync
+    # PyTorch reads the driver's pool, whose converted memory Ember adds)
+    big = torch.empty(64 << 20, dtype=torch.uint8, device=dev)
+    counted = torch.cuda.memory_allocated(dev) >= big.numel()
+    print(f"memory_allocated counts a live 64 MiB tensor: {'yes' if counted else 'NO'}")
+    ok = ok and counted
+    del big
+
     torch.cuda.synchronize()
     # hand the cached memory back, as a program between phases does (under backend:cudaMallocAsync: a pool trim)
     torch.cuda.empty_cache()

@@ -468,7 +468,9 @@ Test(placement, get_info_reports_the_budget)
 	cr_expect_eq(free_b, budget - 8 * MiB, "and cuMemRelease gives it back");
 	/* a pool's allocations, until they are freed */
 	CUdeviceptr pooled;
-	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&pooled, 2 * MiB, (CUmemoryPool)(uintptr_t)1, NULL));
+	CUmemoryPool pool;
+	CU_OK(SYM(shim, cuDeviceGetDefaultMemPool)(&pool, 0));
+	CU_OK(SYM(shim, cuMemAllocFromPoolAsync)(&pooled, 2 * MiB, pool, NULL));
 	CU_OK(SYM(shim, cuMemGetInfo_v2)(&free_b, &total_b));
 	cr_expect_eq(free_b, budget - 10 * MiB, "pool allocations count against the budget");
 	CU_OK(SYM(shim, cuMemFreeAsync)(pooled, NULL));

@@ -1,0 +1,38 @@
+/*
+ * What a pool's converted memory adds to the pool's usage attributes
+ * (CU_MEMPOOL_ATTR_USED_MEM_CURRENT and _HIGH, RESERVED_MEM_CURRENT and
+ * _HIGH). Ember makes a convertible pool's allocations managed memory that
+ * the driver's pool never sees, so the driver answers for the rest alone:
+ * PyTorch's cudaMallocAsync backend, whose torch.cuda.memory_allocated()
+ * and max_memory_reserved() read these, would report next to nothing.
+ * In use is a converted allocation the program holds; reserved adds what
+ * Ember keeps of the pool's freed memory (kept.h). A high mark answered is
+ * the driver's plus Ember's, each the most since made or reset: at least the
+ * true peak of the sum, and the peak itself where Ember converts all.
+ */
+#ifndef EMBER_POOL_USAGE_H
+#define EMBER_POOL_USAGE_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A converted allocation of size bytes from pool, now in the program's hands (grows in use). */
+void ember_pool_usage_made(CUmemoryPool pool, uint64_t size);
+
+/* A converted allocation of pool freed for good (in use shrinks). */
+void ember_pool_usage_freed(CUmemoryPool pool, uint64_t size);
+
+/* Freed memory of pool moves into Ember's keeping (to_kept) or back out of it; ember_lock_physical held. */
+void ember_pool_usage_kept_locked(CUmemoryPool pool, uint64_t size, bool to_kept);
+
+/* The driver answered *value for attr of pool: add Ember's share where attr is a usage attribute. */
+void ember_pool_usage_answer(CUmemoryPool pool, CUmemPool_attribute attr, cuuint64_t *value);
+
+/* The program reset attr's high mark (a usage high mark set to 0): Ember's restarts at what it holds now. */
+void ember_pool_usage_reset(CUmemoryPool pool, CUmemPool_attribute attr);
+
+/* The pool is destroyed: its counts go (what it still has freed later counts nowhere). */
+void ember_pool_usage_forget(CUmemoryPool pool);
+
+#endif
