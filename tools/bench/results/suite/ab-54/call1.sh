@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 58, call 1, at the head (4489ce4's split mend, never yet on a GPU). Pack with EMBER_PACK_TESTS=gpu;
+# Session 58, call 1, at the head (4489ce4's split mend and the pools' usage attributes, never yet on a GPU; torch_prog now checks memory_allocated()). Pack with EMBER_PACK_TESTS=gpu;
 # carry build-gpu. 1. every GPU test at the defaults; 2. JAX 24 GiB past a 16 GiB budget with its
 # preallocation asked for (JAX's own default, which the other doors than ember-run leave set: one
 # cuMemCreate of 75% of the card, now split at the budget where Ember's share of host memory has room)
