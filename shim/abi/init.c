@@ -10,6 +10,7 @@
 #include "live.h"
 #include "locks.h"
 #include "placement.h"
+#include "pool_usage.h"
 #include "shim.h"
 #include "state.h"
 #include "stats.h"
@@ -32,6 +33,7 @@ static void after_fork_child(void)
 	ember_gpu_busy_after_fork_child();
 	ember_touch_pool_after_fork_child();
 	ember_kept_after_fork_child();
+	ember_pool_usage_after_fork_child();
 }
 
 /*

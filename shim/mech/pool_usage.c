@@ -128,3 +128,8 @@ void ember_pool_usage_forget(CUmemoryPool pool)
 		*u = table[--n];
 	ember_unlock(&lock);
 }
+
+void ember_pool_usage_after_fork_child(void)
+{
+	n = 0; /* the table's array stays, for the child's own */
+}

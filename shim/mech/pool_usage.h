@@ -35,4 +35,7 @@ void ember_pool_usage_reset(CUmemoryPool pool, CUmemPool_attribute attr);
 /* The pool is destroyed: its counts go (what it still has freed later counts nowhere). */
 void ember_pool_usage_forget(CUmemoryPool pool);
 
+/* fork(): the child keeps none of its parent's memory (kept.h), and counts none. */
+void ember_pool_usage_after_fork_child(void);
+
 #endif
