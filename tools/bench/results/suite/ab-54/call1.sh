@@ -3,7 +3,7 @@
 # carry build-gpu. 1. every GPU test at the defaults; 2. JAX 24 GiB past a 16 GiB budget with its
 # preallocation asked for (JAX's own default, which the other doors than ember-run leave set: one
 # cuMemCreate of 75% of the card, now split at the budget where Ember's share of host memory has room)
-# against preallocation off, a process each in turn; 3. on an H200 (the matrix's card) only, token
+# against preallocation off, a process each; 3. on an H200 (the matrix's card) only, token
 # generation at 1.5x under resident, static and adaptive, a process each: the matrix's H200 records of it
 # predate session 50's background touches, and the model initialisation criterion reads them.
 source tools/bench/device-call.sh c54-1
@@ -13,7 +13,7 @@ stage "gpu tests at the defaults"
 grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$R/gpu-tests.log" | head -30
 pack
 mkdir -p "$R/jax"
-for pre in true false false true; do
+for pre in true false; do
   time_left 60 || break
   out=$R/jax/prealloc-$pre-$SECONDS; stage "jax 24 GiB, preallocation $pre"
   env XLA_PYTHON_CLIENT_PREALLOCATE=$pre PAST_BUDGET_VARIANT="jax-prealloc-$pre" timeout 70 "$run" --driver real \
