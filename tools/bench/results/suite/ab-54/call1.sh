@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 58, call 1, at the head (4489ce4's split mend and the pools' usage attributes, never yet on a GPU; torch_prog now checks memory_allocated()). Pack with EMBER_PACK_TESTS=gpu;
-# carry build-gpu. 1. every GPU test at the defaults; 2. JAX 24 GiB past a 16 GiB budget with its
+# carry build-gpu. 1. every GPU test at the defaults; 3. (last, while time is left) JAX 24 GiB past a 16 GiB budget with its
 # preallocation asked for (JAX's own default, which the other doors than ember-run leave set: one
 # cuMemCreate of 75% of the card, now split at the budget where Ember's share of host memory has room)
-# against preallocation off, a process each; 3. on an H200 (the matrix's card) only, token
+# against preallocation off, a process each; 2. on an H200 (the matrix's card) only, token
 # generation at 1.5x under resident, static and adaptive, a process each: the matrix's H200 records of it
 # predate session 50's background touches, and the model initialisation criterion reads them.
 source tools/bench/device-call.sh c54-1
@@ -12,6 +12,13 @@ stage "gpu tests at the defaults"
   >"$R/gpu-tests.log" 2>&1)
 grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$R/gpu-tests.log" | head -30
 pack
+if grep -q H200 "$R/gpu.txt" && time_left 200; then
+  out=$R/hf && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  stage "hf at 1.5x, resident, static and adaptive"
+  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="resident static adaptive" \
+    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
+fi
 mkdir -p "$R/jax"
 for pre in true false; do
   time_left 60 || break
@@ -26,11 +33,4 @@ for pre in true false; do
   grep -m3 -i "warn\|split" "$out.err" | cut -c1-300
   pack
 done
-if grep -q H200 "$R/gpu.txt" && time_left 200; then
-  out=$R/hf && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  stage "hf at 1.5x, resident, static and adaptive"
-  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="resident static adaptive" \
-    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
-fi
 finish
