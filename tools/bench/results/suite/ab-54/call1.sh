@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Session 58, call 1, at the head (4489ce4's split mend and the pools' usage attributes, never yet on a GPU; torch_prog now checks memory_allocated()). Pack with EMBER_PACK_TESTS=gpu;
-# carry build-gpu. 1. every GPU test at the defaults; 3. (last, while time is left) JAX 24 GiB past a 16 GiB budget with its
-# preallocation asked for (JAX's own default, which the other doors than ember-run leave set: one
-# cuMemCreate of 75% of the card, now split at the budget where Ember's share of host memory has room)
-# against preallocation off, a process each; 2. on an H200 (the matrix's card) only, token
+# carry build-gpu. 1. every GPU test at the defaults; 2. on an H200 (the matrix's card) only, token
 # generation at 1.5x under resident, static and adaptive, a process each: the matrix's H200 records of it
-# predate session 50's background touches, and the model initialisation criterion reads them.
+# predate session 50's background touches, and the model initialisation criterion reads them; 3. while
+# time is left, JAX 24 GiB past a 16 GiB budget with its preallocation asked for (JAX's own default,
+# which the doors other than ember-run leave set: one cuMemCreate of 75% of the card, now split at the
+# budget where Ember's share of host memory has room) against preallocation off, a process each.
 source tools/bench/device-call.sh c54-1
 stage "gpu tests at the defaults"
 (cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 280 ctest -L gpu --output-on-failure -V \
