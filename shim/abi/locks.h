@@ -17,7 +17,7 @@ extern pthread_mutex_t ember_lock_uvm;      /* signal/uvm_events.c: the UVM even
 /*                     ember_shim_table.lock   policy/regions.h: the region table and the accounts */
 extern pthread_mutex_t ember_lock_layouts;  /* signal/kernels.c: kernel layouts and what launches taught */
 extern pthread_mutex_t ember_lock_graphs;   /* abi/hooks_graph.c: scans kept for graph launches */
-extern pthread_mutex_t ember_lock_physical; /* mech/physical.c, pools.c, pool_usage.c, kept.c: handles, pools, kept memory */
+extern pthread_mutex_t ember_lock_physical; /* mech/physical.c, pools.c, pool_usage.c, kept.c: handles, pools, kept */
 extern pthread_mutex_t ember_lock_streams;  /* mech/streams.c: private streams */
 extern pthread_mutex_t ember_lock_said;     /* abi/hooks_memory.c: entry points already logged */
 extern pthread_mutex_t ember_lock_busy;     /* signal/gpu_busy.c: the streams that may still run */
