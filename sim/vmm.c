@@ -216,6 +216,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_a
 SIM_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
 	SIM_REQUIRE_INIT();
+	SIM_INJECT("cuMemPoolGetAttribute");
 	struct sim_pool *p = (struct sim_pool *)pool;
 	if (!p || !value)
 		return CUDA_ERROR_INVALID_VALUE;

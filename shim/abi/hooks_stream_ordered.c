@@ -170,7 +170,8 @@ static void trim_pool(CUmemoryPool pool, uint64_t keep)
 /*
  * At a synchronisation, as the driver's pool does, each pool gives back
  * what it keeps past its release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
- * 0 unless the program set one: PyTorch sets no limit, JAX its reservation).
+ * 0 unless the program set one: PyTorch sets no limit, JAX its reservation),
+ * asked of the driver once a pool (pool_usage.h).
  */
 void ember_memory_synchronized(void)
 {
@@ -179,9 +180,13 @@ void ember_memory_synchronized(void)
 	CUmemoryPool pool, *after = NULL;
 	for (; ember_kept_next_pool(after, &pool); after = &pool) {
 		cuuint64_t threshold = 0;
-		if (EMBER_REAL(cuMemPoolGetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) !=
-		    CUDA_SUCCESS)
-			threshold = 0; /* a pool the driver no longer knows keeps nothing */
+		if (!ember_pool_usage_threshold(pool, &threshold)) { /* neither set by the program nor asked before */
+			if (EMBER_REAL(cuMemPoolGetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) ==
+			    CUDA_SUCCESS)
+				ember_pool_usage_threshold_is(pool, threshold);
+			else
+				threshold = 0; /* a pool the driver no longer knows keeps nothing */
+		}
 		let_go_of_pool(pool, threshold);
 	}
 }
@@ -205,11 +210,17 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool
 	return r;
 }
 
-/* Resetting a usage high mark (to 0, the one value the driver takes) resets Ember's share of it too. */
+/*
+ * Resetting a usage high mark (to 0, the one value the driver takes) resets
+ * Ember's share of it too; a release threshold set is kept for the
+ * synchronisations that read it.
+ */
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
 	CUresult r = EMBER_REAL(cuMemPoolSetAttribute)(pool, attr, value);
-	if (r == CUDA_SUCCESS && ember_memory_placing())
+	if (r == CUDA_SUCCESS && ember_memory_placing() && attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		ember_pool_usage_threshold_is(pool, *(const cuuint64_t *)value);
+	else if (r == CUDA_SUCCESS && ember_memory_placing())
 		ember_pool_usage_reset(pool, attr);
 	return r;
 }

@@ -1,4 +1,4 @@
-/* Converted memory in a pool's usage attributes (pool_usage.h): a short table of pools, under ember_lock_physical. */
+/* Converted memory in a pool's usage attributes, and its release threshold (pool_usage.h): a short table of pools. */
 #include "grow.h"
 #include "locks.h"
 #include "pool_usage.h"
@@ -7,6 +7,8 @@ struct usage {
 	CUmemoryPool pool;
 	uint64_t in_use, kept;
 	uint64_t in_use_high, reserved_high;
+	cuuint64_t threshold; /* the release threshold, where known */
+	bool threshold_known;
 };
 
 #define lock ember_lock_physical
@@ -118,6 +120,28 @@ void ember_pool_usage_reset(CUmemoryPool pool, CUmemPool_attribute attr)
 	else if (u && attr == CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH)
 		u->reserved_high = u->in_use + u->kept;
 	ember_unlock(&lock);
+}
+
+void ember_pool_usage_threshold_is(CUmemoryPool pool, cuuint64_t threshold)
+{
+	ember_lock(&lock);
+	struct usage *u = entry(pool, true);
+	if (u) {
+		u->threshold = threshold;
+		u->threshold_known = true;
+	}
+	ember_unlock(&lock);
+}
+
+bool ember_pool_usage_threshold(CUmemoryPool pool, cuuint64_t *out)
+{
+	ember_lock(&lock);
+	const struct usage *u = entry(pool, false);
+	bool known = u && u->threshold_known;
+	if (known)
+		*out = u->threshold;
+	ember_unlock(&lock);
+	return known;
 }
 
 void ember_pool_usage_forget(CUmemoryPool pool)

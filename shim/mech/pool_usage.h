@@ -32,6 +32,17 @@ void ember_pool_usage_answer(CUmemoryPool pool, CUmemPool_attribute attr, cuuint
 /* The program reset attr's high mark (a usage high mark set to 0): Ember's restarts at what it holds now. */
 void ember_pool_usage_reset(CUmemoryPool pool, CUmemPool_attribute attr);
 
+/*
+ * The pool's release threshold as the program last set it
+ * (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD through cuMemPoolSetAttribute, which
+ * Ember sees), or as the driver answered once: a synchronisation reads it
+ * for each pool with kept memory, without asking the driver each time.
+ */
+void ember_pool_usage_threshold_is(CUmemoryPool pool, cuuint64_t threshold);
+
+/* That threshold, in *out; false if Ember has not learned it. */
+bool ember_pool_usage_threshold(CUmemoryPool pool, cuuint64_t *out);
+
 /* The pool is destroyed: its counts go (what it still has freed later counts nowhere). */
 void ember_pool_usage_forget(CUmemoryPool pool);
 

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "ember_sim.h"
 #include "harness.h"
 
 #define MiB (1024u * 1024u)
@@ -143,4 +144,33 @@ Test(pool_usage, unconverted_memory_is_the_driver_s_to_count)
 	CU_OK(SYM(shim, cuMemFreeAsync)(p, NULL));
 	CU_OK(SYM(shim, cuStreamSynchronize)(NULL));
 	cr_expect_eq(usage(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+}
+
+/*
+ * The release threshold the program set is the one a synchronisation
+ * keeps to, without asking the driver again: here the driver's answers
+ * fail after the set, which would have read as a threshold of 0 and let
+ * the kept memory go.
+ */
+Test(pool_usage, a_synchronisation_keeps_to_the_threshold_the_program_set)
+{
+	start("1", "16M");
+	CUmemoryPool pool = default_pool();
+	cuuint64_t all = UINT64_MAX;
+	CU_OK(SYM(shim, cuMemPoolSetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &all));
+	CUstream stream;
+	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr p = alloc_async(4 * MiB, stream);
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	SYM(sim, ember_sim_fail_call)("cuMemPoolGetAttribute", 0, 100, CUDA_ERROR_INVALID_VALUE);
+	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	SYM(sim, ember_sim_fail_call)("cuMemPoolGetAttribute", 0, 0, CUDA_SUCCESS);
+	cr_expect_eq(usage(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 4 * MiB, "still kept");
+	/* a lower threshold, set, is kept to at the next synchronisation */
+	cuuint64_t none = 0;
+	CU_OK(SYM(shim, cuMemPoolSetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &none));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	cr_expect_eq(usage(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0, "let go past the new threshold");
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
