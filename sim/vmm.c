@@ -107,23 +107,23 @@ SIM_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CU
 	return CUDA_SUCCESS;
 }
 
+struct sim_pool *sim_pool_current(int dev)
+{
+	return current_pools[dev] ? current_pools[dev] : &default_pools[dev];
+}
+
 SIM_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
 	SIM_REQUIRE_INIT();
 	if (!pool_out || !sim_device_valid(dev))
 		return CUDA_ERROR_INVALID_VALUE;
-	*pool_out = (CUmemoryPool)(current_pools[dev] ? current_pools[dev] : &default_pools[dev]);
+	*pool_out = (CUmemoryPool)sim_pool_current(dev);
 	return CUDA_SUCCESS;
 }
 
 static bool is_default_pool(const struct sim_pool *p)
 {
 	return p >= default_pools && p < default_pools + SIM_MAX_DEVICES;
-}
-
-struct sim_pool *sim_pool_current(int dev)
-{
-	return current_pools[dev] ? current_pools[dev] : &default_pools[dev];
 }
 
 void sim_pool_charge(struct sim_pool *p, int64_t bytes)
