@@ -218,9 +218,11 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool
 EMBER_PUBLIC CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
 	CUresult r = EMBER_REAL(cuMemPoolSetAttribute)(pool, attr, value);
-	if (r == CUDA_SUCCESS && ember_memory_placing() && attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+	if (r != CUDA_SUCCESS || !ember_memory_placing())
+		return r;
+	if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
 		ember_pool_usage_threshold_is(pool, *(const cuuint64_t *)value);
-	else if (r == CUDA_SUCCESS && ember_memory_placing())
+	else
 		ember_pool_usage_reset(pool, attr);
 	return r;
 }

@@ -33,12 +33,18 @@ static void take(uint64_t *from, uint64_t size)
 	*from = *from > size ? *from - size : 0;
 }
 
+/* What the pool holds of Ember's: in the program's hands or kept. */
+static uint64_t reserved(const struct usage *u)
+{
+	return u->in_use + u->kept;
+}
+
 static void marks(struct usage *u)
 {
 	if (u->in_use > u->in_use_high)
 		u->in_use_high = u->in_use;
-	if (u->in_use + u->kept > u->reserved_high)
-		u->reserved_high = u->in_use + u->kept;
+	if (reserved(u) > u->reserved_high)
+		u->reserved_high = reserved(u);
 }
 
 void ember_pool_usage_made(CUmemoryPool pool, uint64_t size)
@@ -96,7 +102,7 @@ void ember_pool_usage_answer(CUmemoryPool pool, CUmemPool_attribute attr, cuuint
 			add = u->in_use;
 			break;
 		case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-			add = u->in_use + u->kept;
+			add = reserved(u);
 			break;
 		case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
 			add = u->in_use_high;
@@ -118,7 +124,7 @@ void ember_pool_usage_reset(CUmemoryPool pool, CUmemPool_attribute attr)
 	if (u && attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH)
 		u->in_use_high = u->in_use;
 	else if (u && attr == CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH)
-		u->reserved_high = u->in_use + u->kept;
+		u->reserved_high = reserved(u);
 	ember_unlock(&lock);
 }
 

@@ -9,6 +9,8 @@
  * Ember keeps of the pool's freed memory (kept.h). A high mark answered is
  * the driver's plus Ember's, each the most since made or reset: at least the
  * true peak of the sum, and the peak itself where Ember converts all.
+ * The same table keeps each pool's release threshold, which Ember reads at
+ * every synchronisation that finds kept memory.
  */
 #ifndef EMBER_POOL_USAGE_H
 #define EMBER_POOL_USAGE_H
