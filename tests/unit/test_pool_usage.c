@@ -60,6 +60,23 @@ static CUdeviceptr alloc_async(size_t bytes, CUstream stream)
 	return p;
 }
 
+/*
+ * Under manage-all and EMBER_KEEP_FREED=16M, the default pool (in *pool)
+ * keeping all it is given: 4 MiB allocated on a new stream (in *stream)
+ * and freed there, so Ember keeps it. Its address.
+ */
+static CUdeviceptr kept_4mib(CUmemoryPool *pool, CUstream *stream)
+{
+	start("1", "16M");
+	*pool = default_pool();
+	cuuint64_t all = UINT64_MAX;
+	CU_OK(SYM(shim, cuMemPoolSetAttribute)(*pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &all));
+	CU_OK(SYM(shim, cuStreamCreate)(stream, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr p = alloc_async(4 * MiB, *stream);
+	CU_OK(SYM(shim, cuMemFreeAsync)(p, *stream));
+	return p;
+}
+
 /* Converted allocations count as in use and reserved; their frees take them off; a reset high mark restarts. */
 Test(pool_usage, converted_allocations_count_in_their_pool_s_usage)
 {
@@ -88,14 +105,9 @@ Test(pool_usage, converted_allocations_count_in_their_pool_s_usage)
 /* Freed memory Ember keeps stays reserved, not in use; reused, it is in use again; a trim lets it go. */
 Test(pool_usage, kept_memory_is_reserved_until_let_go)
 {
-	start("1", "16M");
-	CUmemoryPool pool = default_pool();
-	cuuint64_t all = UINT64_MAX;
-	CU_OK(SYM(shim, cuMemPoolSetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &all));
+	CUmemoryPool pool;
 	CUstream stream;
-	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
-	CUdeviceptr p = alloc_async(4 * MiB, stream);
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	CUdeviceptr p = kept_4mib(&pool, &stream);
 	cr_expect_eq(usage(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
 	cr_expect_eq(usage(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 4 * MiB, "kept");
 	CUdeviceptr q = alloc_async(4 * MiB, stream);
@@ -154,14 +166,9 @@ Test(pool_usage, unconverted_memory_is_the_driver_s_to_count)
  */
 Test(pool_usage, a_synchronisation_keeps_to_the_threshold_the_program_set)
 {
-	start("1", "16M");
-	CUmemoryPool pool = default_pool();
-	cuuint64_t all = UINT64_MAX;
-	CU_OK(SYM(shim, cuMemPoolSetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &all));
+	CUmemoryPool pool;
 	CUstream stream;
-	CU_OK(SYM(shim, cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
-	CUdeviceptr p = alloc_async(4 * MiB, stream);
-	CU_OK(SYM(shim, cuMemFreeAsync)(p, stream));
+	(void)kept_4mib(&pool, &stream);
 	SYM(sim, ember_sim_fail_call)("cuMemPoolGetAttribute", 0, 100, CUDA_ERROR_INVALID_VALUE);
 	CU_OK(SYM(shim, cuStreamSynchronize)(stream));
 	CU_OK(SYM(shim, cuCtxSynchronize)());
