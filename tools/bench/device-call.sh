@@ -41,6 +41,10 @@
 #   cell W SCALE VARIANT ROUND [SECONDS]  the suite's kernel workload W at one
 #                           size and variant under the packed library, in
 #                           $R/W-SCALE-VARIANT-ROUND, its runs stopped after SECONDS (60)
+#   gpu_tests SECONDS [ARG...]  the GPU tests at the defaults (ctest -L gpu, narrowed
+#                           by ctest's ARGs), verbose, in $R/gpu-tests.log, its verdicts shown
+#   hf_cells "VARIANT..."   the matrix's token generation at 1.5x (suite.sh hf) under
+#                           each variant, a process each, in $R/hf, until the call's end
 #   same_cases A B          whether the JSON lines of file B (a probe under
 #                           Ember) are those of A (without), case by case
 set -uo pipefail
@@ -131,6 +135,23 @@ cell() { # WORKLOAD SCALE VARIANT ROUND [SECONDS]
   mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
   EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=$2 EMBER_SUITE_VARIANTS=$3 \
     EMBER_SUITE_ONLY=$1 EMBER_SUITE_TIMEOUT=$limit timeout $((limit + 30)) bash tools/bench/suite.sh kernels >"$out/suite.log" 2>&1
+  gzip -f "$out"/logs/*.log 2>/dev/null
+  pack
+}
+gpu_tests() { # SECONDS [ARG...]
+  local limit=$1; shift
+  stage "gpu tests at the defaults $*"
+  (cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout "$limit" ctest -L gpu "$@" --output-on-failure -V \
+    >"$R/gpu-tests.log" 2>&1)
+  grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$R/gpu-tests.log" | head -30
+  pack
+}
+hf_cells() { # "VARIANT..."
+  local out=$R/hf
+  stage "hf at 1.5x: $1"
+  mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
+  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="$1" \
+    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
 }

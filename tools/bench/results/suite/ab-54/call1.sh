@@ -7,18 +7,8 @@
 # which the doors other than ember-run leave set: one cuMemCreate of 75% of the card, now split at the
 # budget where Ember's share of host memory has room) against preallocation off, a process each.
 source tools/bench/device-call.sh c54-1
-stage "gpu tests at the defaults"
-(cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 280 ctest -L gpu --output-on-failure -V \
-  >"$R/gpu-tests.log" 2>&1)
-grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$R/gpu-tests.log" | head -30
-pack
-if grep -q H200 "$R/gpu.txt" && time_left 200; then
-  out=$R/hf && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  stage "hf at 1.5x, resident, static and adaptive"
-  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="resident static adaptive" \
-    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
-fi
+gpu_tests 280
+grep -q H200 "$R/gpu.txt" && time_left 200 && hf_cells "resident static adaptive"
 mkdir -p "$R/jax"
 for pre in true false; do
   time_left 60 || break

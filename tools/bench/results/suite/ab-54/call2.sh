@@ -6,16 +6,7 @@
 # adaptive, a process each (the matrix's H200 records of it predate session 50's background touches).
 export EMBER_CALL_SECONDS=${EMBER_CALL_SECONDS:-420}
 source tools/bench/device-call.sh c54-2
-stage "the PyTorch gpu tests at the defaults"
-(cd build && EMBER_GPU_TIMEOUT=60 EMBER_GPU_VERBOSE=1 timeout 150 ctest -L gpu -R torch --output-on-failure -V \
-  >"$R/gpu-tests.log" 2>&1)
-grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|memory_allocated" "$R/gpu-tests.log" | head -30
-pack
-if grep -q H200 "$R/gpu.txt" && time_left 150; then
-  out=$R/hf && mkdir -p "$out" && cp "$R"/suite/*probe.json "$out/"
-  stage "hf at 1.5x, resident, static and adaptive"
-  EMBER_LOG=info EMBER_RESULTS=$out EMBER_SUITE_SCALES=1.5 EMBER_SUITE_VARIANTS="resident static adaptive" \
-    EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
-  gzip -f "$out"/logs/*.log 2>/dev/null
-fi
+gpu_tests 150 -R torch
+grep -m3 memory_allocated "$R/gpu-tests.log"
+grep -q H200 "$R/gpu.txt" && time_left 150 && hf_cells "resident static adaptive"
 finish
