@@ -274,7 +274,10 @@ struct sim_physical {
 	int device;               /* EMBER_SIM_HOST: in host memory */
 	unsigned refs;            /* the program's references and its mappings, changed atomically */
 	CUmemAllocationProp prop; /* as created */
+	struct sim_physical *next; /* the live ones, under sim_mem_lock */
 };
+/* The live allocation handle names; NULL where it names none, which the driver refuses too. */
+struct sim_physical *sim_physical_of(CUmemGenericAllocationHandle handle);
 /* One reference to p dropped: at the last, its bytes go back and it is freed. */
 void sim_physical_put(struct sim_physical *p);
 

@@ -5,9 +5,22 @@
  * host memory (HOST, or HOST_NUMA node 0, the simulated host's one node)
  * to nothing; vmm_map.c maps them. A handle lives while the program holds
  * a reference (its creation, each cuMemRetainAllocationHandle) or a
- * mapping does, as the driver's memory does.
+ * mapping does, as the driver's memory does; a handle that names no live
+ * allocation is refused, as the driver refuses it.
  */
 #include "sim.h"
+
+static struct sim_physical *live; /* sim_mem_lock */
+
+struct sim_physical *sim_physical_of(CUmemGenericAllocationHandle handle)
+{
+	pthread_mutex_lock(&sim_mem_lock);
+	struct sim_physical *p = live;
+	while (p && (CUmemGenericAllocationHandle)(uintptr_t)p != handle)
+		p = p->next;
+	pthread_mutex_unlock(&sim_mem_lock);
+	return p;
+}
 
 /* Where prop puts the memory: a device, EMBER_SIM_HOST, or EMBER_SIM_NOWHERE for a location the driver refuses. */
 static int placed_at(const CUmemAllocationProp *prop)
@@ -43,6 +56,10 @@ SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, si
 	bool room = on_host || size <= sim_device_free(at);
 	if (room && !on_host)
 		sim_mem.plain[at] += size;
+	if (room) {
+		p->next = live;
+		live = p;
+	}
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!room) {
 		free(p);
@@ -55,7 +72,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, si
 SIM_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	SIM_REQUIRE_INIT();
-	struct sim_physical *p = (struct sim_physical *)(uintptr_t)handle;
+	struct sim_physical *p = sim_physical_of(handle);
 	if (!p || !p->refs)
 		return CUDA_ERROR_INVALID_VALUE;
 	sim_physical_put(p);
@@ -66,17 +83,21 @@ void sim_physical_put(struct sim_physical *p)
 {
 	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (p->device != EMBER_SIM_HOST) {
-		pthread_mutex_lock(&sim_mem_lock);
+	pthread_mutex_lock(&sim_mem_lock);
+	if (p->device != EMBER_SIM_HOST)
 		sim_mem.plain[p->device] -= p->size;
-		pthread_mutex_unlock(&sim_mem_lock);
-	}
+	struct sim_physical **at = &live;
+	while (*at && *at != p)
+		at = &(*at)->next;
+	if (*at)
+		*at = p->next;
+	pthread_mutex_unlock(&sim_mem_lock);
 	free(p);
 }
 
 EMBER_SIM_API int ember_sim_physical_location(CUmemGenericAllocationHandle handle)
 {
-	const struct sim_physical *p = (const struct sim_physical *)(uintptr_t)handle;
+	const struct sim_physical *p = sim_physical_of(handle);
 	return p ? p->device : EMBER_SIM_NOWHERE;
 }
 

@@ -69,7 +69,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset
 				     unsigned long long flags)
 {
 	SIM_REQUIRE_INIT();
-	struct sim_physical *p = (struct sim_physical *)(uintptr_t)handle;
+	struct sim_physical *p = sim_physical_of(handle);
 	if (!ptr || !size || offset || flags || !p || size > p->size || size % GRANULARITY)
 		return CUDA_ERROR_INVALID_VALUE;
 	CUresult r = CUDA_SUCCESS;
@@ -166,7 +166,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocati
 								   CUmemGenericAllocationHandle handle)
 {
 	SIM_REQUIRE_INIT();
-	const struct sim_physical *p = (const struct sim_physical *)(uintptr_t)handle;
+	const struct sim_physical *p = sim_physical_of(handle);
 	if (!prop || !p)
 		return CUDA_ERROR_INVALID_VALUE;
 	*prop = p->prop;

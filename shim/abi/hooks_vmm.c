@@ -70,20 +70,84 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offs
 		if (r != CUDA_SUCCESS)
 			EMBER_REAL(cuMemUnmap)(ptr, on_gpu);
 	}
+	if (r == CUDA_SUCCESS && size == s.size)
+		ember_split_mapped(handle, ptr);
 	return r;
+}
+
+/* A split mapped whole, unmapped in any part, is mapped there no more (split_physical.h). */
+EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	CUresult r = EMBER_REAL(cuMemUnmap)(ptr, size);
+	if (r == CUDA_SUCCESS && ember_split_any())
+		ember_split_unmapped(ptr, size);
+	return r;
+}
+
+/*
+ * A split released while mapped whole, asked for again from an address in
+ * a part: held again by both parts' references, the other part's taken
+ * from beside this one. Where the other cannot be had, the part alone.
+ */
+static bool hold_again(const struct ember_split *s, CUmemGenericAllocationHandle part)
+{
+	bool gpu = part == s->gpu;
+	CUmemGenericAllocationHandle other = 0;
+	if (EMBER_REAL(cuMemRetainAllocationHandle)(&other, (void *)(s->mapped_at + (gpu ? s->gpu_bytes : 0))) !=
+	    CUDA_SUCCESS)
+		return false;
+	if (other != (gpu ? s->host : s->gpu)) {
+		EMBER_REAL(cuMemRelease)(other);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The driver's reference to part of a split, in *handle: the split's
+ * handle in its place where the split can be held (once more, or again).
+ * False where the split changed between the look and the hold, the
+ * references taken given back: the caller asks the driver again.
+ */
+static bool as_split(CUmemGenericAllocationHandle *handle, bool last_try)
+{
+	CUmemGenericAllocationHandle split;
+	struct ember_split s;
+	if (!ember_split_of_piece(*handle, &split, &s) || (s.released && !hold_again(&s, *handle)))
+		return true;
+	CUmemGenericAllocationHandle other = *handle == s.gpu ? s.host : s.gpu;
+	switch (ember_split_retained(split, s.released)) {
+	case EMBER_SPLIT_HELD_AGAIN: /* by the parts' references just taken */
+		*handle = split;
+		return true;
+	case EMBER_SPLIT_HELD_ONCE_MORE: /* the part's reference back: its mapping holds it meanwhile */
+		EMBER_REAL(cuMemRelease)(*handle);
+		*handle = split;
+		return true;
+	case EMBER_SPLIT_CHANGED: /* released or held again by another thread meanwhile */
+		if (!last_try) {
+			EMBER_REAL(cuMemRelease)(*handle);
+			if (s.released)
+				EMBER_REAL(cuMemRelease)(other);
+			return false;
+		}
+		break;
+	case EMBER_SPLIT_GONE_MEANWHILE: /* unmapped meanwhile */
+		break;
+	}
+	if (s.released) /* the part alone, as the driver gave it */
+		EMBER_REAL(cuMemRelease)(other);
+	return true;
 }
 
 /* An address in a split's part gives the split's handle, held once more, not the part's. */
 EMBER_PUBLIC CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
-	CUresult r = EMBER_REAL(cuMemRetainAllocationHandle)(handle, addr);
-	CUmemGenericAllocationHandle split;
-	if (r == CUDA_SUCCESS && ember_split_any() && ember_split_of_piece(*handle, &split)) {
-		EMBER_REAL(cuMemRelease)(*handle); /* the part's reference: its mapping holds it meanwhile */
-		ember_split_retained(split);
-		*handle = split;
+	for (int tries = 1;; tries++) {
+		CUresult r = EMBER_REAL(cuMemRetainAllocationHandle)(handle, addr);
+		if (r != CUDA_SUCCESS || !ember_split_any() || as_split(handle, tries == 8))
+			return r;
 	}
-	return r;
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,

@@ -21,13 +21,22 @@ bool ember_split_any(void)
 	return __atomic_load_n(&live, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Where handle's split is in splits (lock held); nsplits if it is none. */
+/* Where handle's split is in splits, held by the program (lock held); nsplits if it is none. */
 static size_t index_of(CUmemGenericAllocationHandle handle)
 {
 	size_t i = 0;
-	while (i < nsplits && (CUmemGenericAllocationHandle)(uintptr_t)splits[i] != handle)
+	while (i < nsplits && ((CUmemGenericAllocationHandle)(uintptr_t)splits[i] != handle || splits[i]->released))
 		i++;
 	return i;
+}
+
+/* splits[i] forgotten (lock held): its record, the caller's to free. */
+static struct ember_split *forget(size_t i)
+{
+	struct ember_split *gone = splits[i];
+	splits[i] = splits[--nsplits];
+	count();
+	return gone;
 }
 
 CUmemGenericAllocationHandle ember_split_add(const struct ember_split *s)
@@ -61,25 +70,65 @@ bool ember_split_find(CUmemGenericAllocationHandle handle, struct ember_split *o
 	return found;
 }
 
-bool ember_split_of_piece(CUmemGenericAllocationHandle piece, CUmemGenericAllocationHandle *handle)
+bool ember_split_of_piece(CUmemGenericAllocationHandle piece, CUmemGenericAllocationHandle *handle,
+			  struct ember_split *out)
 {
 	ember_lock(&lock);
 	size_t i = 0;
 	while (i < nsplits && splits[i]->gpu != piece && splits[i]->host != piece)
 		i++;
 	bool found = i < nsplits;
-	if (found)
+	if (found) {
 		*handle = (CUmemGenericAllocationHandle)(uintptr_t)splits[i];
+		*out = *splits[i];
+	}
 	ember_unlock(&lock);
 	return found;
 }
 
-void ember_split_retained(CUmemGenericAllocationHandle handle)
+enum ember_split_retain ember_split_retained(CUmemGenericAllocationHandle handle, bool released)
+{
+	enum ember_split_retain what = EMBER_SPLIT_GONE_MEANWHILE;
+	ember_lock(&lock);
+	for (size_t i = 0; i < nsplits; i++) {
+		struct ember_split *s = splits[i];
+		if ((CUmemGenericAllocationHandle)(uintptr_t)s != handle)
+			continue;
+		if (s->released != released)
+			what = EMBER_SPLIT_CHANGED;
+		else if (released) {
+			s->released = false;
+			what = EMBER_SPLIT_HELD_AGAIN;
+		} else {
+			s->retained++;
+			what = EMBER_SPLIT_HELD_ONCE_MORE;
+		}
+		break;
+	}
+	ember_unlock(&lock);
+	return what;
+}
+
+void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr)
 {
 	ember_lock(&lock);
 	size_t i = index_of(handle);
-	if (i < nsplits)
-		splits[i]->retained++;
+	if (i < nsplits && !splits[i]->mapped_at)
+		splits[i]->mapped_at = ptr;
+	ember_unlock(&lock);
+}
+
+void ember_split_unmapped(CUdeviceptr ptr, size_t size)
+{
+	ember_lock(&lock);
+	for (size_t i = nsplits; i-- > 0;) {
+		struct ember_split *s = splits[i];
+		if (!s->mapped_at || s->mapped_at >= ptr + size || s->mapped_at + s->size <= ptr)
+			continue;
+		s->mapped_at = 0;
+		if (s->released) /* its parts went with their mappings: their handles may be the driver's next */
+			free(forget(i));
+	}
 	ember_unlock(&lock);
 }
 
@@ -93,15 +142,14 @@ enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle
 		splits[i]->retained--;
 		what = EMBER_SPLIT_STILL_HELD;
 	} else if (i < nsplits) {
-		gone = splits[i];
-		splits[i] = splits[--nsplits];
-		count();
+		*out = *splits[i];
+		if (splits[i]->mapped_at)
+			splits[i]->released = true; /* its parts' mappings hold them: a retain may ask for it again */
+		else
+			gone = forget(i);
 		what = EMBER_SPLIT_GONE;
 	}
 	ember_unlock(&lock);
-	if (gone) {
-		*out = *gone;
-		free(gone);
-	}
+	free(gone);
 	return what;
 }

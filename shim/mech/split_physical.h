@@ -22,6 +22,8 @@ struct ember_split {
 	int device;
 	CUmemAllocationProp prop; /* as the program asked */
 	unsigned retained;        /* references cuMemRetainAllocationHandle gave, each released once */
+	CUdeviceptr mapped_at;    /* where the program mapped it whole (the first such place); 0 if nowhere */
+	bool released;            /* its last reference let go while mapped: kept only to answer a retain */
 };
 
 /* Whether any split lives: while none does, every hook passes its call straight through. */
@@ -30,21 +32,36 @@ bool ember_split_any(void);
 /* Keep s (copied); its handle for the program, or 0 when memory is short. */
 CUmemGenericAllocationHandle ember_split_add(const struct ember_split *s);
 
-/* The split behind handle, copied into out; false if handle is not one. */
+/* The split behind handle, copied into out; false if handle is not one the program holds. */
 bool ember_split_find(CUmemGenericAllocationHandle handle, struct ember_split *out);
 
-/* The handle of the split one of whose parts is piece; false if none. */
-bool ember_split_of_piece(CUmemGenericAllocationHandle piece, CUmemGenericAllocationHandle *handle);
+/* The handle of the split one of whose parts is piece, copied into out, released or not; false if none. */
+bool ember_split_of_piece(CUmemGenericAllocationHandle piece, CUmemGenericAllocationHandle *handle,
+			  struct ember_split *out);
 
-/* cuMemRetainAllocationHandle gave handle once more: one more release before it goes. */
-void ember_split_retained(CUmemGenericAllocationHandle handle);
+enum ember_split_retain {
+	EMBER_SPLIT_HELD_ONCE_MORE, /* held still: one more release before it goes */
+	EMBER_SPLIT_HELD_AGAIN,     /* released while mapped: held again, by the parts' references the caller took */
+	EMBER_SPLIT_CHANGED,        /* released, or held again, since the caller looked: nothing done */
+	EMBER_SPLIT_GONE_MEANWHILE, /* forgotten since the caller looked */
+};
+
+/* cuMemRetainAllocationHandle gave handle once more, released (as the caller saw it) or not. */
+enum ember_split_retain ember_split_retained(CUmemGenericAllocationHandle handle, bool released);
+
+/* The program mapped handle whole at ptr. */
+void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr);
+
+/* The program unmapped [ptr, ptr + size): splits mapped there are no longer, and those released are forgotten. */
+void ember_split_unmapped(CUdeviceptr ptr, size_t size);
 
 enum ember_split_release { EMBER_SPLIT_NOT, EMBER_SPLIT_STILL_HELD, EMBER_SPLIT_GONE };
 
 /*
  * The program releases handle: a reference that cuMemRetainAllocationHandle
- * gave (the split stays), or the last (the split is forgotten, in out, and
- * its parts are the caller's to release).
+ * gave (the split stays), or the last (the split, in out, is forgotten, or
+ * kept as released while it is mapped, where its parts' mappings hold them;
+ * its parts are the caller's to release either way).
  */
 enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle, struct ember_split *out);
 

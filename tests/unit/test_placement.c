@@ -1086,6 +1086,63 @@ Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_acc
 }
 
 /*
+ * The idiom of releasing a handle once it is mapped, the mapping holding
+ * the memory, and asking for it again from an address later: a split gives
+ * the program's handle, the whole allocation's properties, from either
+ * part, held again until released; unmapped, its memory is freed and its
+ * parts' handles are no longer taken for it.
+ */
+Test(placement, a_split_released_while_mapped_is_retained_whole_from_an_address)
+{
+	uint64_t before = start_splitting();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
+	CUdeviceptr va = vmm_map(split, 40 * MiB);
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	cr_expect_eq(device_used(), before + 56 * MiB, "mapped: the driver keeps both parts");
+	CUmemGenericAllocationHandle from_gpu = 0, from_host = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&from_gpu, (void *)(va + MiB)));
+	cr_expect_eq(from_gpu, split, "an address in its GPU part gives the program's handle");
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&from_host, (void *)(va + 30 * MiB)));
+	cr_expect_eq(from_host, split, "so does one in its host part");
+	CUmemAllocationProp prop;
+	CU_OK(SYM(shim, cuMemGetAllocationPropertiesFromHandle)(&prop, split));
+	cr_expect(prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop.location.id == 0, "as the program asked");
+	CU_OK(SYM(shim, cuMemRelease)(from_host));
+	CU_OK(SYM(shim, cuMemRelease)(from_gpu));
+	cr_expect_neq(SYM(shim, cuMemGetAllocationPropertiesFromHandle)(&prop, split), CUDA_SUCCESS,
+		      "released again: the program's handle is no longer one");
+	CU_OK(SYM(shim, cuMemUnmap)(va, 40 * MiB));
+	cr_expect_eq(device_used(), before + 40 * MiB, "unmapped: both parts freed");
+	CUmemGenericAllocationHandle plain = vmm_create(4 * MiB, 0);
+	CUdeviceptr plain_va = vmm_map(plain, 4 * MiB);
+	CUmemGenericAllocationHandle again = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&again, (void *)plain_va));
+	cr_expect_eq(again, plain, "a plain allocation's own handle");
+	CU_OK(SYM(shim, cuMemRelease)(again));
+	CU_OK(SYM(shim, cuMemUnmap)(plain_va, 4 * MiB));
+	CU_OK(SYM(shim, cuMemRelease)(plain));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+}
+
+/* Mapped only in its GPU part and released, a split's part goes alone: an address in it gives the part's handle. */
+Test(placement, a_split_released_while_mapped_in_part_gives_its_part)
+{
+	uint64_t before = start_splitting();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
+	CUdeviceptr va = vmm_map(split, 8 * MiB);
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	CUmemGenericAllocationHandle part = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&part, (void *)va));
+	cr_expect_neq(part, split, "not the program's handle, whose host part is gone");
+	cr_expect_eq(vmm_location(part), 0, "its GPU part");
+	CU_OK(SYM(shim, cuMemRelease)(part));
+	CU_OK(SYM(shim, cuMemUnmap)(va, 8 * MiB));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+}
+
+/*
  * One with a shareable handle type (PyTorch's expandable segments and JAX
  * ask for one) is split too, its host part on the GPU's host NUMA node; no
  * one handle can share its two parts, so its export is refused.
