@@ -5,7 +5,8 @@
  * host part: each call on it is made on its parts, so the program sees one
  * allocation. Calls on a range pass straight through: the driver takes one
  * cuMemSetAccess or cuMemUnmap over the two parts' mappings side by side
- * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2).
+ * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2);
+ * an unmap only tells the splits mapped there.
  * While no split lives, every call passes straight through.
  */
 #include <cuda.h>
