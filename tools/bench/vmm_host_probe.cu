@@ -14,7 +14,8 @@
 //   vmm-split      half on the GPU and half in host memory, two handles mapped
 //                  side by side in one reservation: whether one cuMemSetAccess
 //                  and one cuMemUnmap may span both mappings, and what
-//                  cuMemRetainAllocationHandle gives in each half (what Ember
+//                  cuMemRetainAllocationHandle gives in each half, and in
+//                  the GPU half once released while mapped (what Ember
 //                  would need to split a pool's region at the budget)
 // with the minimum and recommended granularity the driver gives each VMM
 // case. Prints one JSON record; a case the driver refuses prints its error.
@@ -160,24 +161,32 @@ static std::string vmm_split(size_t bytes, int dev)
 	std::string ranges = range_at("gpu_half", va, va + 4096) + range_at("host_half", va, va + half + 4096);
 	rates got = read_rates((unsigned *)va, size);
 	CHECK(cudaDeviceSynchronize());
+	// the GPU half released while mapped, its mapping holding it: what a retain gives then (Ember's split
+	// answers such a retain with its own handle, held again, and expects the driver's handle unchanged)
+	if (retain_g == CUDA_SUCCESS)
+		cuMemRelease(back_g);
+	cuMemRelease(hg);
+	CUmemGenericAllocationHandle after = 0;
+	CUresult retain_after = cuMemRetainAllocationHandle(&after, (void *)(va + 4096));
+	bool after_same = retain_after == CUDA_SUCCESS && after == hg;
+	if (retain_after == CUDA_SUCCESS)
+		cuMemRelease(after);
 	CUresult unmap_span = cuMemUnmap(va, size);
 	CUresult unmap_each = CUDA_SUCCESS;
 	if (unmap_span != CUDA_SUCCESS && (unmap_each = cuMemUnmap(va, half)) == CUDA_SUCCESS)
 		unmap_each = cuMemUnmap(va + half, half);
-	if (retain_g == CUDA_SUCCESS)
-		cuMemRelease(back_g);
 	if (retain_h == CUDA_SUCCESS)
 		cuMemRelease(back_h);
 	cuMemAddressFree(va, size);
-	cuMemRelease(hg);
 	cuMemRelease(hh);
-	char extra[512];
+	char extra[640];
 	snprintf(extra, sizeof extra,
 		 ", \"bytes\": %zu, \"set_access_span\": \"%s\", \"unmap_span\": \"%s\", \"unmap_each\": \"%s\", "
 		 "\"retain_gpu_half\": \"%s\", \"retain_gpu_half_same\": %s, \"retain_host_half\": \"%s\", "
-		 "\"retain_host_half_same\": %s",
+		 "\"retain_host_half_same\": %s, \"retain_after_release\": \"%s\", \"retain_after_release_same\": %s",
 		 size, error_name(set_span), error_name(unmap_span), error_name(unmap_each), error_name(retain_g),
-		 back_g == hg ? "true" : "false", error_name(retain_h), back_h == hh ? "true" : "false");
+		 back_g == hg ? "true" : "false", error_name(retain_h), back_h == hh ? "true" : "false",
+		 error_name(retain_after), after_same ? "true" : "false");
 	return record("vmm-split", got, extra + ranges);
 }
 
