@@ -45,8 +45,8 @@ static const char *stays_on_device(size_t size, const CUmemAllocationProp *prop,
 	uint64_t budget = ember_budget_bytes(dev);
 	if (budget && size > budget)
 		return "it is larger than the budget: a framework's pool (JAX's preallocation: "
-		       "XLA_PYTHON_CLIENT_ALLOCATOR=platform makes an allocation per array, which fills the "
-		       "budget best)";
+		       "XLA_PYTHON_CLIENT_PREALLOCATE=false, which ember-run sets, grows the pool instead, split "
+		       "at the budget; XLA_PYTHON_CLIENT_ALLOCATOR=platform makes an allocation per array)";
 	return NULL;
 }
 

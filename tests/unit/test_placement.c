@@ -1319,8 +1319,9 @@ Test(placement, manage_all_leaves_a_cuMemCreate_pool_larger_than_the_budget_on_t
 	unlink(log);
 	cr_expect_not_null(strstr(buf, "warn: EMBER_MANAGE_ALL: cuMemCreate memory past GPU 0's budget stays on the "
 				       "device where it is larger than the budget: a framework's pool (JAX's "
-				       "preallocation: XLA_PYTHON_CLIENT_ALLOCATOR=platform makes an allocation per "
-				       "array, which fills the budget best) (the first: 96 MiB)"),
+				       "preallocation: XLA_PYTHON_CLIENT_PREALLOCATE=false, which ember-run sets, "
+				       "grows the pool instead, split at the budget; XLA_PYTHON_CLIENT_ALLOCATOR=platform "
+				       "makes an allocation per array) (the first: 96 MiB)"),
 			   "%s", buf);
 }
 
