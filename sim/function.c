@@ -93,3 +93,23 @@ SIM_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
 {
 	return cuFuncGetName(name, (CUfunction)hfunc);
 }
+
+/*
+ * A module's function gives its module. A library's kernel is its own
+ * function here (library.c), so it is answered as the driver answers a
+ * CUkernel handle, with no module; the driver's gives the library's module
+ * in the current context, which no handle of the program's names.
+ */
+SIM_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+	struct sim_func *f;
+	CUresult r = sim_func_check(hfunc, &f);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!hmod)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_handle_valid(SIM_H_MODULE, f->mod))
+		return CUDA_ERROR_INVALID_HANDLE;
+	*hmod = (CUmodule)f->mod;
+	return CUDA_SUCCESS;
+}

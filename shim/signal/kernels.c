@@ -18,6 +18,7 @@
 /* A kernel's parameter layout, as cuFuncGetParamInfo reports it. */
 struct layout {
 	CUfunction f;
+	CUmodule module;    /* cuFuncGetModule's; NULL where it has none (a CUkernel handle): gone at any unload */
 	uint32_t number;    /* in order of first sight: a kernel's name in a trace */
 	unsigned n;         /* parameters; 0 also when the driver could not say */
 	uint32_t *offset, *size;
@@ -85,6 +86,8 @@ static struct layout describe(CUfunction f)
 		l.size[i] = (uint32_t)sz;
 		l.n = i + 1;
 	}
+	if (EMBER_REAL(cuFuncGetModule)(&l.module, f) != CUDA_SUCCESS)
+		l.module = NULL;
 	const char *name = NULL;
 	if (EMBER_REAL(cuFuncGetName)(&name, f) != CUDA_SUCCESS &&
 	    EMBER_REAL(cuKernelGetName)(&name, (CUkernel)f) != CUDA_SUCCESS)
@@ -216,15 +219,61 @@ uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct 
 	return found;
 }
 
+/* l's record freed and its slot emptied (lock held). */
+static void clear(struct layout *l)
+{
+	free(l->offset);
+	free(l->size);
+	free(l->history);
+	*l = (struct layout){ 0 };
+}
+
+/*
+ * Slot i emptied, and the records after it in its probe run moved back into
+ * the hole, each that may (its home slot not cyclically in (hole, its
+ * slot]), so that every record is still found from its home (lock held).
+ */
+static void remove_at(unsigned i)
+{
+	clear(&layouts[i]);
+	for (unsigned j = (i + 1) % LAYOUT_BUCKETS; layouts[j].f; j = (j + 1) % LAYOUT_BUCKETS) {
+		unsigned home = bucket_of(layouts[j].f);
+		bool reached_from_home = i < j ? home > i && home <= j : home > i || home <= j;
+		if (reached_from_home)
+			continue;
+		layouts[i] = layouts[j];
+		layouts[j] = (struct layout){ 0 };
+		i = j;
+	}
+}
+
 void ember_kernels_forget(void)
 {
 	ember_lock(&layout_lock);
-	for (unsigned i = 0; i < LAYOUT_BUCKETS; i++) {
-		free(layouts[i].offset);
-		free(layouts[i].size);
-		free(layouts[i].history);
-		layouts[i] = (struct layout){ 0 };
-	}
+	for (unsigned i = 0; i < LAYOUT_BUCKETS; i++)
+		clear(&layouts[i]);
 	changed(); /* a handle may come back for another kernel */
 	ember_unlock(&layout_lock);
+}
+
+unsigned ember_kernels_forget_module(CUmodule module)
+{
+	unsigned forgot = 0;
+	ember_lock(&layout_lock);
+	/* a removal may move a record not yet looked at behind the scan (a run that wraps): scan until none is left */
+	for (bool again = true; again;) {
+		again = false;
+		for (unsigned i = 0; i < LAYOUT_BUCKETS; i++) {
+			const struct layout *l = &layouts[i];
+			if (l->f && (l->module == module || !l->module)) {
+				remove_at(i);
+				forgot++;
+				again = true;
+			}
+		}
+	}
+	if (forgot)
+		changed(); /* its kernels' handles may come back for others */
+	ember_unlock(&layout_lock);
+	return forgot;
 }

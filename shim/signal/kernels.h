@@ -64,7 +64,14 @@ uint32_t ember_kernel_previous_ranges(CUfunction f, uint64_t stream_key, struct 
  */
 uint64_t ember_kernels_generation(void);
 
-/* Forget every kernel (a module or library was unloaded, and its handles may come back for others). */
+/* Forget every kernel (a library was unloaded, or a context torn down: their handles may come back for others). */
 void ember_kernels_forget(void);
+
+/*
+ * Forget module's kernels, and those whose module the driver would not
+ * name, once module is unloaded; what was learned of other modules'
+ * kernels stays. Returns how many were forgotten.
+ */
+unsigned ember_kernels_forget_module(CUmodule module);
 
 #endif

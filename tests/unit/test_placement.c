@@ -2565,6 +2565,98 @@ Test(placement, a_kernel_handle_reused_after_an_unload_is_scanned_with_its_own_l
 }
 
 /*
+ * A module's unload forgets its own kernels, and a library's kernels (whose
+ * module the driver does not name), but not another module's: each launch
+ * below is traced with its kernel's number, given at first sight and again
+ * after the kernel is forgotten.
+ */
+static void unload_one_of_two_modules(void)
+{
+	struct wide_args w;
+	wide_and_narrow_kernels(&w);
+	CUmodule kept, unloaded, again;
+	CUlibrary lib;
+	CUkernel from_lib;
+	CUfunction wide, narrow, narrow_again;
+	CU_OK(SYM(shim, cuModuleLoadData)(&kept, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleLoadData)(&unloaded, "ember-sim:"));
+	CU_OK(SYM(shim, cuLibraryLoadData)(&lib, "ember-sim:", NULL, NULL, 0, NULL, NULL, 0));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&wide, kept, "ember_test_wide8"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&narrow, unloaded, "ember_test_narrow1"));
+	CU_OK(SYM(shim, cuLibraryGetKernel)(&from_lib, lib, "ember_test_narrow1"));
+	CU_OK(SYM(shim, cuLaunchKernel)(wide, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));                 /* 0 */
+	CU_OK(SYM(shim, cuLaunchKernel)(narrow, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));               /* 1 */
+	CU_OK(SYM(shim, cuLaunchKernel)((CUfunction)from_lib, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL)); /* 2 */
+	CU_OK(SYM(shim, cuModuleUnload)(unloaded));
+	CU_OK(SYM(shim, cuLaunchKernel)(wide, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));                 /* 0 still */
+	CU_OK(SYM(shim, cuLaunchKernel)((CUfunction)from_lib, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL)); /* 3 */
+	CU_OK(SYM(shim, cuModuleLoadData)(&again, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&narrow_again, again, "ember_test_narrow1"));
+	CU_OK(SYM(shim, cuLaunchKernel)(narrow_again, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));         /* 4 */
+	CU_OK(SYM(shim, cuLibraryUnload)(lib));
+	CU_OK(SYM(shim, cuLaunchKernel)(wide, 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL)); /* 5: a library's unload forgets all */
+	sync_and_flush(shim);
+	CU_OK(SYM(shim, cuModuleUnload)(again));
+	CU_OK(SYM(shim, cuModuleUnload)(kept));
+}
+
+Test(placement, a_module_s_unload_forgets_its_kernels_and_keeps_another_module_s)
+{
+	char buf[16384], kernels[64] = "";
+	trace_of_child(unload_one_of_two_modules, buf, sizeof buf);
+	size_t n = 0;
+	for (const char *line = strstr(buf, "\nL "); line && n < sizeof kernels - 4; line = strstr(line + 1, "\nL ")) {
+		char kernel[16];
+		if (sscanf(line, "\nL %*s %*s %15s", kernel) == 1)
+			n += (size_t)snprintf(kernels + n, sizeof kernels - n, "%s%s", n ? " " : "", kernel);
+	}
+	cr_expect_str_eq(kernels, "0 1 2 0 3 4 5", "kernel numbers of the launches in turn: %s", buf);
+}
+
+/*
+ * Many modules' kernels in the table, every other module unloaded: each
+ * removal moves later records of its probe run back, and every kernel of
+ * a module still loaded keeps its number (the first launches number them
+ * 0 to MODULES - 1 in turn; the second round must show each even one's).
+ */
+enum { MODULES = 400 };
+
+static void unload_every_other_of_many_modules(void)
+{
+	struct wide_args w;
+	wide_and_narrow_kernels(&w);
+	static CUmodule mods[MODULES];
+	static CUfunction fns[MODULES];
+	for (int i = 0; i < MODULES; i++) {
+		CU_OK(SYM(shim, cuModuleLoadData)(&mods[i], "ember-sim:"));
+		CU_OK(SYM(shim, cuModuleGetFunction)(&fns[i], mods[i], "ember_test_narrow1"));
+		CU_OK(SYM(shim, cuLaunchKernel)(fns[i], 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));
+	}
+	for (int i = 1; i < MODULES; i += 2)
+		CU_OK(SYM(shim, cuModuleUnload)(mods[i]));
+	for (int i = 0; i < MODULES; i += 2)
+		CU_OK(SYM(shim, cuLaunchKernel)(fns[i], 1, 1, 1, 1, 1, 1, 0, NULL, w.params, NULL));
+	sync_and_flush(shim);
+	for (int i = 0; i < MODULES; i += 2)
+		CU_OK(SYM(shim, cuModuleUnload)(mods[i]));
+}
+
+Test(placement, unloading_many_modules_keeps_every_loaded_module_s_kernels)
+{
+	static char buf[1 << 20];
+	trace_of_child(unload_every_other_of_many_modules, buf, sizeof buf);
+	int launch = 0, wrong = 0;
+	for (const char *line = strstr(buf, "\nL "); line; line = strstr(line + 1, "\nL "), launch++) {
+		unsigned kernel;
+		cr_assert_eq(sscanf(line, "\nL %*s %*s %u", &kernel), 1);
+		unsigned expected = launch < MODULES ? (unsigned)launch : 2u * (unsigned)(launch - MODULES);
+		wrong += kernel != expected;
+	}
+	cr_expect_eq(launch, MODULES + MODULES / 2, "every launch traced");
+	cr_expect_eq(wrong, 0, "%d launches with another kernel number than their kernel's first", wrong);
+}
+
+/*
  * The same when the kernel's context is torn down (cudaDeviceReset), which
  * unloads its modules without a cuModuleUnload: the teardown forgets what
  * was learnt of kernels as an unload does. Each try learns the wide
