@@ -185,19 +185,26 @@ SIM_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStre
 	return free_async(dptr, hStream, true);
 }
 
+/* An allocation's range, or a mapping's where the program mapped its own memory (cuMemMap), as the driver's. */
 SIM_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
 	SIM_REQUIRE_INIT();
+	uintptr_t base = 0;
+	size_t size = 0;
 	pthread_mutex_lock(&sim_mem_lock);
 	struct sim_alloc *a = sim_alloc_find((uintptr_t)dptr);
 	if (a) {
-		if (pbase)
-			*pbase = (CUdeviceptr)a->base;
-		if (psize)
-			*psize = a->size;
+		base = a->base;
+		size = a->size;
 	}
 	pthread_mutex_unlock(&sim_mem_lock);
-	return a ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+	if (!a && !sim_vmm_mapping_of((uintptr_t)dptr, &base, &size))
+		return CUDA_ERROR_NOT_FOUND;
+	if (pbase)
+		*pbase = (CUdeviceptr)base;
+	if (psize)
+		*psize = size;
+	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)

@@ -280,6 +280,8 @@ struct sim_physical {
 struct sim_physical *sim_physical_of(CUmemGenericAllocationHandle handle);
 /* One reference to p dropped: at the last, its bytes go back and it is freed. */
 void sim_physical_put(struct sim_physical *p);
+/* The mapping addr lies in (vmm_map.c), its start and size; false where none holds it. */
+bool sim_vmm_mapping_of(uintptr_t addr, uintptr_t *va, size_t *size);
 
 /* ---- managed.c: the per-block model of managed memory ---- */
 

@@ -9,6 +9,7 @@
  *   cuMemUnmap      whole mappings, one or several side by side
  *   cuMemSetAccess  a range mapped throughout
  *   cuMemRetainAllocationHandle  the handle mapped at an address
+ *   cuMemGetAddressRange         the mapping an address lies in (memory.c asks)
  * A mapping holds a reference to its handle until it is unmapped.
  */
 #include "sim.h"
@@ -144,6 +145,19 @@ SIM_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const C
 	bool ok = mapped_throughout(ptr, size, false);
 	pthread_mutex_unlock(&sim_mem_lock);
 	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+bool sim_vmm_mapping_of(uintptr_t addr, uintptr_t *va, size_t *size)
+{
+	pthread_mutex_lock(&sim_mem_lock);
+	size_t i = holding(addr);
+	bool found = i < nmaps;
+	if (found) {
+		*va = maps[i].va;
+		*size = maps[i].size;
+	}
+	pthread_mutex_unlock(&sim_mem_lock);
+	return found;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)

@@ -86,6 +86,26 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 }
 
 /*
+ * An address in a split mapped whole gives the whole mapping, as one
+ * allocation's would: the driver answers for the part it lies in (the host
+ * part's answer begins elsewhere: ember-vmm-host-probe, ab-52's call 2), and
+ * a program that unmaps and frees what it was given would leave the rest.
+ */
+EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+	CUresult r = EMBER_REAL(cuMemGetAddressRange_v2)(pbase, psize, dptr);
+	CUdeviceptr base;
+	uint64_t size;
+	if (!ember_split_any() || !ember_split_mapped_around(dptr, &base, &size))
+		return r;
+	if (pbase)
+		*pbase = base;
+	if (psize)
+		*psize = size;
+	return CUDA_SUCCESS;
+}
+
+/*
  * A split released while mapped whole, asked for again from an address in
  * a part: held again by both parts' references, the other part's taken
  * from beside this one. Where the other cannot be had, the part alone.

@@ -118,6 +118,22 @@ void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr)
 	ember_unlock(&lock);
 }
 
+bool ember_split_mapped_around(CUdeviceptr ptr, CUdeviceptr *base, uint64_t *size)
+{
+	bool found = false;
+	ember_lock(&lock);
+	for (size_t i = 0; i < nsplits && !found; i++) {
+		const struct ember_split *s = splits[i];
+		if (s->mapped_at && s->mapped_at <= ptr && ptr < s->mapped_at + s->size) {
+			*base = s->mapped_at;
+			*size = s->size;
+			found = true;
+		}
+	}
+	ember_unlock(&lock);
+	return found;
+}
+
 void ember_split_unmapped(CUdeviceptr ptr, size_t size)
 {
 	ember_lock(&lock);

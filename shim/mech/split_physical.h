@@ -52,6 +52,9 @@ enum ember_split_retain ember_split_retained(CUmemGenericAllocationHandle handle
 /* The program mapped handle whole at ptr. */
 void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr);
 
+/* Where the split mapped whole around ptr begins, and its size; false where no split is mapped there. */
+bool ember_split_mapped_around(CUdeviceptr ptr, CUdeviceptr *base, uint64_t *size);
+
 /* The program unmapped [ptr, ptr + size): splits mapped there are no longer, and those released are forgotten. */
 void ember_split_unmapped(CUdeviceptr ptr, size_t size);
 

@@ -1041,6 +1041,12 @@ Test(placement, cuMemCreate_memory_the_budget_has_room_for_in_part_is_split)
 	CUmemAllocationProp prop;
 	CU_OK(SYM(shim, cuMemGetAllocationPropertiesFromHandle)(&prop, split));
 	cr_expect(prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop.location.id == 0, "as the program asked");
+	for (size_t at = MiB; at < 40 * MiB; at += 29 * MiB) {
+		CUdeviceptr base = 0;
+		size_t size = 0;
+		CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, va + at));
+		cr_expect(base == va && size == 40 * MiB, "the whole mapping around %zu MiB, not its part's", at / MiB);
+	}
 	CU_OK(SYM(shim, cuMemRelease)(again));
 	cr_expect_neq(SYM(shim, cuMemMap)(va, 40 * MiB, 0, split, 0), CUDA_SUCCESS, "onto its own mapping");
 	cr_expect_eq(SYM(shim, cuMemMap)(va + 64 * MiB, 40 * MiB, 2 * MiB, split, 0), CUDA_ERROR_INVALID_VALUE,
