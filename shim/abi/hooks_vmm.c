@@ -88,7 +88,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 /*
  * An address in a split mapped whole gives the whole mapping, as one
  * allocation's would: the driver answers for the part it lies in (the host
- * part's answer begins elsewhere: ember-vmm-host-probe, ab-52's call 2), and
+ * part's answer begins elsewhere: ember-vmm-host-probe, ab-53's call 3), and
  * a program that unmaps and frees what it was given would leave the rest.
  */
 EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
