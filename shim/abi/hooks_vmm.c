@@ -43,7 +43,8 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 		return CUDA_SUCCESS;
 	case EMBER_SPLIT_GONE: {
 		CUresult gpu = EMBER_REAL(cuMemRelease)(s.gpu), host = EMBER_REAL(cuMemRelease)(s.host);
-		ember_physical_split_released(&s);
+		if (!s.given_back)
+			ember_physical_split_released(&s);
 		return gpu != CUDA_SUCCESS ? gpu : host;
 	}
 	case EMBER_SPLIT_NOT:

@@ -159,6 +159,7 @@ enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle
 		what = EMBER_SPLIT_STILL_HELD;
 	} else if (i < nsplits) {
 		*out = *splits[i];
+		splits[i]->given_back = true; /* held again by a retain, its next last release gives nothing back */
 		if (splits[i]->mapped_at)
 			splits[i]->released = true; /* its parts' mappings hold them: a retain may ask for it again */
 		else

@@ -24,6 +24,7 @@ struct ember_split {
 	unsigned retained;        /* references cuMemRetainAllocationHandle gave, each released once */
 	CUdeviceptr mapped_at;    /* where the program mapped it whole (the first such place); 0 if nowhere */
 	bool released;            /* its last reference let go while mapped: kept only to answer a retain */
+	bool given_back;          /* its budget and host claim were given back at a last release before */
 };
 
 /* Whether any split lives: while none does, every hook passes its call straight through. */

@@ -1119,6 +1119,9 @@ Test(placement, a_split_released_while_mapped_is_retained_whole_from_an_address)
 		      "released again: the program's handle is no longer one");
 	CU_OK(SYM(shim, cuMemUnmap)(va, 40 * MiB));
 	cr_expect_eq(device_used(), before + 40 * MiB, "unmapped: both parts freed");
+	CUmemGenericAllocationHandle next = vmm_create(40 * MiB, 0);
+	cr_expect_eq(device_used(), before + 56 * MiB, "the budget gave the split's room back once: the next is split alike");
+	CU_OK(SYM(shim, cuMemRelease)(next));
 	CUmemGenericAllocationHandle plain = vmm_create(4 * MiB, 0);
 	CUdeviceptr plain_va = vmm_map(plain, 4 * MiB);
 	CUmemGenericAllocationHandle again = 0;
