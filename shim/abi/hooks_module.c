@@ -16,15 +16,20 @@
 EMBER_PUBLIC CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
 	CUresult r = EMBER_REAL(cuModuleUnload)(hmod);
-	if (r == CUDA_SUCCESS)
-		ember_kernels_forget_module(hmod);
+	if (r == CUDA_SUCCESS) {
+		unsigned forgot = ember_kernels_forget_module(hmod);
+		ember_debug("cuModuleUnload: %u kernels forgotten (the module's, and any whose module the driver did not name)",
+			    forgot);
+	}
 	return r;
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 {
 	CUresult r = EMBER_REAL(cuLibraryUnload)(library);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		ember_kernels_forget();
+		ember_debug("cuLibraryUnload: every kernel forgotten");
+	}
 	return r;
 }
