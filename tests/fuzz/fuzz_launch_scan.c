@@ -7,7 +7,11 @@
  * The input is a few allocations, then operations:
  *   'D' h n size...   kernel handle h gets n parameters of the given sizes
  *                     (its module is loaded: the driver answers with these)
- *   'U'               every module is unloaded (the shim forgets layouts)
+ *   'U' m             module m % 3 is unloaded: 0 and 1 each hold two of the
+ *                     kernels (one of which, a library's kernel handle, names
+ *                     no module), 2 stands for a library's unload or a
+ *                     context's teardown, which unload every kernel (the
+ *                     shim's hooks forget as they do)
  *   'L' h bytes...    launch h: each parameter's bytes from the input, an
  *                     8-byte one taken as a pointer into an allocation when
  *                     its first byte is odd (allocation, offset follow)
@@ -81,6 +85,23 @@ static CUresult CUDAAPI kernel_name(const char **name, CUkernel k)
 	return func_name(name, (CUfunction)k);
 }
 
+/* Kernels 0 and 2 are module 0's, 1 module 1's; 3, a library's kernel handle, names no module. */
+enum { LIBRARY_KERNEL = 3 };
+
+static CUmodule module(unsigned h)
+{
+	return (CUmodule)(uintptr_t)(0x100 + h % 2);
+}
+
+static CUresult CUDAAPI func_module(CUmodule *m, CUfunction f)
+{
+	unsigned h = (unsigned)(((uintptr_t)f - 0x1000) / 64);
+	if (h >= KERNELS || !kernel[h].loaded || h == LIBRARY_KERNEL)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*m = module(h);
+	return CUDA_SUCCESS;
+}
+
 /* libFuzzer's one-time setup, before the first input */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -89,6 +110,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	ember_slot_table[EMBER_SLOT_cuKernelGetParamInfo] = (void *)kernel_param_info;
 	ember_slot_table[EMBER_SLOT_cuFuncGetName] = (void *)func_name;
 	ember_slot_table[EMBER_SLOT_cuKernelGetName] = (void *)kernel_name;
+	ember_slot_table[EMBER_SLOT_cuFuncGetModule] = (void *)func_module;
 	fuzz_policy_init(&accounts);
 	return 0;
 }
@@ -164,11 +186,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			kernel[h].loaded = true;
 			break;
 		}
-		case 'U':
+		case 'U': {
+			unsigned m = take(&in) % 3; /* what the cuModuleUnload and cuLibraryUnload hooks do */
 			for (unsigned h = 0; h < KERNELS; h++)
-				kernel[h].loaded = false;
-			ember_kernels_forget(); /* what the cuModuleUnload and cuLibraryUnload hooks do */
+				if (m == 2 || (h != LIBRARY_KERNEL && module(h) == module(m)))
+					kernel[h].loaded = false;
+			if (m == 2)
+				ember_kernels_forget();
+			else
+				ember_kernels_forget_module(module(m));
 			break;
+		}
 		case 'L':
 			launch(&in, bases, sizes, nallocs, now);
 			now += 1000 * take(&in) * take(&in);
