@@ -91,6 +91,7 @@ enum sim_handle_kind {
 	SIM_H_LIBRARY,
 	SIM_H_FUNC,
 	SIM_H_GRAPH_EXEC, /* owned by the context it was instantiated in */
+	SIM_H_PHYSICAL,   /* a cuMemCreate allocation (vmm.c): owned by no context */
 };
 
 struct sim_ctx;
@@ -274,7 +275,6 @@ struct sim_physical {
 	int device;               /* EMBER_SIM_HOST: in host memory */
 	unsigned refs;            /* the program's references and its mappings, changed atomically */
 	CUmemAllocationProp prop; /* as created */
-	struct sim_physical *next; /* the live ones, under sim_mem_lock */
 };
 /* The live allocation handle names; NULL where it names none, which the driver refuses too. */
 struct sim_physical *sim_physical_of(CUmemGenericAllocationHandle handle);

@@ -10,16 +10,10 @@
  */
 #include "sim.h"
 
-static struct sim_physical *live; /* sim_mem_lock */
-
 struct sim_physical *sim_physical_of(CUmemGenericAllocationHandle handle)
 {
-	pthread_mutex_lock(&sim_mem_lock);
-	struct sim_physical *p = live;
-	while (p && (CUmemGenericAllocationHandle)(uintptr_t)p != handle)
-		p = p->next;
-	pthread_mutex_unlock(&sim_mem_lock);
-	return p;
+	struct sim_physical *p = (struct sim_physical *)(uintptr_t)handle;
+	return sim_handle_valid(SIM_H_PHYSICAL, p) ? p : NULL;
 }
 
 /* Where prop puts the memory: a device, EMBER_SIM_HOST, or EMBER_SIM_NOWHERE for a location the driver refuses. */
@@ -56,15 +50,12 @@ SIM_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, si
 	bool room = on_host || size <= sim_device_free(at);
 	if (room && !on_host)
 		sim_mem.plain[at] += size;
-	if (room) {
-		p->next = live;
-		live = p;
-	}
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!room) {
 		free(p);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	sim_handle_add(SIM_H_PHYSICAL, p, NULL);
 	*handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
 	return CUDA_SUCCESS;
 }
@@ -83,15 +74,12 @@ void sim_physical_put(struct sim_physical *p)
 {
 	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	pthread_mutex_lock(&sim_mem_lock);
-	if (p->device != EMBER_SIM_HOST)
+	sim_handle_remove(SIM_H_PHYSICAL, p);
+	if (p->device != EMBER_SIM_HOST) {
+		pthread_mutex_lock(&sim_mem_lock);
 		sim_mem.plain[p->device] -= p->size;
-	struct sim_physical **at = &live;
-	while (*at && *at != p)
-		at = &(*at)->next;
-	if (*at)
-		*at = p->next;
-	pthread_mutex_unlock(&sim_mem_lock);
+		pthread_mutex_unlock(&sim_mem_lock);
+	}
 	free(p);
 }
 
