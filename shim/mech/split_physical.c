@@ -21,13 +21,20 @@ bool ember_split_any(void)
 	return __atomic_load_n(&live, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* Where handle's split is in splits, released or not (lock held); nsplits if it is none. */
+static size_t index_any(CUmemGenericAllocationHandle handle)
+{
+	size_t i = 0;
+	while (i < nsplits && (CUmemGenericAllocationHandle)(uintptr_t)splits[i] != handle)
+		i++;
+	return i;
+}
+
 /* Where handle's split is in splits, held by the program (lock held); nsplits if it is none. */
 static size_t index_of(CUmemGenericAllocationHandle handle)
 {
-	size_t i = 0;
-	while (i < nsplits && ((CUmemGenericAllocationHandle)(uintptr_t)splits[i] != handle || splits[i]->released))
-		i++;
-	return i;
+	size_t i = index_any(handle);
+	return i < nsplits && !splits[i]->released ? i : nsplits;
 }
 
 /* splits[i] forgotten (lock held): its record, the caller's to free. */
@@ -90,20 +97,16 @@ enum ember_split_retain ember_split_retained(CUmemGenericAllocationHandle handle
 {
 	enum ember_split_retain what = EMBER_SPLIT_GONE_MEANWHILE;
 	ember_lock(&lock);
-	for (size_t i = 0; i < nsplits; i++) {
-		struct ember_split *s = splits[i];
-		if ((CUmemGenericAllocationHandle)(uintptr_t)s != handle)
-			continue;
-		if (s->released != released)
-			what = EMBER_SPLIT_CHANGED;
-		else if (released) {
-			s->released = false;
-			what = EMBER_SPLIT_HELD_AGAIN;
-		} else {
-			s->retained++;
-			what = EMBER_SPLIT_HELD_ONCE_MORE;
-		}
-		break;
+	size_t i = index_any(handle);
+	struct ember_split *s = i < nsplits ? splits[i] : NULL;
+	if (s && s->released != released) {
+		what = EMBER_SPLIT_CHANGED;
+	} else if (s && released) {
+		s->released = false;
+		what = EMBER_SPLIT_HELD_AGAIN;
+	} else if (s) {
+		s->retained++;
+		what = EMBER_SPLIT_HELD_ONCE_MORE;
 	}
 	ember_unlock(&lock);
 	return what;
