@@ -45,6 +45,8 @@
 #                           by ctest's ARGs), verbose, in $R/gpu-tests.log, its verdicts shown
 #   hf_cells "VARIANT..."   the matrix's token generation at 1.5x (suite.sh hf) under
 #                           each variant, a process each, in $R/hf, until the call's end
+#   unloads SECONDS PROG... each GPU test program tests/gpu/PROG_prog.py under manage-all at
+#                           EMBER_LOG=debug, in $R/unloads, its module and library unloads counted
 #   same_cases A B          whether the JSON lines of file B (a probe under
 #                           Ember) are those of A (without), case by case
 set -uo pipefail
@@ -154,6 +156,19 @@ hf_cells() { # "VARIANT..."
     EMBER_SUITE_TIMEOUT=90 timeout $((call_seconds - SECONDS - 20)) bash tools/bench/suite.sh hf >"$out/suite.log" 2>&1
   gzip -f "$out"/logs/*.log 2>/dev/null
   pack
+}
+unloads() { # SECONDS PROG...
+  local limit=$1 prog out; shift
+  mkdir -p "$R/unloads"
+  for prog in "$@"; do
+    out=$R/unloads/$prog; stage "unloads: $prog"
+    timeout "$limit" "$run" --driver real --log debug --manage-all 1 -- python3 "tests/gpu/${prog}_prog.py" \
+      >"$out.out" 2>"$out.err"
+    echo "rc $?" >>"$out.err"
+    echo "$prog: $(tail -n 1 "$out.err"), $(grep -c 'cuModuleUnload:' "$out.err") module unloads ($(grep 'cuModuleUnload:' "$out.err" | grep -o '[0-9]* kernels' | awk '{s+=$1} END {print s+0}') kernels forgotten), $(grep -c 'cuLibraryUnload:' "$out.err") library unloads"
+    gzip -f "$out.err"
+    pack
+  done
 }
 same_cases() { # WITHOUT UNDER
   python3 - "$1" "$2" <<'PY'

@@ -7,15 +7,7 @@
 # matrix's card) only, token generation at 1.5x under resident, static and adaptive.
 source tools/bench/device-call.sh c55-3
 gpu_tests 280
-mkdir -p "$R/unloads"
-for prog in torch cupy jax; do
-  out=$R/unloads/$prog; stage "unloads: $prog"
-  timeout 90 "$run" --driver real --log debug --manage-all 1 -- python3 tests/gpu/${prog}_prog.py >"$out.out" 2>"$out.err"
-  echo "rc $?" >>"$out.err"
-  echo "$prog: rc $(tail -n 1 "$out.err"), $(grep -c 'cuModuleUnload:' "$out.err") module unloads ($(grep 'cuModuleUnload:' "$out.err" | grep -o '[0-9]* kernels' | awk '{s+=$1} END {print s+0}') kernels forgotten), $(grep -c 'cuLibraryUnload:' "$out.err") library unloads"
-  gzip -f "$out.err"
-  pack
-done
+unloads 90 torch cupy jax
 out=$R/unloads/jax-past-budget; stage "unloads: jax past the budget"
 timeout 120 "$run" --driver real --log debug --manage-all 1 --budget 16G -- \
   python3 tools/bench/past_budget_speed.py jax 24576 3 >"$out.out" 2>"$out.err"

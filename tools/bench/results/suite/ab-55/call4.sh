@@ -5,13 +5,5 @@
 # EMBER_LOG=debug. Pack with EMBER_PACK_TESTS=gpu; carry build-gpu.
 source tools/bench/device-call.sh c55-4
 gpu_tests 80 -R "jax|runtime"
-mkdir -p "$R/unloads"
-for prog in torch jax; do
-  out=$R/unloads/$prog; stage "unloads: $prog"
-  timeout 45 "$run" --driver real --log debug --manage-all 1 -- python3 tests/gpu/${prog}_prog.py >"$out.out" 2>"$out.err"
-  echo "rc $?" >>"$out.err"
-  echo "$prog: $(tail -n 1 "$out.err"), $(grep -c 'cuModuleUnload:' "$out.err") module unloads ($(grep 'cuModuleUnload:' "$out.err" | grep -o '[0-9]* kernels' | awk '{s+=$1} END {print s+0}') kernels forgotten), $(grep -c 'cuLibraryUnload:' "$out.err") library unloads"
-  gzip -f "$out.err"
-  pack
-done
+unloads 45 torch jax
 finish
