@@ -116,10 +116,13 @@ static CUresult answer(CUpointer_attribute attr, const struct sim_alloc *a, CUde
 	case CU_POINTER_ATTRIBUTE_MAPPED:
 		v.i = 1;
 		break;
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		v.i = sim_ipc_capable(a);
+		break;
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
 		v.i = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
 		break;
-	default: /* the remaining ones are all "no": no IPC, no RDMA, no pools, no sync memops */
+	default: /* the remaining ones are all "no": no RDMA, no pools, no sync memops */
 		break;
 	}
 	memcpy(out, &v, value_size(attr));

@@ -252,6 +252,8 @@ extern struct sim_memory sim_mem;
 /* A new allocation with zeroed memory, not yet in the table; NULL when out of memory. */
 struct sim_alloc *sim_alloc_new(enum sim_mem_kind kind, size_t size, struct sim_ctx *ctx,
 				unsigned flags);
+/* Whether the legacy IPC (cuIpcGetMemHandle) can share a: plain device memory of no pool and no graph (ipc.c). */
+bool sim_ipc_capable(const struct sim_alloc *a);
 /* Into the table, with a fresh id (sim_mem_lock held); false when out of memory. */
 bool sim_alloc_insert(struct sim_alloc *a);
 /* Out of the table, and out of the device's accounting (sim_mem_lock held). */
