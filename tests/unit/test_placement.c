@@ -938,6 +938,39 @@ Test(placement, manage_all_says_why_pitched_memory_stays_plain)
 	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL: cuMemAllocPitch memory stays plain device memory"), "%s", buf);
 }
 
+/*
+ * CUDA IPC cannot share managed memory. A converted allocation's handle is
+ * refused as the driver refuses it, with one warning that names the way
+ * out; memory that stays plain is shared as before.
+ */
+Test(placement, manage_all_says_once_why_ipc_refuses_converted_memory)
+{
+	char log[] = "/tmp/ember-ipc-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr converted, pitched;
+	size_t pitch = 0;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&converted, 8 * MiB));
+	CU_OK(SYM(shim, cuMemAllocPitch_v2)(&pitched, &pitch, 1000, 100, 4));
+	CUipcMemHandle handle;
+	cr_expect_eq(SYM(shim, cuIpcGetMemHandle)(&handle, converted + 4096), CUDA_ERROR_INVALID_VALUE);
+	cr_expect_eq(SYM(shim, cuIpcGetMemHandle)(&handle, converted), CUDA_ERROR_INVALID_VALUE);
+	CU_OK(SYM(shim, cuIpcGetMemHandle)(&handle, pitched));
+	int capable = -1;
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, converted));
+	cr_expect_eq(capable, 0);
+	CU_OK(SYM(shim, cuPointerGetAttribute)(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, pitched));
+	cr_expect_eq(capable, 1);
+	CU_OK(SYM(shim, cuMemFree_v2)(converted));
+	CU_OK(SYM(shim, cuMemFree_v2)(pitched));
+	char buf[8192];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "cuIpcGetMemHandle:"), 1, "one warning for two refusals: %s", buf);
+	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL=0"), "%s", buf);
+}
+
 /* ---- cuMemCreate under EMBER_MANAGE_ALL: on the device within the budget, in host memory past it ---- */
 
 static CUmemGenericAllocationHandle vmm_create(size_t bytes, unsigned long long handle_types)
