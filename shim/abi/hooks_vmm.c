@@ -115,7 +115,7 @@ static bool hold_again(const struct ember_split *s, CUmemGenericAllocationHandle
 {
 	bool gpu = part == s->gpu;
 	CUmemGenericAllocationHandle other = 0;
-	if (EMBER_REAL(cuMemRetainAllocationHandle)(&other, (void *)(s->mapped_at + (gpu ? s->gpu_bytes : 0))) !=
+	if (EMBER_REAL(cuMemRetainAllocationHandle)(&other, (void *)(ember_split_a_mapping(s) + (gpu ? s->gpu_bytes : 0))) !=
 	    CUDA_SUCCESS)
 		return false;
 	if (other != (gpu ? s->host : s->gpu)) {

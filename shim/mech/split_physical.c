@@ -16,6 +16,14 @@ static void count(void)
 	__atomic_store_n(&live, nsplits, __ATOMIC_RELEASE);
 }
 
+CUdeviceptr ember_split_a_mapping(const struct ember_split *s)
+{
+	for (unsigned k = 0; k < EMBER_SPLIT_MAPPINGS; k++)
+		if (s->mapped_at[k])
+			return s->mapped_at[k];
+	return 0;
+}
+
 bool ember_split_any(void)
 {
 	return __atomic_load_n(&live, __ATOMIC_ACQUIRE) != 0;
@@ -116,8 +124,11 @@ void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr)
 {
 	ember_lock(&lock);
 	size_t i = index_of(handle);
-	if (i < nsplits && !splits[i]->mapped_at)
-		splits[i]->mapped_at = ptr;
+	for (unsigned k = 0; i < nsplits && k < EMBER_SPLIT_MAPPINGS; k++)
+		if (!splits[i]->mapped_at[k]) {
+			splits[i]->mapped_at[k] = ptr;
+			break;
+		}
 	ember_unlock(&lock);
 }
 
@@ -127,11 +138,12 @@ bool ember_split_mapped_around(CUdeviceptr ptr, CUdeviceptr *base, uint64_t *siz
 	ember_lock(&lock);
 	for (size_t i = 0; i < nsplits && !found; i++) {
 		const struct ember_split *s = splits[i];
-		if (s->mapped_at && s->mapped_at <= ptr && ptr < s->mapped_at + s->size) {
-			*base = s->mapped_at;
-			*size = s->size;
-			found = true;
-		}
+		for (unsigned k = 0; k < EMBER_SPLIT_MAPPINGS && !found; k++)
+			if (s->mapped_at[k] && s->mapped_at[k] <= ptr && ptr < s->mapped_at[k] + s->size) {
+				*base = s->mapped_at[k];
+				*size = s->size;
+				found = true;
+			}
 	}
 	ember_unlock(&lock);
 	return found;
@@ -142,10 +154,12 @@ void ember_split_unmapped(CUdeviceptr ptr, size_t size)
 	ember_lock(&lock);
 	for (size_t i = nsplits; i-- > 0;) {
 		struct ember_split *s = splits[i];
-		if (!s->mapped_at || s->mapped_at >= ptr + size || s->mapped_at + s->size <= ptr)
-			continue;
-		s->mapped_at = 0;
-		if (s->released) /* its parts went with their mappings: their handles may be the driver's next */
+		bool was_mapped = ember_split_a_mapping(s);
+		for (unsigned k = 0; k < EMBER_SPLIT_MAPPINGS; k++)
+			if (s->mapped_at[k] && s->mapped_at[k] < ptr + size && ptr < s->mapped_at[k] + s->size)
+				s->mapped_at[k] = 0;
+		/* released, its parts went with their last mappings: their handles may be the driver's next */
+		if (was_mapped && !ember_split_a_mapping(s) && s->released)
 			free(forget(i));
 	}
 	ember_unlock(&lock);
@@ -163,7 +177,7 @@ enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle
 	} else if (i < nsplits) {
 		*out = *splits[i];
 		splits[i]->given_back = true; /* held again by a retain, its next last release gives nothing back */
-		if (splits[i]->mapped_at)
+		if (ember_split_a_mapping(splits[i]))
 			splits[i]->released = true; /* its parts' mappings hold them: a retain may ask for it again */
 		else
 			gone = forget(i);

@@ -16,16 +16,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The whole mappings of one split that are kept; past these, an address there answers for its part. */
+#define EMBER_SPLIT_MAPPINGS 4
+
 struct ember_split {
 	CUmemGenericAllocationHandle gpu, host; /* the driver's: gpu_bytes on the GPU, the rest in host memory */
 	uint64_t size, gpu_bytes;
 	int device;
 	CUmemAllocationProp prop; /* as the program asked */
 	unsigned retained;        /* references cuMemRetainAllocationHandle gave, each released once */
-	CUdeviceptr mapped_at;    /* where the program mapped it whole (the first such place); 0 if nowhere */
+	/* where the program mapped it whole (a ring buffer maps one allocation twice, side by side); 0: none */
+	CUdeviceptr mapped_at[EMBER_SPLIT_MAPPINGS];
 	bool released;            /* its last reference let go while mapped: kept only to answer a retain */
 	bool given_back;          /* its budget and host claim were given back at a last release before */
 };
+
+/* One of s's whole mappings; 0 if it is mapped whole nowhere. */
+CUdeviceptr ember_split_a_mapping(const struct ember_split *s);
 
 /* Whether any split lives: while none does, every hook passes its call straight through. */
 bool ember_split_any(void);
@@ -50,7 +57,7 @@ enum ember_split_retain {
 /* cuMemRetainAllocationHandle gave handle once more, released (as the caller saw it) or not. */
 enum ember_split_retain ember_split_retained(CUmemGenericAllocationHandle handle, bool released);
 
-/* The program mapped handle whole at ptr. */
+/* The program mapped handle whole at ptr (kept while fewer than EMBER_SPLIT_MAPPINGS are). */
 void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr);
 
 /* Where the split mapped whole around ptr begins, and its size; false where no split is mapped there. */

@@ -1168,6 +1168,35 @@ Test(placement, a_split_released_while_mapped_is_retained_whole_from_an_address)
 	cr_expect_eq(device_used(), before);
 }
 
+/*
+ * Mapped whole in two places (a ring buffer maps one allocation twice) and
+ * released: once the first mapping goes, the second still answers as the
+ * whole allocation, and the memory goes with the second.
+ */
+Test(placement, a_split_mapped_in_two_places_answers_whole_at_each_until_its_last_unmap)
+{
+	uint64_t before = start_splitting();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
+	CUdeviceptr first = vmm_map(split, 40 * MiB), second = vmm_map(split, 40 * MiB);
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	CUdeviceptr base = 0;
+	size_t size = 0;
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, second + 30 * MiB));
+	cr_expect(base == second && size == 40 * MiB, "the second mapping whole, while the first is there too");
+	CU_OK(SYM(shim, cuMemUnmap)(first, 40 * MiB));
+	cr_expect_eq(device_used(), before + 56 * MiB, "still mapped at the second: the driver keeps both parts");
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, second + MiB));
+	cr_expect(base == second && size == 40 * MiB, "the second mapping whole, the first gone");
+	CUmemGenericAllocationHandle again = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&again, (void *)(second + 30 * MiB)));
+	cr_expect_eq(again, split, "the program's handle, held again from its host part");
+	CU_OK(SYM(shim, cuMemRelease)(again));
+	CU_OK(SYM(shim, cuMemUnmap)(second, 40 * MiB));
+	cr_expect_eq(device_used(), before + 40 * MiB, "its last mapping gone: both parts freed");
+	CU_OK(SYM(shim, cuMemRelease)(within));
+	cr_expect_eq(device_used(), before);
+}
+
 /* Mapped only in its GPU part and released, a split's part goes alone: an address in it gives the part's handle. */
 Test(placement, a_split_released_while_mapped_in_part_gives_its_part)
 {
