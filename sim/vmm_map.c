@@ -12,6 +12,8 @@
  *   cuMemGetAddressRange         the mapping an address lies in (memory.c asks)
  * A mapping holds a reference to its handle until it is unmapped.
  */
+#include <sys/mman.h>
+
 #include "sim.h"
 
 #define GRANULARITY (2ull << 20)
@@ -24,7 +26,19 @@ struct mapping {
 
 static struct mapping *maps;
 static size_t nmaps, cap;
-static uintptr_t next_va = 0x7e0000000000ull; /* reservations, apart from the simulated allocations */
+
+/*
+ * Reservations are the process's own address space, inaccessible, so that
+ * no allocation of the sim's (mmap'd or malloc'd) can land in one, however
+ * many a program makes and frees; each is followed by a granule no one gets,
+ * so that neighbours never touch.
+ */
+struct reservation {
+	uintptr_t va;
+	size_t size;
+};
+static struct reservation *reserved;
+static size_t nreserved, cap_reserved;
 
 SIM_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
 							   CUmemAllocationGranularity_flags option)
@@ -44,17 +58,54 @@ SIM_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, s
 	(void)alignment, (void)addr;
 	if (!ptr || !size || size % GRANULARITY || flags)
 		return CUDA_ERROR_INVALID_VALUE;
+	size_t span = size + 2 * GRANULARITY; /* room to align, and the guard granule */
+	char *got = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (got == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	uintptr_t va = ((uintptr_t)got + GRANULARITY - 1) & ~(uintptr_t)(GRANULARITY - 1);
+	uintptr_t kept_end = va + size + GRANULARITY;
+	if (va > (uintptr_t)got)
+		munmap(got, va - (uintptr_t)got);
+	if ((uintptr_t)got + span > kept_end)
+		munmap((void *)kept_end, (uintptr_t)got + span - kept_end);
 	pthread_mutex_lock(&sim_mem_lock);
-	*ptr = next_va;
-	next_va += size + GRANULARITY; /* a gap: neighbours never touch */
+	bool room = nreserved < cap_reserved;
+	if (!room) {
+		size_t want = cap_reserved ? 2 * cap_reserved : 16;
+		struct reservation *grown = realloc(reserved, want * sizeof *reserved);
+		if (grown) {
+			reserved = grown;
+			cap_reserved = want;
+			room = true;
+		}
+	}
+	if (room)
+		reserved[nreserved++] = (struct reservation){ va, size };
 	pthread_mutex_unlock(&sim_mem_lock);
+	if (!room) {
+		munmap((void *)va, size + GRANULARITY);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*ptr = va;
 	return CUDA_SUCCESS;
 }
 
+/* Only a whole reservation is freed, as the driver requires: anything else would unmap the process's memory. */
 SIM_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
 	SIM_REQUIRE_INIT();
-	return ptr && size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_mem_lock);
+	size_t i = 0;
+	while (i < nreserved && !(reserved[i].va == ptr && reserved[i].size == size))
+		i++;
+	bool found = i < nreserved;
+	if (found)
+		reserved[i] = reserved[--nreserved];
+	pthread_mutex_unlock(&sim_mem_lock);
+	if (!found)
+		return CUDA_ERROR_INVALID_VALUE;
+	munmap((void *)ptr, size + GRANULARITY);
+	return CUDA_SUCCESS;
 }
 
 /* The mapping holding va, or nmaps (sim_mem_lock held). */
