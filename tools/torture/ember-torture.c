@@ -5,9 +5,12 @@
  * byte of the result. Run it under Ember with the policy forced to churn
  * (a tiny budget, 1 ms intervals, a heat ratio of 1): no byte may change.
  *
- *   ember-torture [THREADS 8] [SECONDS 10] [MAX_MIB 8]
+ * VMM_THREADS more threads use the virtual memory API meanwhile (vmm_round).
  *
- * Prints the bytes verified and exits 1 on the first mismatch.
+ *   ember-torture [THREADS 8] [SECONDS 10] [MAX_MIB 8] [VMM_THREADS 0]
+ *
+ * Prints the bytes verified and exits 1 on the first mismatch, or where
+ * the GPU's free memory does not come back once every thread is done.
  */
 #include <cuda.h>
 #include <pthread.h>
@@ -34,7 +37,16 @@ static CUcontext ctx;
 static CUfunction saxpy;
 static double deadline;
 static size_t max_bytes;
-static uint64_t verified, allocations, mismatches;
+static uint64_t verified, allocations, mismatches, vmm_rounds;
+
+/* One wrong answer: said, and counted as a mismatch. */
+#define EXPECT(cond, ...)                                                            \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			fprintf(stderr, "ember-torture: " __VA_ARGS__);              \
+			__atomic_add_fetch(&mismatches, 1, __ATOMIC_RELAXED);        \
+		}                                                                    \
+	} while (0)
 
 /* A thread's long-lived data: read again and again, so the policy keeps moving it in and out. */
 struct kept {
@@ -100,13 +112,101 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * One round of the virtual memory API, as PyTorch's expandable segments and
+ * JAX's pool use it: make an allocation of 1 to 8 granules, map it (a
+ * quarter of the time twice, side by side, as a ring buffer does), release
+ * it while mapped half of the time (the mapping holds it), ask for it back
+ * from an address and for the range around that address, then unmap.
+ * Under EMBER_MANAGE_ALL and a small budget Ember splits many of these
+ * between the GPU and host memory behind one handle while other threads
+ * do the same: every answer must still be the one allocation's.
+ */
+static void vmm_round(unsigned *seed, CUdevice dev, size_t granule)
+{
+	const CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+					   .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev } };
+	const CUmemAccessDesc access = { .location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	size_t size = (1 + (size_t)(rand_r(seed) % 8)) * granule;
+	bool twice = rand_r(seed) % 4 == 0, released = rand_r(seed) % 2;
+	unsigned maps = twice ? 2 : 1;
+	CUmemGenericAllocationHandle h, again;
+	CUdeviceptr va, base;
+	size_t got;
+	CHECK(cuMemCreate(&h, size, &prop, 0));
+	CHECK(cuMemAddressReserve(&va, maps * size, 0, 0, 0));
+	for (unsigned m = 0; m < maps; m++)
+		CHECK(cuMemMap(va + m * size, size, 0, h, 0));
+	CHECK(cuMemSetAccess(va, maps * size, &access, 1));
+	if (released)
+		CHECK(cuMemRelease(h));
+	CUdeviceptr mapping = va + (rand_r(seed) % maps) * size, at = mapping + (size_t)rand_r(seed) % size;
+	CHECK(cuMemRetainAllocationHandle(&again, (void *)at));
+	EXPECT(again == h, "a retain at %#llx gave handle %#llx, not %#llx\n", (unsigned long long)at,
+	       (unsigned long long)again, (unsigned long long)h);
+	CHECK(cuMemGetAddressRange(&base, &got, at));
+	EXPECT(base == mapping && got == size, "the range around %#llx is %zu bytes at %#llx, not %zu at %#llx\n",
+	       (unsigned long long)at, got, (unsigned long long)base, size, (unsigned long long)mapping);
+	CHECK(cuMemRelease(again));
+	if (twice) { /* either mapping unmapped first: the other still answers for the whole allocation */
+		CUdeviceptr gone = va + (rand_r(seed) % 2) * size, left = gone == va ? va + size : va;
+		CHECK(cuMemUnmap(gone, size));
+		CHECK(cuMemRetainAllocationHandle(&again, (void *)(left + size - 1)));
+		EXPECT(again == h, "with one mapping left, a retain gave handle %#llx, not %#llx\n",
+		       (unsigned long long)again, (unsigned long long)h);
+		CHECK(cuMemRelease(again));
+		CHECK(cuMemGetAddressRange(&base, &got, left + size - 1));
+		EXPECT(base == left && got == size, "with one mapping left, the range is %zu bytes at %#llx\n", got,
+		       (unsigned long long)base);
+		CHECK(cuMemUnmap(left, size));
+	} else {
+		CHECK(cuMemUnmap(va, size));
+	}
+	if (!released)
+		CHECK(cuMemRelease(h));
+	CHECK(cuMemAddressFree(va, maps * size));
+	__atomic_add_fetch(&vmm_rounds, 1, __ATOMIC_RELAXED);
+}
+
+static void *vmm_worker(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg * 2246822519u;
+	CUdevice dev;
+	size_t granule;
+	CHECK(cuCtxSetCurrent(ctx));
+	CHECK(cuCtxGetDevice(&dev));
+	const CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+					   .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev } };
+	CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	while (now_s() < deadline && !mismatches)
+		vmm_round(&seed, dev, granule);
+	return NULL;
+}
+
+/* The GPU's free memory, once it is back at before or after a few seconds: freeing may finish behind the program. */
+static size_t free_memory_settled(size_t before)
+{
+	size_t free_bytes = 0, total;
+	for (int i = 0; i < 50; i++) {
+		CHECK(cuCtxSynchronize());
+		CHECK(cuMemGetInfo(&free_bytes, &total));
+		if (free_bytes == before)
+			break;
+		struct timespec tick = { 0, 100 * 1000 * 1000 };
+		nanosleep(&tick, NULL);
+	}
+	return free_bytes;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned threads = argc > 1 ? (unsigned)atoi(argv[1]) : 8;
 	double seconds = argc > 2 ? atof(argv[2]) : 10;
 	max_bytes = (argc > 3 ? (size_t)atoi(argv[3]) : 8) << 20;
-	if (threads < 1 || threads > 256 || seconds <= 0 || max_bytes < (1u << 20)) {
-		fprintf(stderr, "usage: ember-torture [THREADS 1-256] [SECONDS] [MAX_MIB, from 1]\n");
+	int vmm_threads = argc > 4 ? atoi(argv[4]) : 0;
+	if (threads < 1 || threads > 256 || seconds <= 0 || max_bytes < (1u << 20) || vmm_threads < 0 ||
+	    vmm_threads > 256) {
+		fprintf(stderr, "usage: ember-torture [THREADS 1-256] [SECONDS] [MAX_MIB, from 1] [VMM_THREADS 0-256]\n");
 		return 2;
 	}
 	CUdevice dev;
@@ -117,17 +217,26 @@ int main(int argc, char **argv)
 	CHECK(cuCtxSetCurrent(ctx));
 	CHECK(cuModuleLoadData(&mod, ember_demo_ptx));
 	CHECK(cuModuleGetFunction(&saxpy, mod, "ember_saxpy"));
+	size_t free_before, total;
+	CHECK(cuMemGetInfo(&free_before, &total));
 	double t0 = now_s();
 	deadline = t0 + seconds;
-	pthread_t *tid = calloc(threads, sizeof *tid);
-	for (unsigned i = 0; i < threads; i++)
-		pthread_create(&tid[i], NULL, worker, (void *)(uintptr_t)(i + 1));
-	for (unsigned i = 0; i < threads; i++)
+	unsigned all = threads + (unsigned)vmm_threads;
+	pthread_t *tid = calloc(all, sizeof *tid);
+	for (unsigned i = 0; i < all; i++)
+		pthread_create(&tid[i], NULL, i < threads ? worker : vmm_worker, (void *)(uintptr_t)(i + 1));
+	for (unsigned i = 0; i < all; i++)
 		pthread_join(tid[i], NULL);
 	free(tid);
 	printf("ember-torture: %u threads, %.1f s, %llu allocations, %llu bytes verified, %llu mismatches\n", threads,
 	       now_s() - t0, (unsigned long long)allocations, (unsigned long long)verified,
 	       (unsigned long long)mismatches);
+	if (vmm_threads)
+		printf("ember-torture: %d threads of the virtual memory API, %llu rounds\n", vmm_threads,
+		       (unsigned long long)vmm_rounds);
+	size_t free_after = free_memory_settled(free_before);
+	EXPECT(free_after == free_before, "the GPU's free memory is %zu bytes, %zu before: %lld bytes not given back\n",
+	       free_after, free_before, (long long)free_before - (long long)free_after);
 	CHECK(cuModuleUnload(mod));
 	return mismatches ? 1 : 0;
 }
