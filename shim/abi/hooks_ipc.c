@@ -33,7 +33,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevic
 	uint64_t bytes;
 	if (r == CUDA_SUCCESS || !ember_memory_placing() || !converted_at(dptr, &bytes))
 		return r;
-	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+	if (ember_first_time(&said))
 		ember_warn("cuIpcGetMemHandle: %#llx lies in an allocation of %llu bytes that EMBER_MANAGE_ALL made "
 			   "managed, which CUDA IPC cannot share (CUresult %d); run the processes that share "
 			   "memory with EMBER_MANAGE_ALL=0",

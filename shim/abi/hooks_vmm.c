@@ -114,9 +114,9 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t
 static bool hold_again(const struct ember_split *s, CUmemGenericAllocationHandle part)
 {
 	bool gpu = part == s->gpu;
+	CUdeviceptr beside = ember_split_a_mapping(s) + (gpu ? s->gpu_bytes : 0);
 	CUmemGenericAllocationHandle other = 0;
-	if (EMBER_REAL(cuMemRetainAllocationHandle)(&other, (void *)(ember_split_a_mapping(s) + (gpu ? s->gpu_bytes : 0))) !=
-	    CUDA_SUCCESS)
+	if (EMBER_REAL(cuMemRetainAllocationHandle)(&other, (void *)beside) != CUDA_SUCCESS)
 		return false;
 	if (other != (gpu ? s->host : s->gpu)) {
 		EMBER_REAL(cuMemRelease)(other);
@@ -199,7 +199,7 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle
 	struct ember_split s;
 	if (!ember_split_any() || !ember_split_find(handle, &s))
 		return EMBER_REAL(cuMemExportToShareableHandle)(shareableHandle, handle, handleType, flags);
-	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+	if (ember_first_time(&said))
 		ember_warn("cuMemExportToShareableHandle: this allocation was split at GPU %d's budget (part on the GPU, "
 			   "part in host memory) and cannot be shared as one handle; it is refused "
 			   "(CUDA_ERROR_NOT_SUPPORTED); EMBER_SPLIT_VMM=0 keeps such allocations whole",

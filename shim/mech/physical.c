@@ -136,7 +136,7 @@ static bool split_at_the_budget(CUmemGenericAllocationHandle *handle, size_t siz
 		return false;
 	}
 	ember_budget_vmm_on_host(dev, on_host);
-	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+	if (ember_first_time(&said))
 		ember_info("EMBER_MANAGE_ALL: a cuMemCreate allocation that GPU %d's budget has room for only in part is "
 			   "split: that part on the GPU, the rest in host memory, behind one handle",
 			   dev);
@@ -173,7 +173,7 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 		if (r == CUDA_SUCCESS) {
 			record(*handle, size, dev, true);
 			ember_budget_vmm_on_host(dev, size);
-			if (!__atomic_exchange_n(&said_host, true, __ATOMIC_RELAXED))
+			if (ember_first_time(&said_host))
 				ember_info("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget is made in host "
 					   "memory, which the GPU reads over the link and Ember never promotes; scattered "
 					   "reads of it are slower than of converted memory (PyTorch: "
@@ -185,7 +185,7 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 		}
 		char refused[64];
 		snprintf(refused, sizeof refused, "the driver will not make it in host memory, CUresult %d", (int)r);
-		if (!__atomic_exchange_n(&said_stays, true, __ATOMIC_RELAXED)) /* the budget is passed: a warning */
+		if (ember_first_time(&said_stays)) /* the budget is passed: a warning */
 			ember_warn("EMBER_MANAGE_ALL: cuMemCreate memory past GPU %d's budget stays on the device "
 				   "where %s (the first: %zu MiB)",
 				   dev, why ? why : refused, size >> 20);
