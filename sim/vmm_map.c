@@ -14,6 +14,7 @@
  */
 #include <sys/mman.h>
 
+#include "grow.h"
 #include "sim.h"
 
 #define GRANULARITY (2ull << 20)
@@ -69,16 +70,7 @@ SIM_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, s
 	if ((uintptr_t)got + span > kept_end)
 		munmap((void *)kept_end, (uintptr_t)got + span - kept_end);
 	pthread_mutex_lock(&sim_mem_lock);
-	bool room = nreserved < cap_reserved;
-	if (!room) {
-		size_t want = cap_reserved ? 2 * cap_reserved : 16;
-		struct reservation *grown = realloc(reserved, want * sizeof *reserved);
-		if (grown) {
-			reserved = grown;
-			cap_reserved = want;
-			room = true;
-		}
-	}
+	bool room = ember_grow(&reserved, nreserved, &cap_reserved, sizeof *reserved, 16);
 	if (room)
 		reserved[nreserved++] = (struct reservation){ va, size };
 	pthread_mutex_unlock(&sim_mem_lock);
@@ -129,16 +121,8 @@ SIM_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset
 	for (size_t i = 0; i < nmaps && r == CUDA_SUCCESS; i++)
 		if (maps[i].va < ptr + size && ptr < maps[i].va + maps[i].size)
 			r = CUDA_ERROR_INVALID_VALUE; /* onto another mapping */
-	if (r == CUDA_SUCCESS && nmaps == cap) {
-		size_t want = cap ? 2 * cap : 16;
-		struct mapping *grown = realloc(maps, want * sizeof *maps);
-		if (grown) {
-			maps = grown;
-			cap = want;
-		} else {
-			r = CUDA_ERROR_OUT_OF_MEMORY;
-		}
-	}
+	if (r == CUDA_SUCCESS && !ember_grow(&maps, nmaps, &cap, sizeof *maps, 16))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
 	if (r == CUDA_SUCCESS) {
 		maps[nmaps++] = (struct mapping){ ptr, size, p };
 		__atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
