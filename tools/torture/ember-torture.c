@@ -123,18 +123,16 @@ static void *worker(void *arg)
  * between the GPU and host memory behind one handle while other threads
  * do the same: every answer must still be the one allocation's.
  */
-static void vmm_round(unsigned *seed, CUdevice dev, size_t granule)
+static void vmm_round(unsigned *seed, const CUmemAllocationProp *prop, size_t granule)
 {
-	const CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
-					   .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev } };
-	const CUmemAccessDesc access = { .location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	const CUmemAccessDesc access = { .location = prop->location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
 	size_t size = (1 + (size_t)(rand_r(seed) % 8)) * granule;
 	bool twice = rand_r(seed) % 4 == 0, released = rand_r(seed) % 2;
 	unsigned maps = twice ? 2 : 1;
 	CUmemGenericAllocationHandle h, again;
 	CUdeviceptr va, base;
 	size_t got;
-	CHECK(cuMemCreate(&h, size, &prop, 0));
+	CHECK(cuMemCreate(&h, size, prop, 0));
 	CHECK(cuMemAddressReserve(&va, maps * size, 0, 0, 0));
 	for (unsigned m = 0; m < maps; m++)
 		CHECK(cuMemMap(va + m * size, size, 0, h, 0));
@@ -180,7 +178,7 @@ static void *vmm_worker(void *arg)
 					   .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev } };
 	CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
 	while (now_s() < deadline && !mismatches)
-		vmm_round(&seed, dev, granule);
+		vmm_round(&seed, &prop, granule);
 	return NULL;
 }
 
