@@ -10,8 +10,6 @@ Tensors are streamed to the file one at a time, so memory stays small.
 import sys
 import time
 
-import numpy as np
-
 SHAPES = {
     # hidden, layers, ffn, heads
     "13b": (5120, 40, 13824, 40),
@@ -25,6 +23,7 @@ VOCAB = 32000
 def main():
     sys.path.insert(0, sys.argv[1])
     import gguf
+    import numpy as np  # here, not above: suite_record.py takes SHAPES from this file without numpy
 
     out, size = sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "13b"
     hidden, layers, ffn, heads = SHAPES[size]
