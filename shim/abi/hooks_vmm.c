@@ -6,8 +6,9 @@
  * allocation. Calls on a range pass straight through: the driver takes one
  * cuMemSetAccess or cuMemUnmap over the two parts' mappings side by side
  * (ember-vmm-host-probe's vmm-split case on the H200, ab-52's call 2);
- * an unmap only tells the splits mapped there.
- * While no split lives, every call passes straight through.
+ * an unmap only forgets the mappings Ember answers for (vmm_mappings.h).
+ * While no split lives and nothing was made in host memory, every call
+ * passes straight through.
  */
 #include <cuda.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "physical.h"
 #include "shim.h"
 #include "split_physical.h"
+#include "vmm_mappings.h"
 
 EMBER_PUBLIC CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 					  const CUmemAllocationProp *prop, unsigned long long flags)
@@ -61,8 +63,12 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offs
 				       unsigned long long flags)
 {
 	struct ember_split s;
-	if (!ember_split_any() || !ember_split_find(handle, &s))
-		return EMBER_REAL(cuMemMap)(ptr, size, offset, handle, flags);
+	if (!ember_split_any() || !ember_split_find(handle, &s)) {
+		CUresult r = EMBER_REAL(cuMemMap)(ptr, size, offset, handle, flags);
+		if (r == CUDA_SUCCESS && ember_physical_any_on_host())
+			ember_physical_mapped(handle, ptr, size);
+		return r;
+	}
 	if (offset || !size || size > s.size)
 		return CUDA_ERROR_INVALID_VALUE;
 	size_t on_gpu = size < s.gpu_bytes ? size : s.gpu_bytes;
@@ -77,12 +83,15 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offs
 	return r;
 }
 
-/* A split mapped whole, unmapped in any part, is mapped there no more (split_physical.h). */
+/* A mapping Ember answers for, unmapped in any part, is one no more; a split released meanwhile goes with its last. */
 EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	CUresult r = EMBER_REAL(cuMemUnmap)(ptr, size);
-	if (r == CUDA_SUCCESS && ember_split_any())
-		ember_split_unmapped(ptr, size);
+	if (r == CUDA_SUCCESS && ember_vmm_mappings_any()) {
+		ember_vmm_mappings_unmapped(ptr, size);
+		if (ember_split_any())
+			ember_split_forget_unmapped();
+	}
 	return r;
 }
 
@@ -91,13 +100,15 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
  * allocation's would: the driver answers for the part it lies in (the host
  * part's answer begins elsewhere: ember-vmm-host-probe, ab-53's call 3), and
  * a program that unmaps and frees what it was given would leave the rest.
+ * So does one in memory made whole in host memory, where the driver's
+ * answer begins outside the mapping (vmm_mappings.h).
  */
 EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
 	CUresult r = EMBER_REAL(cuMemGetAddressRange_v2)(pbase, psize, dptr);
 	CUdeviceptr base;
 	uint64_t size;
-	if (!ember_split_any() || !ember_split_mapped_around(dptr, &base, &size))
+	if (!ember_vmm_mappings_any() || !ember_vmm_mapping_around(dptr, &base, &size))
 		return r;
 	if (pbase)
 		*pbase = base;
@@ -111,10 +122,14 @@ EMBER_PUBLIC CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t
  * a part: held again by both parts' references, the other part's taken
  * from beside this one. Where the other cannot be had, the part alone.
  */
-static bool hold_again(const struct ember_split *s, CUmemGenericAllocationHandle part)
+static bool hold_again(CUmemGenericAllocationHandle split, const struct ember_split *s,
+		       CUmemGenericAllocationHandle part)
 {
 	bool gpu = part == s->gpu;
-	CUdeviceptr beside = ember_split_a_mapping(s) + (gpu ? s->gpu_bytes : 0);
+	CUdeviceptr at = ember_vmm_mapping_of(split);
+	if (!at)
+		return false;
+	CUdeviceptr beside = at + (gpu ? s->gpu_bytes : 0);
 	CUmemGenericAllocationHandle other = 0;
 	if (EMBER_REAL(cuMemRetainAllocationHandle)(&other, (void *)beside) != CUDA_SUCCESS)
 		return false;
@@ -135,7 +150,7 @@ static bool as_split(CUmemGenericAllocationHandle *handle, bool last_try)
 {
 	CUmemGenericAllocationHandle split;
 	struct ember_split s;
-	if (!ember_split_of_piece(*handle, &split, &s) || (s.released && !hold_again(&s, *handle)))
+	if (!ember_split_of_piece(*handle, &split, &s) || (s.released && !hold_again(split, &s, *handle)))
 		return true;
 	CUmemGenericAllocationHandle other = *handle == s.gpu ? s.host : s.gpu;
 	switch (ember_split_retained(split, s.released)) {

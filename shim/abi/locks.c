@@ -7,6 +7,7 @@ pthread_mutex_t ember_lock_uvm = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_layouts = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_graphs = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_physical = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t ember_lock_mappings = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_streams = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_said = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_busy = PTHREAD_MUTEX_INITIALIZER;
@@ -14,8 +15,9 @@ pthread_mutex_t ember_lock_trace = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t ember_lock_loader = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_mutex_t *const order[] = {
-	&ember_lock_worker, &ember_lock_uvm,	  &ember_shim_table.lock, &ember_lock_layouts, &ember_lock_graphs,
-	&ember_lock_physical, &ember_lock_streams, &ember_lock_said, &ember_lock_busy, &ember_lock_trace, &ember_lock_loader,
+	&ember_lock_worker, &ember_lock_uvm,	  &ember_shim_table.lock, &ember_lock_layouts,
+	&ember_lock_graphs, &ember_lock_physical, &ember_lock_mappings,	  &ember_lock_streams,
+	&ember_lock_said,   &ember_lock_busy,	  &ember_lock_trace,	  &ember_lock_loader,
 };
 enum { NLOCKS = sizeof order / sizeof order[0] };
 
@@ -25,7 +27,7 @@ enum { NLOCKS = sizeof order / sizeof order[0] };
 #include <stdlib.h>
 
 static const char *const names[NLOCKS] = {
-	"worker", "uvm", "table", "layouts", "graphs", "physical", "streams", "said", "busy", "trace", "loader",
+	"worker", "uvm", "table", "layouts", "graphs", "physical", "mappings", "streams", "said", "busy", "trace", "loader",
 };
 static __thread uint32_t held; /* bit per rank in order[] */
 

@@ -18,6 +18,7 @@ extern pthread_mutex_t ember_lock_uvm;      /* signal/uvm_events.c: the UVM even
 extern pthread_mutex_t ember_lock_layouts;  /* signal/kernels.c: kernel layouts and what launches taught */
 extern pthread_mutex_t ember_lock_graphs;   /* abi/hooks_graph.c: scans kept for graph launches */
 extern pthread_mutex_t ember_lock_physical; /* mech/physical.c, pools.c, pool_usage.c, kept.c: handles, pools, kept */
+extern pthread_mutex_t ember_lock_mappings; /* mech/vmm_mappings.c: mappings of cuMemCreate memory Ember answers for */
 extern pthread_mutex_t ember_lock_streams;  /* mech/streams.c: private streams */
 extern pthread_mutex_t ember_lock_said;     /* abi/hooks_memory.c: entry points already logged */
 extern pthread_mutex_t ember_lock_busy;     /* signal/gpu_busy.c: the streams that may still run */

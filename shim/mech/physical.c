@@ -9,6 +9,7 @@
 #include "physical.h"
 #include "shim.h"
 #include "split_physical.h"
+#include "vmm_mappings.h"
 
 /* The live handles and their sizes, newest last: a small table. */
 struct handle_size {
@@ -21,6 +22,7 @@ struct handle_size {
 #define lock ember_lock_physical
 static struct handle_size *live;
 static size_t nlive, caplive;
+static size_t live_on_host; /* those of live made in host memory, read without the lock */
 
 static void record(CUmemGenericAllocationHandle handle, size_t size, int dev, bool on_host)
 {
@@ -28,6 +30,8 @@ static void record(CUmemGenericAllocationHandle handle, size_t size, int dev, bo
 	bool kept = ember_grow(&live, nlive, &caplive, sizeof *live, 64);
 	if (kept)
 		live[nlive++] = (struct handle_size){ handle, size, dev, on_host };
+	if (kept && on_host)
+		__atomic_add_fetch(&live_on_host, 1, __ATOMIC_RELEASE);
 	ember_unlock(&lock);
 	if (!kept && !on_host) /* untracked: its release gives nothing back, so it charges nothing */
 		ember_budget_plain(dev, -(int64_t)size);
@@ -214,6 +218,8 @@ void ember_physical_released(CUmemGenericAllocationHandle handle)
 			live[i] = live[--nlive];
 			break;
 		}
+	if (gone.on_host)
+		__atomic_sub_fetch(&live_on_host, 1, __ATOMIC_RELEASE);
 	ember_unlock(&lock);
 	if (gone.device < 0)
 		return;
@@ -221,4 +227,21 @@ void ember_physical_released(CUmemGenericAllocationHandle handle)
 		ember_host_unclaim(gone.size);
 	else
 		ember_budget_plain(gone.device, -(int64_t)gone.size);
+}
+
+bool ember_physical_any_on_host(void)
+{
+	return __atomic_load_n(&live_on_host, __ATOMIC_ACQUIRE) != 0 || ember_vmm_mappings_any();
+}
+
+void ember_physical_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr, size_t size)
+{
+	ember_lock(&lock);
+	bool on_host = false;
+	for (size_t i = nlive; i-- > 0 && !on_host;)
+		on_host = live[i].handle == handle && live[i].on_host;
+	/* released while mapped, then retained from an address and mapped again: its first mapping names it */
+	if (on_host || ember_vmm_mapping_of(handle))
+		ember_vmm_mapping_add(ptr, size, handle); /* when memory is short, the driver's answer stands */
+	ember_unlock(&lock);
 }

@@ -35,6 +35,16 @@ CUresult ember_physical_create(CUmemGenericAllocationHandle *handle, size_t size
 /* The handle is about to be released: give its bytes back. */
 void ember_physical_released(CUmemGenericAllocationHandle handle);
 
+/* Whether any allocation made whole in host memory lives, or is mapped: else cuMemMap need not tell. */
+bool ember_physical_any_on_host(void);
+
+/*
+ * The program mapped handle at [ptr, ptr + size): where the allocation was
+ * made whole in host memory, the mapping is kept for cuMemGetAddressRange
+ * (vmm_mappings.h), whose driver's answer lies outside it.
+ */
+void ember_physical_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr, size_t size);
+
 /* A split allocation's two parts were released: give their bytes back (split_physical.h). */
 struct ember_split;
 void ember_physical_split_released(const struct ember_split *s);

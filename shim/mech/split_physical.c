@@ -4,6 +4,7 @@
 #include "grow.h"
 #include "locks.h"
 #include "split_physical.h"
+#include "vmm_mappings.h"
 
 #define lock ember_lock_physical
 /* Each split lives at its own address, which is its handle: never a driver's, which are live too. */
@@ -16,12 +17,10 @@ static void count(void)
 	__atomic_store_n(&live, nsplits, __ATOMIC_RELEASE);
 }
 
-CUdeviceptr ember_split_a_mapping(const struct ember_split *s)
+/* A split's handle for the program, which also names its kept mappings: its address. */
+static CUmemGenericAllocationHandle handle_of(const struct ember_split *s)
 {
-	for (unsigned k = 0; k < EMBER_SPLIT_MAPPINGS; k++)
-		if (s->mapped_at[k])
-			return s->mapped_at[k];
-	return 0;
+	return (CUmemGenericAllocationHandle)(uintptr_t)s;
 }
 
 bool ember_split_any(void)
@@ -33,7 +32,7 @@ bool ember_split_any(void)
 static size_t index_any(CUmemGenericAllocationHandle handle)
 {
 	size_t i = 0;
-	while (i < nsplits && (CUmemGenericAllocationHandle)(uintptr_t)splits[i] != handle)
+	while (i < nsplits && handle_of(splits[i]) != handle)
 		i++;
 	return i;
 }
@@ -71,7 +70,7 @@ CUmemGenericAllocationHandle ember_split_add(const struct ember_split *s)
 		free(kept);
 		return 0;
 	}
-	return (CUmemGenericAllocationHandle)(uintptr_t)kept;
+	return handle_of(kept);
 }
 
 bool ember_split_find(CUmemGenericAllocationHandle handle, struct ember_split *out)
@@ -94,7 +93,7 @@ bool ember_split_of_piece(CUmemGenericAllocationHandle piece, CUmemGenericAlloca
 		i++;
 	bool found = i < nsplits;
 	if (found) {
-		*handle = (CUmemGenericAllocationHandle)(uintptr_t)splits[i];
+		*handle = handle_of(splits[i]);
 		*out = *splits[i];
 	}
 	ember_unlock(&lock);
@@ -124,44 +123,18 @@ void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr)
 {
 	ember_lock(&lock);
 	size_t i = index_of(handle);
-	for (unsigned k = 0; i < nsplits && k < EMBER_SPLIT_MAPPINGS; k++)
-		if (!splits[i]->mapped_at[k]) {
-			splits[i]->mapped_at[k] = ptr;
-			break;
-		}
+	if (i < nsplits) /* when memory is short, untracked: an address there answers for its part */
+		ember_vmm_mapping_add(ptr, splits[i]->size, handle);
 	ember_unlock(&lock);
 }
 
-bool ember_split_mapped_around(CUdeviceptr ptr, CUdeviceptr *base, uint64_t *size)
-{
-	bool found = false;
-	ember_lock(&lock);
-	for (size_t i = 0; i < nsplits && !found; i++) {
-		const struct ember_split *s = splits[i];
-		for (unsigned k = 0; k < EMBER_SPLIT_MAPPINGS && !found; k++)
-			if (s->mapped_at[k] && s->mapped_at[k] <= ptr && ptr < s->mapped_at[k] + s->size) {
-				*base = s->mapped_at[k];
-				*size = s->size;
-				found = true;
-			}
-	}
-	ember_unlock(&lock);
-	return found;
-}
-
-void ember_split_unmapped(CUdeviceptr ptr, size_t size)
+void ember_split_forget_unmapped(void)
 {
 	ember_lock(&lock);
-	for (size_t i = nsplits; i-- > 0;) {
-		struct ember_split *s = splits[i];
-		bool was_mapped = ember_split_a_mapping(s);
-		for (unsigned k = 0; k < EMBER_SPLIT_MAPPINGS; k++)
-			if (s->mapped_at[k] && s->mapped_at[k] < ptr + size && ptr < s->mapped_at[k] + s->size)
-				s->mapped_at[k] = 0;
-		/* released, its parts went with their last mappings: their handles may be the driver's next */
-		if (was_mapped && !ember_split_a_mapping(s) && s->released)
+	/* released, its parts went with their last mappings: their handles may be the driver's next */
+	for (size_t i = nsplits; i-- > 0;)
+		if (splits[i]->released && !ember_vmm_mapping_of(handle_of(splits[i])))
 			free(forget(i));
-	}
 	ember_unlock(&lock);
 }
 
@@ -177,7 +150,7 @@ enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle
 	} else if (i < nsplits) {
 		*out = *splits[i];
 		splits[i]->given_back = true; /* held again by a retain, its next last release gives nothing back */
-		if (ember_split_a_mapping(splits[i]))
+		if (ember_vmm_mapping_of(handle))
 			splits[i]->released = true; /* its parts' mappings hold them: a retain may ask for it again */
 		else
 			gone = forget(i);

@@ -16,23 +16,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The whole mappings of one split that are kept; past these, an address there answers for its part. */
-#define EMBER_SPLIT_MAPPINGS 4
-
 struct ember_split {
 	CUmemGenericAllocationHandle gpu, host; /* the driver's: gpu_bytes on the GPU, the rest in host memory */
 	uint64_t size, gpu_bytes;
 	int device;
 	CUmemAllocationProp prop; /* as the program asked */
 	unsigned retained;        /* references cuMemRetainAllocationHandle gave, each released once */
-	/* where the program mapped it whole (a ring buffer maps one allocation twice, side by side); 0: none */
-	CUdeviceptr mapped_at[EMBER_SPLIT_MAPPINGS];
 	bool released;            /* its last reference let go while mapped: kept only to answer a retain */
 	bool given_back;          /* its budget and host claim were given back at a last release before */
 };
-
-/* One of s's whole mappings; 0 if it is mapped whole nowhere. */
-CUdeviceptr ember_split_a_mapping(const struct ember_split *s);
 
 /* Whether any split lives: while none does, every hook passes its call straight through. */
 bool ember_split_any(void);
@@ -57,21 +49,22 @@ enum ember_split_retain {
 /* cuMemRetainAllocationHandle gave handle once more, released (as the caller saw it) or not. */
 enum ember_split_retain ember_split_retained(CUmemGenericAllocationHandle handle, bool released);
 
-/* The program mapped handle whole at ptr (kept while fewer than EMBER_SPLIT_MAPPINGS are). */
+/*
+ * The program mapped handle whole at ptr: kept among the mappings Ember
+ * answers for (vmm_mappings.h), as many as the program makes (a ring
+ * buffer maps one allocation twice, side by side).
+ */
 void ember_split_mapped(CUmemGenericAllocationHandle handle, CUdeviceptr ptr);
 
-/* Where the split mapped whole around ptr begins, and its size; false where no split is mapped there. */
-bool ember_split_mapped_around(CUdeviceptr ptr, CUdeviceptr *base, uint64_t *size);
-
-/* The program unmapped [ptr, ptr + size): splits mapped there are no longer, and those released are forgotten. */
-void ember_split_unmapped(CUdeviceptr ptr, size_t size);
+/* After an unmap: splits released while mapped whose last whole mapping went are forgotten. */
+void ember_split_forget_unmapped(void);
 
 enum ember_split_release { EMBER_SPLIT_NOT, EMBER_SPLIT_STILL_HELD, EMBER_SPLIT_GONE };
 
 /*
  * The program releases handle: a reference that cuMemRetainAllocationHandle
  * gave (the split stays), or the last (the split, in out, is forgotten, or
- * kept as released while it is mapped, where its parts' mappings hold them;
+ * kept as released while it is mapped whole, where its parts' mappings hold them;
  * its parts are the caller's to release either way).
  */
 enum ember_split_release ember_split_release(CUmemGenericAllocationHandle handle, struct ember_split *out);

@@ -1106,6 +1106,54 @@ Test(placement, cuMemCreate_memory_is_not_split_with_EMBER_SPLIT_VMM_0)
 	CU_OK(SYM(shim, cuMemRelease)(within));
 }
 
+/*
+ * Made whole in host memory, an allocation's mapping answers
+ * cuMemGetAddressRange as the program's, where the driver answers a base
+ * outside it (the simulated driver 0, as an H100 did): at each of two
+ * mappings, after the first is unmapped, and once released, retained from
+ * an address and mapped again. Unmapped, the driver's answer stands again.
+ */
+Test(placement, cuMemCreate_memory_made_whole_in_host_memory_answers_its_mappings_range)
+{
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	setenv("EMBER_SPLIT_VMM", "0", 1);
+	start_static();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), past = vmm_create(40 * MiB, 0);
+	CUmemGenericAllocationHandle small = vmm_create(4 * MiB, 0);
+	cr_assert_eq(vmm_location(past), EMBER_SIM_HOST, "whole in host memory");
+	cr_assert_eq(vmm_location(small), 0, "on the GPU");
+	CUdeviceptr va = 0, base = 0;
+	size_t size = 0;
+	CU_OK(SYM(shim, cuMemAddressReserve)(&va, 120 * MiB, 0, 0, 0));
+	CUdeviceptr first = va, second = va + 40 * MiB, third = va + 80 * MiB;
+	CU_OK(SYM(shim, cuMemMap)(first, 40 * MiB, 0, past, 0));
+	CU_OK(SYM(shim, cuMemMap)(second, 40 * MiB, 0, past, 0));
+	CU_OK(SYM(shim, cuMemRelease)(past));
+	CU_OK(SYM(sim, cuMemGetAddressRange_v2)(&base, &size, first + MiB));
+	cr_expect_eq(base, 0, "the driver's answer begins outside the mapping");
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, first + MiB));
+	cr_expect(base == first && size == 40 * MiB, "the first mapping");
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, second + 39 * MiB));
+	cr_expect(base == second && size == 40 * MiB, "the second mapping");
+	CU_OK(SYM(shim, cuMemUnmap)(first, 40 * MiB));
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, second));
+	cr_expect(base == second && size == 40 * MiB, "the second, the first gone");
+	CUmemGenericAllocationHandle again = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&again, (void *)second));
+	CU_OK(SYM(shim, cuMemMap)(third, 40 * MiB, 0, again, 0));
+	CU_OK(SYM(shim, cuMemRelease)(again));
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, third + 20 * MiB));
+	cr_expect(base == third && size == 40 * MiB, "released, retained and mapped again: the new mapping");
+	CU_OK(SYM(shim, cuMemUnmap)(second, 80 * MiB));
+	CU_OK(SYM(shim, cuMemMap)(third, 4 * MiB, 0, small, 0));
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, third + MiB));
+	cr_expect(base == third && size == 4 * MiB, "GPU memory mapped where it was: the driver's answer");
+	CU_OK(SYM(shim, cuMemUnmap)(third, 4 * MiB));
+	CU_OK(SYM(shim, cuMemAddressFree)(va, 120 * MiB));
+	CU_OK(SYM(shim, cuMemRelease)(small));
+	CU_OK(SYM(shim, cuMemRelease)(within));
+}
+
 /* One cuMemUnmap or cuMemSetAccess over a split's mapping and a plain one beside it reaches every part. */
 Test(placement, a_range_over_a_split_and_its_neighbour_is_unmapped_and_given_access_whole)
 {
@@ -1195,6 +1243,30 @@ Test(placement, a_split_mapped_in_two_places_answers_whole_at_each_until_its_las
 	cr_expect_eq(device_used(), before + 40 * MiB, "its last mapping gone: both parts freed");
 	CU_OK(SYM(shim, cuMemRelease)(within));
 	cr_expect_eq(device_used(), before);
+}
+
+/* As many whole mappings as the program makes are kept: the fifth answers whole once the first four are gone. */
+Test(placement, a_split_mapped_in_five_places_answers_whole_at_the_last)
+{
+	uint64_t before = start_splitting();
+	CUmemGenericAllocationHandle within = vmm_create(40 * MiB, 0), split = vmm_create(40 * MiB, 0);
+	CUdeviceptr at[5];
+	for (int k = 0; k < 5; k++)
+		at[k] = vmm_map(split, 40 * MiB);
+	CU_OK(SYM(shim, cuMemRelease)(split));
+	for (int k = 0; k < 4; k++)
+		CU_OK(SYM(shim, cuMemUnmap)(at[k], 40 * MiB));
+	CUdeviceptr base = 0;
+	size_t size = 0;
+	CU_OK(SYM(shim, cuMemGetAddressRange_v2)(&base, &size, at[4] + 30 * MiB));
+	cr_expect(base == at[4] && size == 40 * MiB, "the fifth mapping whole");
+	CUmemGenericAllocationHandle again = 0;
+	CU_OK(SYM(shim, cuMemRetainAllocationHandle)(&again, (void *)(at[4] + 30 * MiB)));
+	cr_expect_eq(again, split, "the program's handle, from its host part");
+	CU_OK(SYM(shim, cuMemRelease)(again));
+	CU_OK(SYM(shim, cuMemUnmap)(at[4], 40 * MiB));
+	cr_expect_eq(device_used(), before + 40 * MiB, "its last mapping gone: both parts freed");
+	CU_OK(SYM(shim, cuMemRelease)(within));
 }
 
 /* Mapped only in its GPU part and released, a split's part goes alone: an address in it gives the part's handle. */
