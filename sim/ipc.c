@@ -5,8 +5,17 @@
  * CUDA_ERROR_INVALID_VALUE, as the driver refuses them (CuPy's issue 9306
  * shows it for cudaMallocManaged). Nothing opens a handle here: the sim
  * is one process.
+ *
+ * cuMemGetHandleForAddressRange: a range exported as a dma-buf (NCCL's
+ * network path, a NIC's RDMA), page-aligned, in plain cuMemAlloc memory;
+ * the driver refused managed memory with CUDA_ERROR_INVALID_VALUE
+ * (ipc_probe.py, ab-57's call 1). The descriptor is /dev/null's, the
+ * caller's to close. Ranges the program mapped itself (cuMemMap), which
+ * the driver exports too, are not modelled: refused.
  */
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -32,5 +41,27 @@ SIM_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevicep
 	memset(pHandle, 0, sizeof *pHandle);
 	memcpy(pHandle->reserved, &id, sizeof id);
 	memcpy(pHandle->reserved + sizeof id, &base, sizeof base);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size,
+							  CUmemRangeHandleType handleType, unsigned long long flags)
+{
+	SIM_REQUIRE_INIT();
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!handle || handleType != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || !size || dptr % page || size % page)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (flags) /* a mapping through the PCIe BAR: not modelled */
+		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&sim_mem_lock);
+	struct sim_alloc *a = sim_alloc_find((uintptr_t)dptr);
+	bool ok = a && a->kind == SIM_MEM_DEVICE && !a->graph && dptr + size <= a->base + a->size;
+	pthread_mutex_unlock(&sim_mem_lock);
+	if (!ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*(int *)handle = fd;
 	return CUDA_SUCCESS;
 }

@@ -971,6 +971,35 @@ Test(placement, manage_all_says_once_why_ipc_refuses_converted_memory)
 	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL=0"), "%s", buf);
 }
 
+/* The same for a dma-buf export of a range (cuMemGetHandleForAddressRange), which the driver refuses alike. */
+Test(placement, manage_all_says_once_why_a_dma_buf_export_of_converted_memory_is_refused)
+{
+	char log[] = "/tmp/ember-dmabuf-XXXXXX";
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	CUdeviceptr converted, pitched;
+	size_t pitch = 0;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(&converted, 8 * MiB));
+	CU_OK(SYM(shim, cuMemAllocPitch_v2)(&pitched, &pitch, 4096, 512, 4)); /* 2 MiB: page-aligned */
+	int fd = -1;
+	for (int k = 0; k < 2; k++)
+		cr_expect_eq(SYM(shim, cuMemGetHandleForAddressRange)(&fd, converted + k * MiB, MiB,
+								      CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+			     CUDA_ERROR_INVALID_VALUE);
+	cr_expect_eq(fd, -1);
+	CU_OK(SYM(shim, cuMemGetHandleForAddressRange)(&fd, pitched, 4096, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0));
+	cr_expect_geq(fd, 0, "plain memory exported");
+	close(fd);
+	CU_OK(SYM(shim, cuMemFree_v2)(converted));
+	CU_OK(SYM(shim, cuMemFree_v2)(pitched));
+	char buf[8192];
+	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
+	unlink(log);
+	cr_expect_eq(lines_with(buf, "cuMemGetHandleForAddressRange:"), 1, "one warning for two refusals: %s", buf);
+	cr_expect_not_null(strstr(buf, "dma-buf"), "%s", buf);
+}
+
 /* ---- cuMemCreate under EMBER_MANAGE_ALL: on the device within the budget, in host memory past it ---- */
 
 static CUmemGenericAllocationHandle vmm_create(size_t bytes, unsigned long long handle_types)
