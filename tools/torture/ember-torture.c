@@ -10,8 +10,11 @@
  *   ember-torture [THREADS 8] [SECONDS 10] [MAX_MIB 8] [VMM_THREADS 0]
  *
  * Prints the bytes verified and exits 1 on the first mismatch, or, with
- * VMM threads, where the GPU's free memory does not come back once every
- * thread is done.
+ * VMM threads alone (THREADS 0), where the GPU's free memory does not come
+ * back once every thread is done. Beside managed threads the difference is
+ * printed, not checked: the driver keeps some of managed memory's GPU
+ * chunks after their free (65 MB of an H100's after 20 s of 4 + 4 threads
+ * without Ember, ab-57's call 2).
  */
 #include <cuda.h>
 #include <pthread.h>
@@ -203,9 +206,10 @@ int main(int argc, char **argv)
 	double seconds = argc > 2 ? atof(argv[2]) : 10;
 	max_bytes = (argc > 3 ? (size_t)atoi(argv[3]) : 8) << 20;
 	int vmm_threads = argc > 4 ? atoi(argv[4]) : 0;
-	if (threads < 1 || threads > 256 || seconds <= 0 || max_bytes < (1u << 20) || vmm_threads < 0 ||
-	    vmm_threads > 256) {
-		fprintf(stderr, "usage: ember-torture [THREADS 1-256] [SECONDS] [MAX_MIB, from 1] [VMM_THREADS 0-256]\n");
+	if (threads > 256 || seconds <= 0 || max_bytes < (1u << 20) || vmm_threads < 0 || vmm_threads > 256 ||
+	    threads + (unsigned)vmm_threads == 0) {
+		fprintf(stderr, "usage: ember-torture [THREADS 0-256] [SECONDS] [MAX_MIB, from 1] [VMM_THREADS 0-256], "
+				"not both 0\n");
 		return 2;
 	}
 	CUdevice dev;
@@ -234,9 +238,14 @@ int main(int argc, char **argv)
 		printf("ember-torture: %d threads of the virtual memory API, %llu rounds\n", vmm_threads,
 		       (unsigned long long)vmm_rounds);
 		size_t free_after = free_memory_settled(free_before);
-		EXPECT(free_after == free_before,
-		       "the GPU's free memory is %zu bytes, %zu before: %lld bytes not given back\n", free_after,
-		       free_before, (long long)free_before - (long long)free_after);
+		long long kept = (long long)free_before - (long long)free_after;
+		if (threads)
+			printf("ember-torture: %lld bytes of the GPU's free memory not given back (not checked beside "
+			       "managed threads)\n", kept);
+		else
+			EXPECT(free_after == free_before,
+			       "the GPU's free memory is %zu bytes, %zu before: %lld bytes not given back\n",
+			       free_after, free_before, kept);
 	}
 	CHECK(cuModuleUnload(mod));
 	return mismatches ? 1 : 0;
