@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "sim.h"
 
 /* Small allocations: the alignment cuMemAlloc guarantees. */
@@ -80,14 +81,8 @@ static size_t upper_bound(uintptr_t addr)
 
 bool sim_alloc_insert(struct sim_alloc *a)
 {
-	if (count == capacity) {
-		size_t grown = capacity ? capacity * 2 : 256;
-		struct sim_alloc **t = realloc(table, grown * sizeof *t);
-		if (!t)
-			return false;
-		table = t;
-		capacity = grown;
-	}
+	if (!ember_grow(&table, count, &capacity, sizeof *table, 256))
+		return false;
 	size_t i = upper_bound(a->base);
 	memmove(&table[i + 1], &table[i], (count - i) * sizeof *table);
 	table[i] = a;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cost.h"
+#include "grow.h"
 #include "sim.h"
 
 struct victim {
@@ -33,15 +34,9 @@ static void collect(struct sim_alloc *a, void *arg)
 	for (size_t i = 0; i < a->nblocks; i++) {
 		if (a->blocks[i].where != h->dev || (a == h->keep && i >= h->keep_first && i < h->keep_end))
 			continue;
-		if (h->n == h->cap) {
-			size_t grown = h->cap ? h->cap * 2 : 64;
-			struct victim *v = realloc(h->v, grown * sizeof *v);
-			if (!v) {
-				h->failed = true;
-				return;
-			}
-			h->v = v;
-			h->cap = grown;
+		if (!ember_grow(&h->v, h->n, &h->cap, sizeof *h->v, 64)) {
+			h->failed = true;
+			return;
 		}
 		h->v[h->n++] = (struct victim){ a, i };
 	}

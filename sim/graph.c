@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sim.h"
 
 struct sim_node {
@@ -66,16 +67,10 @@ static CUresult copy_node(struct sim_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
 static CUresult add_node(struct sim_graph *g, struct sim_node *n, CUgraphNode *out)
 {
 	pthread_mutex_lock(&graph_lock);
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 8;
-		struct sim_node **v = realloc(g->nodes, cap * sizeof *v);
-		if (!v) {
-			pthread_mutex_unlock(&graph_lock);
-			free(n);
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		}
-		g->nodes = v;
-		g->cap = cap;
+	if (!ember_grow(&g->nodes, g->n, &g->cap, sizeof *g->nodes, 8)) {
+		pthread_mutex_unlock(&graph_lock);
+		free(n);
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	n->owner = g;
 	g->nodes[g->n++] = n;

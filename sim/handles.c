@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sim.h"
 
 struct entry {
@@ -43,14 +44,8 @@ static struct entry *find(enum sim_handle_kind kind, const void *h)
 void sim_handle_add(enum sim_handle_kind kind, const void *h, struct sim_ctx *owner)
 {
 	pthread_mutex_lock(&sim_handles_lock);
-	if (count == capacity) {
-		size_t grown = capacity ? capacity * 2 : 64;
-		struct entry *t = realloc(table, grown * sizeof *t);
-		if (!t)
-			abort(); /* a handle we cannot track would be a handle we cannot free */
-		table = t;
-		capacity = grown;
-	}
+	if (!ember_grow(&table, count, &capacity, sizeof *table, 64))
+		abort(); /* a handle we cannot track would be a handle we cannot free */
 	size_t i = lower_bound((uintptr_t)h);
 	memmove(&table[i + 1], &table[i], (count - i) * sizeof *table);
 	table[i] = (struct entry){ (uintptr_t)h, kind, owner };

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sim.h"
 
 static struct sim_kernel **kernels; /* under sim_code_lock */
-static unsigned nkernels, capacity;
+static unsigned nkernels;
+static size_t capacity;
 
 static size_t alignment(size_t size)
 {
@@ -69,15 +71,8 @@ EMBER_SIM_API int ember_sim_register_kernel(const char *name, ember_sim_kernel_f
 	struct sim_kernel *old = find_locked(name);
 	if (old) { /* registering the same thing twice is fine; redefining it is not */
 		rc = same(old, k) ? 0 : -1;
-	} else if (nkernels == capacity) {
-		size_t grown = capacity ? capacity * 2 : 16;
-		struct sim_kernel **t = realloc(kernels, grown * sizeof *t);
-		if (t) {
-			kernels = t;
-			capacity = (unsigned)grown;
-		} else {
-			rc = -1;
-		}
+	} else if (!ember_grow(&kernels, nkernels, &capacity, sizeof *kernels, 16)) {
+		rc = -1;
 	}
 	if (!old && rc == 0) {
 		kernels[nkernels++] = k;
