@@ -8,6 +8,7 @@
 # 3. on an H200 (the matrix's card) only, token generation and the model's build at 1.5x.
 source tools/bench/device-call.sh c57-3
 out=$R/torture; mkdir -p "$out"
+# As run, tort's local `name` shadowed the call's, so pack also left an archive per case beside c57-3.tar.gz.
 tort() { # NAME SECONDS THREADS SECS MIB VMM [EMBER...]
   local name=$1 limit=$2 args=("$3" "$4" "$5" "$6"); shift 6
   stage "torture $name: ${args[*]}"
