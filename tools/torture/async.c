@@ -1,0 +1,83 @@
+/*
+ * ember-torture's stream-ordered threads, as PyTorch's cudaMallocAsync
+ * backend and JAX's cuda_async allocate: under EMBER_MANAGE_ALL each
+ * cuMemAllocAsync becomes managed memory, and EMBER_KEEP_FREED keeps what
+ * cuMemFreeAsync frees for the next allocation of its size: at once on the
+ * stream that freed it, on another only once that stream has passed the
+ * free. A round frees its input behind the launch that reads it and at once
+ * makes allocations of that size on the same stream and on a second one,
+ * and writes over them: given the input's memory too early, the second
+ * would change what the launch reads, and its output would be wrong.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "torture.h"
+
+/* The sizes a round picks from: few, so that frees are given again often. */
+static size_t round_bytes(unsigned *seed)
+{
+	static const size_t small[] = { 64 << 10, 256 << 10, 1 << 20 };
+	return rand_r(seed) % 4 == 0 ? torture_max_bytes : small[rand_r(seed) % 3];
+}
+
+static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag, float *hx, float *hy)
+{
+	size_t bytes = round_bytes(seed);
+	unsigned n = (unsigned)(bytes / sizeof(float));
+	for (unsigned i = 0; i < n; i++)
+		hx[i] = torture_value(i, tag);
+	CUdeviceptr x, y, here, there;
+	CHECK(cuMemAllocAsync(&x, bytes, s));
+	CHECK(cuMemAllocAsync(&y, bytes, s));
+	CHECK(cuMemcpyHtoDAsync(x, hx, bytes, s));
+	CHECK(cuMemsetD32Async(y, 0, n, s)); /* the kernel adds to y; given again, y holds what it held */
+	float a = 1;
+	void *params[] = { &a, &x, &y, &n };
+	CHECK(cuLaunchKernel(torture_saxpy, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, NULL));
+	CHECK(cuMemFreeAsync(x, s)); /* while the launch may still read it */
+	CHECK(cuMemAllocAsync(&here, bytes, s)); /* may be x's at once: after the launch on s */
+	CHECK(cuMemsetD32Async(here, 0xffffffffu, n, s));
+	CHECK(cuMemAllocAsync(&there, bytes, other)); /* x's only once s has passed its free */
+	CHECK(cuMemsetD32Async(there, 0xffffffffu, n, other));
+	CHECK(cuMemcpyDtoHAsync(hy, y, bytes, s));
+	CHECK(cuStreamSynchronize(s));
+	CHECK(cuStreamSynchronize(other));
+	for (unsigned i = 0; i < n; i++)
+		if (hy[i] != torture_value(i, tag)) {
+			EXPECT(false,
+			       "stream-ordered: element %u of %u is %g, expected %g (x %#llx, y %#llx, then %#llx "
+			       "on x's stream, %#llx on another)\n",
+			       i, n, hy[i], torture_value(i, tag), (unsigned long long)x, (unsigned long long)y,
+			       (unsigned long long)here, (unsigned long long)there);
+			break;
+		}
+	CHECK(cuMemFreeAsync(there, other));
+	CHECK(cuMemFreeAsync(here, s));
+	CHECK(cuMemFreeAsync(y, s));
+	__atomic_add_fetch(&torture_verified, bytes, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&torture_async_rounds, 1, __ATOMIC_RELAXED);
+}
+
+void *torture_async_thread(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg * 3266489917u;
+	CHECK(cuCtxSetCurrent(torture_ctx));
+	CUstream s, other;
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CHECK(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+	float *hx = malloc(torture_max_bytes), *hy = malloc(torture_max_bytes);
+	if (!hx || !hy) {
+		fprintf(stderr, "ember-torture: out of host memory\n");
+		exit(1);
+	}
+	for (unsigned tag = (unsigned)(uintptr_t)arg; torture_going_on(); tag += 11)
+		async_round(s, other, &seed, tag, hx, hy);
+	CHECK(cuStreamSynchronize(s));
+	CHECK(cuStreamSynchronize(other));
+	CHECK(cuStreamDestroy(s));
+	CHECK(cuStreamDestroy(other));
+	free(hx);
+	free(hy);
+	return NULL;
+}
