@@ -4,15 +4,18 @@
  * cuMemAllocAsync becomes managed memory, and EMBER_KEEP_FREED keeps what
  * cuMemFreeAsync frees for the next allocation of its size: at once on the
  * stream that freed it, on another only once that stream has passed the
- * free. A round frees its input behind the launch that reads it and at once
+ * free. A round frees its input behind the launches that read it and at once
  * makes allocations of that size on the same stream and on a second one,
  * and writes over them: given the input's memory too early, the second
- * would change what the launch reads, and its output would be wrong.
+ * would change what the launches read, and their output would be wrong.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "torture.h"
+
+/* The launches that read a round's input, each adding it to the output: values stay exact floats. */
+#define LAUNCHES 8
 
 /* The sizes a round picks from: few, so that frees are given again often. */
 static size_t round_bytes(unsigned *seed)
@@ -34,9 +37,10 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 	CHECK(cuMemsetD32Async(y, 0, n, s)); /* the kernel adds to y; given again, y holds what it held */
 	float a = 1;
 	void *params[] = { &a, &x, &y, &n };
-	CHECK(cuLaunchKernel(torture_saxpy, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, NULL));
-	CHECK(cuMemFreeAsync(x, s)); /* while the launch may still read it */
-	CHECK(cuMemAllocAsync(&here, bytes, s)); /* may be x's at once: after the launch on s */
+	for (int k = 0; k < LAUNCHES; k++) /* y = LAUNCHES * x: x is read for longer */
+		CHECK(cuLaunchKernel(torture_saxpy, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, NULL));
+	CHECK(cuMemFreeAsync(x, s)); /* while the launches may still read it */
+	CHECK(cuMemAllocAsync(&here, bytes, s)); /* may be x's at once: after the launches on s */
 	CHECK(cuMemsetD32Async(here, 0xffffffffu, n, s));
 	CHECK(cuMemAllocAsync(&there, bytes, other)); /* x's only once s has passed its free */
 	CHECK(cuMemsetD32Async(there, 0xffffffffu, n, other));
@@ -44,11 +48,11 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 	CHECK(cuStreamSynchronize(s));
 	CHECK(cuStreamSynchronize(other));
 	for (unsigned i = 0; i < n; i++)
-		if (hy[i] != torture_value(i, tag)) {
+		if (hy[i] != LAUNCHES * torture_value(i, tag)) {
 			EXPECT(false,
 			       "stream-ordered: element %u of %u is %g, expected %g (x %#llx, y %#llx, then %#llx "
 			       "on x's stream, %#llx on another)\n",
-			       i, n, hy[i], torture_value(i, tag), (unsigned long long)x, (unsigned long long)y,
+			       i, n, hy[i], LAUNCHES * torture_value(i, tag), (unsigned long long)x, (unsigned long long)y,
 			       (unsigned long long)here, (unsigned long long)there);
 			break;
 		}
