@@ -9,12 +9,12 @@
 # 4. on an H200 (the matrix's card) only, token generation and the model's build at 1.5x.
 source tools/bench/device-call.sh c57-4
 out=$R/torture; mkdir -p "$out"
-tort() { # CASE SECONDS [EMBER...]
-  local case=$1 limit=$2; shift 2
-  stage "torture $case"
-  timeout "$limit" "$@" build/bin/ember-torture 2 30 16 0 4 >"$out/$case.out" 2>"$out/$case.err"
-  echo "torture $case: rc $?; $(tr '\n' ' ' <"$out/$case.out") $(grep -v '^ember\[' "$out/$case.err" | head -c 400)"
-  echo "  $(grep -o '[0-9]* stream-ordered allocations were given memory[^;]*' "$out/$case.err")"
+tort() { # WHICH SECONDS [EMBER...]
+  local which=$1 limit=$2; shift 2
+  stage "torture $which"
+  timeout "$limit" "$@" build/bin/ember-torture 2 30 16 0 4 >"$out/$which.out" 2>"$out/$which.err"
+  echo "torture $which: rc $?; $(tr '\n' ' ' <"$out/$which.out") $(grep -v '^ember\[' "$out/$which.err" | head -c 400)"
+  echo "  $(grep -o '[0-9]* stream-ordered allocations were given memory[^;]*' "$out/$which.err")"
   pack
 }
 ember=("$run" --driver real --mode adaptive --budget 1G --manage-all 1 --keep-freed 256M --log info --)
