@@ -3,7 +3,7 @@
 # Pack with EMBER_PACK_TESTS=gpu EMBER_PACK_KEEP="ember-suite ember-vmm-host-probe ember-torture"
 # EMBER_PACK_LIBS="mut=REV", REV the branch mut-cross-stream (the head with kept memory given to
 # another stream without waiting for its free's event; never on main); carry build-gpu.
-# 1. ember-torture 2 20 16 0 4 (2 managed, 4 stream-ordered threads, arrays to 16 MiB) without Ember;
+# 1. ember-torture 2 30 16 0 4 (2 managed, 4 stream-ordered threads, arrays to 16 MiB) without Ember;
 # 2. the same for 30 s under Ember (manage-all, 1 GiB budget, 256 MiB kept), the head's library;
 # 3. the same under the mutated library: the torture should see wrong outputs;
 # 4. on an H200 (the matrix's card) only, token generation and the model's build at 1.5x.
