@@ -5,8 +5,8 @@
  * cuMemFreeAsync frees for the next allocation of its size: at once on the
  * stream that freed it, on another only once that stream has passed the
  * free. A round frees its input behind the launches that read it and at once
- * makes allocations of that size on the same stream and on a second one,
- * and writes over them: given the input's memory too early, the second
+ * makes allocations of that size on a second stream and on the same one,
+ * and writes over them: given the input's memory too early, the first
  * would change what the launches read, and their output would be wrong.
  */
 #include <stdint.h>
@@ -31,6 +31,9 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 	for (unsigned i = 0; i < n; i++)
 		hx[i] = torture_value(i, tag);
 	CUdeviceptr x, y, here, there;
+	/* the pool keeps nothing past its release threshold (0) at a synchronisation: x's memory is
+	   then the only kept memory of its size but what other threads free */
+	CHECK(cuStreamSynchronize(s));
 	CHECK(cuMemAllocAsync(&x, bytes, s));
 	CHECK(cuMemAllocAsync(&y, bytes, s));
 	CHECK(cuMemcpyHtoDAsync(x, hx, bytes, s));
@@ -40,10 +43,10 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 	for (int k = 0; k < LAUNCHES; k++) /* y = LAUNCHES * x: x is read for longer */
 		CHECK(cuLaunchKernel(torture_saxpy, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, NULL));
 	CHECK(cuMemFreeAsync(x, s)); /* while the launches may still read it */
-	CHECK(cuMemAllocAsync(&here, bytes, s)); /* may be x's at once: after the launches on s */
-	CHECK(cuMemsetD32Async(here, 0xffffffffu, n, s));
 	CHECK(cuMemAllocAsync(&there, bytes, other)); /* x's only once s has passed its free */
 	CHECK(cuMemsetD32Async(there, 0xffffffffu, n, other));
+	CHECK(cuMemAllocAsync(&here, bytes, s)); /* x's at once, if still kept: after the launches on s */
+	CHECK(cuMemsetD32Async(here, 0xffffffffu, n, s));
 	CHECK(cuMemcpyDtoHAsync(hy, y, bytes, s));
 	CHECK(cuStreamSynchronize(s));
 	CHECK(cuStreamSynchronize(other));
