@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Session 61, call 4, at the head: the torture's stream-ordered threads on the real driver.
 # Pack with EMBER_PACK_TESTS=gpu EMBER_PACK_KEEP="ember-suite ember-vmm-host-probe ember-torture"
-# EMBER_PACK_LIBS="mut=REV", REV the branch mut-cross-stream (the head with kept memory given to
-# another stream without waiting for its free's event; never on main); carry build-gpu.
+# EMBER_PACK_LIBS="mut=REV", REV a throwaway commit (6ca4b09, never on main, since deleted): the head
+# with reused() in shim/abi/hooks_stream_ordered.c testing `if (0)` in place of
+# `if (!same && EMBER_REAL(cuEventQuery)(e.freed) != CUDA_SUCCESS)`, so that kept memory goes to
+# another stream without waiting for its free's event; carry build-gpu.
 # 1. ember-torture 2 30 16 0 4 (2 managed, 4 stream-ordered threads, arrays to 16 MiB) without Ember;
 # 2. the same for 30 s under Ember (manage-all, 1 GiB budget, 256 MiB kept), the head's library;
 # 3. the same under the mutated library: the torture should see wrong outputs;
