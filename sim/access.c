@@ -35,6 +35,8 @@ EMBER_SIM_API void ember_sim_access(const void *ptr, size_t bytes, int write)
 	int dev = launch ? launch->device : -1;
 	uintptr_t p = (uintptr_t)ptr;
 	bytes = SIM_MIN(bytes, UINTPTR_MAX - p);
+	if (launch)
+		sim_launch_note_use(p, bytes, write != 0);
 	uint64_t cost = 0;
 	pthread_mutex_lock(&sim_mem_lock);
 	while (bytes > 0) { /* a range may run over several allocations */

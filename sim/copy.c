@@ -54,10 +54,9 @@ static CUresult copy(uintptr_t dst, uintptr_t src, size_t n, unsigned need, CUst
 	memmove((void *)dst, (const void *)src, n);
 	uint64_t cost = SIM_COPY_CALL_NS + copy_time(n - slow, dst_dev, src_dev, dst_gpu, src_gpu) +
 			sim_transfer_ns(slow, SIM_READ_MOSTLY_WRITE_BPS);
-	if (sync)
-		sim_stream_enqueue_sync(s, cost);
-	else
-		sim_stream_enqueue(s, cost);
+	uint64_t end = sync ? sim_stream_enqueue_sync(s, cost) : sim_stream_enqueue(s, cost);
+	sim_hazard_note(src, n, false, s, end - cost, end, "a copy");
+	sim_hazard_note(dst, n, true, s, end - cost, end, "a copy");
 	return CUDA_SUCCESS;
 }
 

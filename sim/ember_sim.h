@@ -70,6 +70,9 @@ EMBER_SIM_API void ember_sim_access(const void *ptr, size_t bytes, int write);
 /* The simulated host's clock: advanced by synchronous calls and by waiting on work. */
 EMBER_SIM_API uint64_t ember_sim_now_ns(void);
 
+/* Under EMBER_SIM_HAZARDS, how many pieces of work touched memory another stream's work may still use. */
+EMBER_SIM_API unsigned long long ember_sim_hazard_count(void);
+
 /* ---- managed memory, per block ---- */
 
 struct ember_sim_block_info {

@@ -39,6 +39,8 @@ static void load_config(void)
 	sim_globals.physical_devices = cfg.sim_devices < 1 ? 1 : SIM_MIN(cfg.sim_devices, SIM_MAX_DEVICES);
 	sim_globals.devices = sim_visible_setup(sim_globals.physical_devices, sim_globals.physical);
 	sim_globals.device_memory = ember_size_resolve(cfg.sim_memory, host_memory());
+	sim_globals.hazards = cfg.sim_hazards;
+	sim_hazards_setup();
 	sim_peers_setup();
 }
 

@@ -30,14 +30,31 @@ struct launch {
 };
 
 /* The kernel this thread is running, and the virtual time it has used so far. */
+/* The uses of memory a launch's hazards are checked for; past these, the rest are not. */
+#define NOTED_USES 16
+
+struct use {
+	uintptr_t p;
+	size_t bytes;
+	bool write;
+};
+
 static __thread struct running {
 	const struct ember_sim_launch *launch;
 	uint64_t cost;
+	struct use uses[NOTED_USES];
+	unsigned nuses;
 } running;
 
 const struct ember_sim_launch *sim_current_launch(void)
 {
 	return running.launch;
+}
+
+void sim_launch_note_use(uintptr_t p, size_t bytes, bool write)
+{
+	if (sim_globals.hazards && running.nuses < NOTED_USES)
+		running.uses[running.nuses++] = (struct use){ p, bytes, write };
 }
 
 void sim_launch_charge(uint64_t ns)
@@ -141,9 +158,12 @@ static CUresult launch(const struct launch *l)
 	struct running outer = running; /* a host function may itself launch */
 	running = (struct running){ .launch = &info };
 	f->kernel->fn(&info, params);
-	uint64_t cost = running.cost;
+	struct running done = running;
 	running = outer;
-	sim_stream_enqueue(s, SIM_LAUNCH_NS + cost);
+	uint64_t end = sim_stream_enqueue(s, SIM_LAUNCH_NS + done.cost);
+	for (unsigned i = 0; i < done.nuses; i++)
+		sim_hazard_note(done.uses[i].p, done.uses[i].bytes, done.uses[i].write, s,
+				end - (SIM_LAUNCH_NS + done.cost), end, "a launch");
 	return CUDA_SUCCESS;
 }
 

@@ -46,10 +46,8 @@ static CUresult set(CUdeviceptr dst, unsigned value, size_t width, size_t count,
 	fill((void *)dst, value, width, count);
 	uint64_t cost = SIM_COPY_CALL_NS + sim_transfer_ns(bytes - slow, dev ? SIM_DEVICE_MEMORY_BPS : SIM_MAPPED_BPS) +
 			sim_transfer_ns(slow, SIM_READ_MOSTLY_WRITE_BPS);
-	if (sync)
-		sim_stream_enqueue_sync(s, cost);
-	else
-		sim_stream_enqueue(s, cost);
+	uint64_t end = sync ? sim_stream_enqueue_sync(s, cost) : sim_stream_enqueue(s, cost);
+	sim_hazard_note(dst, bytes, true, s, end - cost, end, "a memset");
 	return CUDA_SUCCESS;
 }
 

@@ -45,6 +45,7 @@ struct sim_globals {
 	uint64_t device_memory;  /* EMBER_SIM_MEMORY, per device */
 	unsigned physical_devices;          /* EMBER_SIM_DEVICES */
 	int physical[SIM_MAX_DEVICES];      /* ordinal -> the simulated GPU it is (its PCI bus id, its UUID) */
+	bool hazards;                       /* EMBER_SIM_HAZARDS (hazard.c) */
 };
 extern struct sim_globals sim_globals;
 
@@ -53,6 +54,17 @@ unsigned sim_visible_setup(unsigned physical, int *map);
 /* device.c: physical GPU g's UUID; visible.c: as nvidia-smi prints it, "GPU-xxxxxxxx-xxxx-...". */
 void sim_physical_uuid(CUuuid *uuid, int physical);
 void sim_device_uuid_text(char *out, size_t len, int physical);
+
+struct sim_stream;
+/*
+ * hazard.c, under EMBER_SIM_HAZARDS: work on stream s, from start to end in
+ * virtual time (what: "a launch", "a copy", "a memset"), wrote or read
+ * [p, p + bytes); reported where another stream's work on that allocation
+ * may still run.
+ */
+void sim_hazard_note(uintptr_t p, size_t bytes, bool write, const struct sim_stream *s, uint64_t start,
+		     uint64_t end, const char *what);
+void sim_hazards_setup(void);
 
 /* Loads the configuration, once. */
 void sim_setup(void);
@@ -166,7 +178,7 @@ CUresult sim_stream_resolve(CUstream h, bool per_thread_default, struct sim_stre
  */
 uint64_t sim_stream_enqueue(struct sim_stream *s, uint64_t cost_ns);
 /* A call that returns only when its work is done: the host waits for it. */
-void sim_stream_enqueue_sync(struct sim_stream *s, uint64_t cost_ns);
+uint64_t sim_stream_enqueue_sync(struct sim_stream *s, uint64_t cost_ns);
 void sim_streams_release_ctx(struct sim_ctx *ctx);
 /* The answer a query gives: CUDA_SUCCESS once now >= done_ns, else NOT_READY (time passes). */
 CUresult sim_poll(uint64_t done_ns);
@@ -212,6 +224,12 @@ enum sim_mem_kind { SIM_MEM_DEVICE, SIM_MEM_HOST, SIM_MEM_MANAGED };
 
 struct sim_block;
 
+/* The latest work on one stream that used an allocation, and when it ends in virtual time (hazard.c). */
+struct sim_use {
+	const struct sim_stream *stream; /* NULL: none yet */
+	uint64_t end_ns;
+};
+
 struct sim_alloc {
 	uintptr_t base;
 	size_t size;              /* as asked for */
@@ -226,6 +244,7 @@ struct sim_alloc {
 	size_t nblocks;
 	bool graph;               /* allocated into a stream being captured: the graph's own (memory.c) */
 	struct sim_pool *pool;    /* a stream-ordered allocation's pool, which counts it while it lives (vmm.c) */
+	struct sim_use last_write, last_read; /* under EMBER_SIM_HAZARDS (hazard.c) */
 };
 
 struct sim_pool;
@@ -414,6 +433,8 @@ void sim_events_release_ctx(struct sim_ctx *ctx);
 
 /* The launch the calling thread is running a kernel for, or NULL. */
 const struct ember_sim_launch *sim_current_launch(void);
+/* The running kernel used [p, p + bytes) (access.c), for the hazards once its time is known. */
+void sim_launch_note_use(uintptr_t p, size_t bytes, bool write);
 /* Adds virtual time to the running kernel. */
 void sim_launch_charge(uint64_t ns);
 /* A new empty graph, and a kernel node appended to one, as cuGraphCreate and cuGraphAddKernelNode do (graph.c). */

@@ -71,9 +71,11 @@ uint64_t sim_stream_enqueue(struct sim_stream *s, uint64_t cost_ns)
 	return end;
 }
 
-void sim_stream_enqueue_sync(struct sim_stream *s, uint64_t cost_ns)
+uint64_t sim_stream_enqueue_sync(struct sim_stream *s, uint64_t cost_ns)
 {
-	sim_clock_advance_to(sim_stream_enqueue(s, cost_ns));
+	uint64_t end = sim_stream_enqueue(s, cost_ns);
+	sim_clock_advance_to(end);
+	return end;
 }
 
 static uint64_t done_time(const struct sim_stream *s)
