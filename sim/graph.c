@@ -98,6 +98,12 @@ CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p)
 	return add_kernel((struct sim_graph *)graph, p, &node);
 }
 
+CUresult sim_graph_add_memset(CUgraph graph, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	CUgraphNode node;
+	return cuGraphAddMemsetNode(&node, graph, NULL, 0, p, NULL);
+}
+
 SIM_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
 						    const CUgraphNode *dependencies, size_t numDependencies,
 						    const CUDA_KERNEL_NODE_PARAMS *nodeParams)

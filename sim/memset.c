@@ -2,7 +2,8 @@
  * Memsets of 8, 16 and 32-bit values over driver memory. Like copies, they
  * happen at once and are timed on the stream: at device memory speed, or
  * through a mapping for host-resident memory, at the copies' slow rate
- * under read-mostly advice (copy.c).
+ * under read-mostly advice (copy.c). Into a capturing stream, one is a
+ * memset node of the capture's graph, done when the graph is launched.
  */
 #include <string.h>
 
@@ -43,6 +44,15 @@ static CUresult set(CUdeviceptr dst, unsigned value, size_t width, size_t count,
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!a)
 		return CUDA_ERROR_INVALID_VALUE;
+	CUgraph capture = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
+	if (capture && sim_capture_broken(s))
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	if (capture) { /* recorded, not done: the graph's launch does it */
+		CUDA_MEMSET_NODE_PARAMS node = { .dst = dst, .value = value, .elementSize = (unsigned)width,
+						 .width = count, .height = 1 };
+		sim_capture_note_work(s);
+		return sim_graph_add_memset(capture, &node);
+	}
 	fill((void *)dst, value, width, count);
 	uint64_t cost = SIM_COPY_CALL_NS + sim_transfer_ns(bytes - slow, dev ? SIM_DEVICE_MEMORY_BPS : SIM_MAPPED_BPS) +
 			sim_transfer_ns(slow, SIM_READ_MOSTLY_WRITE_BPS);

@@ -440,6 +440,8 @@ void sim_launch_charge(uint64_t ns);
 /* A new empty graph, and a kernel node appended to one, as cuGraphCreate and cuGraphAddKernelNode do (graph.c). */
 CUresult sim_graph_create(CUgraph *out);
 CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p);
+/* The same for a memset into a capturing stream. */
+CUresult sim_graph_add_memset(CUgraph graph, const CUDA_MEMSET_NODE_PARAMS *p);
 /* A graph's kernel node, launched on stream (graph.c). */
 CUresult sim_launch_node(const CUDA_KERNEL_NODE_PARAMS *p, CUstream stream, bool per_thread);
 /* A graph's memset node, row by row on the stream (memset.c). */

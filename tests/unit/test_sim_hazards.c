@@ -21,6 +21,8 @@ static struct two_streams start(bool hazards)
 {
 	if (hazards)
 		setenv("EMBER_SIM_HAZARDS", "1", 1);
+	else
+		unsetenv("EMBER_SIM_HAZARDS");
 	struct two_streams t = { .sim = load_sim() };
 	CUcontext ctx;
 	CU_OK(SYM(t.sim, cuInit)(0));
