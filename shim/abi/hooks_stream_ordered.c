@@ -38,14 +38,19 @@ static bool still_converted(CUdeviceptr base, uint64_t size)
 	return ok;
 }
 
+/* The kept entries from other streams tried for one allocation, oldest first, before a new one is made. */
+#define OTHER_STREAMS_TRIED 4
+
 /*
  * Under EMBER_KEEP_FREED, memory of bytes that the program freed in stream
  * order and Ember kept (kept.h): at once where stream freed it, else once
- * the stream that did has passed the free. Whether *dptr is such memory.
+ * the stream that did has passed the free; an entry whose stream has not
+ * goes back as the newest, and the next oldest is tried. Whether *dptr is
+ * such memory.
  */
 static bool reused(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream stream, bool ptsz)
 {
-	if (!ember_keeping())
+	if (!ember_keeping() || !dptr)
 		return false;
 	CUcontext ctx = NULL;
 	EMBER_REAL(cuCtxGetCurrent)(&ctx);
@@ -54,12 +59,20 @@ static bool reused(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstre
 	ember_kept_stream(stream, ptsz, &key, &thread);
 	struct ember_kept e;
 	bool same;
-	if (!dptr || !ember_kept_take(bytesize, ctx, pool, key, thread, &e, &same))
-		return false;
-	if (!same && EMBER_REAL(cuEventQuery)(e.freed) != CUDA_SUCCESS) {
+	CUdeviceptr first_tried = 0;
+	for (int tries = 0;; tries++) {
+		if (!ember_kept_take(bytesize, ctx, pool, key, thread, &e, &same))
+			return false;
+		if (same || EMBER_REAL(cuEventQuery)(e.freed) == CUDA_SUCCESS)
+			break;
 		if (!ember_kept_put(&e)) /* still in use on its stream: kept for later, or freed after it */
 			let_go(&e);
-		return false;
+		if (!first_tried)
+			first_tried = e.base;
+		else if (e.base == first_tried) /* round to the first again: every candidate is in use */
+			return false;
+		if (tries + 1 == OTHER_STREAMS_TRIED)
+			return false;
 	}
 	EMBER_REAL(cuEventDestroy_v2)(e.freed);
 	if (!still_converted(e.base, e.size)) /* freed meanwhile by other means (its context's teardown) */

@@ -1824,6 +1824,34 @@ Test(placement, kept_memory_goes_to_another_stream_once_the_free_is_passed)
 	CU_OK(SYM(shim, cuStreamDestroy_v2)(stream));
 }
 
+/*
+ * Kept memory that another stream still uses is passed over for the next
+ * oldest, whose stream has passed its free: an allocation on a third
+ * stream gets that, not a new one.
+ */
+Test(placement, kept_memory_another_stream_still_uses_is_passed_over_for_the_next)
+{
+	CUstream idle = start_keeping("16M"), busy, asking;
+	CU_OK(SYM(shim, cuStreamCreate)(&busy, CU_STREAM_NON_BLOCKING));
+	CU_OK(SYM(shim, cuStreamCreate)(&asking, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr slow, in_use, passed, got;
+	CU_OK(SYM(shim, cuMemAllocAsync)(&slow, 128 * MiB, busy)); /* past the budget: mostly in host memory */
+	CU_OK(SYM(shim, cuMemAllocAsync)(&in_use, 4 * MiB, busy));
+	CU_OK(SYM(shim, cuMemAllocAsync)(&passed, 4 * MiB, idle));
+	/* milliseconds of virtual time queued on busy, which has not passed the free behind them */
+	CU_OK(SYM(shim, cuMemsetD32Async)(slow, 0, 32 * MiB, busy));
+	CU_OK(SYM(shim, cuMemFreeAsync)(in_use, busy));
+	CU_OK(SYM(shim, cuMemFreeAsync)(passed, idle));
+	got = alloc_without_the_driver(4 * MiB, asking);
+	cr_expect_eq(got, passed, "the next oldest, whose stream passed its free, not the oldest");
+	CU_OK(SYM(shim, cuMemFreeAsync)(got, asking));
+	CU_OK(SYM(shim, cuMemFreeAsync)(slow, busy));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(asking));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(busy));
+	CU_OK(SYM(shim, cuStreamDestroy_v2)(idle));
+}
+
 /* Two stream-ordered allocations of 4 MiB on stream, freed there in order. */
 static void free_two(CUstream stream, CUdeviceptr *a, CUdeviceptr *b)
 {
