@@ -33,6 +33,16 @@ double torture_deadline;
 size_t torture_max_bytes;
 uint64_t torture_verified, torture_allocations, torture_mismatches, torture_vmm_rounds, torture_async_rounds;
 
+typedef void *(*thread_fn)(void *);
+
+/* Thread i's work: the managed threads first, then those of the virtual memory API, then the stream-ordered. */
+static thread_fn work_of(unsigned i, unsigned threads, unsigned vmm_threads)
+{
+	if (i < threads)
+		return torture_managed_thread;
+	return i < threads + vmm_threads ? torture_vmm_thread : torture_async_thread;
+}
+
 /* The GPU's free memory, once it is back at before or after a few seconds: freeing may finish behind the program. */
 static size_t free_memory_settled(size_t before)
 {
@@ -78,15 +88,12 @@ int main(int argc, char **argv)
 	if (!tid)
 		return 1;
 	for (unsigned i = 0; i < all; i++)
-		pthread_create(&tid[i], NULL,
-			       i < threads		       ? torture_managed_thread :
-			       i < threads + vmm_threads ? torture_vmm_thread :
-							   torture_async_thread,
-			       (void *)(uintptr_t)(i + 1));
+		pthread_create(&tid[i], NULL, work_of(i, threads, vmm_threads), (void *)(uintptr_t)(i + 1));
 	for (unsigned i = 0; i < all; i++)
 		pthread_join(tid[i], NULL);
 	free(tid);
-	printf("ember-torture: %u threads, %.1f s, %llu allocations, %llu bytes verified, %llu mismatches\n", threads,
+	printf("ember-torture: %u threads, %.1f s, %llu allocations, %llu bytes verified (every kind), %llu mismatches\n",
+	       threads,
 	       now_s() - t0, (unsigned long long)torture_allocations, (unsigned long long)torture_verified,
 	       (unsigned long long)torture_mismatches);
 	if (async_threads)
