@@ -8,6 +8,9 @@
  * makes allocations of that size on a second stream and on the same one,
  * and writes over them: given the input's memory too early, the first
  * would change what the launches read, and their output would be wrong.
+ * Half the rounds allocate from the thread's own pool (cuMemAllocFromPoolAsync,
+ * which Ember keeps apart from the default pool's), which every sixteenth
+ * round trims (cuMemPoolTrimTo, as PyTorch's empty_cache does).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,8 +27,29 @@ static size_t round_bytes(unsigned *seed)
 	return rand_r(seed) % 4 == 0 ? torture_max_bytes : small[rand_r(seed) % 3];
 }
 
-static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag, float *hx, float *hy)
+/* What a stream-ordered thread works with. */
+struct async_thread {
+	CUstream s, other;
+	CUmemoryPool own; /* the thread's own pool */
+	float *hx, *hy;   /* the host's input and output, torture_max_bytes each */
+	unsigned seed;
+};
+
+/* bytes on stream, from pool (NULL: the current device's, cuMemAllocAsync). */
+static void alloc_async(CUdeviceptr *p, size_t bytes, CUstream stream, CUmemoryPool pool)
 {
+	if (pool)
+		CHECK(cuMemAllocFromPoolAsync(p, bytes, pool, stream));
+	else
+		CHECK(cuMemAllocAsync(p, bytes, stream));
+}
+
+static void async_round(struct async_thread *t, unsigned tag)
+{
+	unsigned *seed = &t->seed;
+	CUstream s = t->s, other = t->other;
+	float *hx = t->hx, *hy = t->hy;
+	CUmemoryPool pool = rand_r(seed) % 2 ? t->own : NULL;
 	size_t bytes = round_bytes(seed);
 	unsigned n = (unsigned)(bytes / sizeof(float));
 	for (unsigned i = 0; i < n; i++)
@@ -34,8 +58,10 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 	/* the pool keeps nothing past its release threshold (0) at a synchronisation: x's memory is
 	   then the only kept memory of its size but what other threads free */
 	CHECK(cuStreamSynchronize(s));
-	CHECK(cuMemAllocAsync(&x, bytes, s));
-	CHECK(cuMemAllocAsync(&y, bytes, s));
+	if (rand_r(seed) % 16 == 0)
+		CHECK(cuMemPoolTrimTo(t->own, 0));
+	alloc_async(&x, bytes, s, pool);
+	alloc_async(&y, bytes, s, pool);
 	CHECK(cuMemcpyHtoDAsync(x, hx, bytes, s));
 	CHECK(cuMemsetD32Async(y, 0, n, s)); /* the kernel adds to y; given again, y holds what it held */
 	float a = 1;
@@ -43,9 +69,9 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 	for (int k = 0; k < LAUNCHES; k++) /* y = LAUNCHES * x: x is read for longer */
 		CHECK(cuLaunchKernel(torture_saxpy, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, NULL));
 	CHECK(cuMemFreeAsync(x, s)); /* while the launches may still read it */
-	CHECK(cuMemAllocAsync(&there, bytes, other)); /* x's only once s has passed its free */
+	alloc_async(&there, bytes, other, pool); /* x's only once s has passed its free */
 	CHECK(cuMemsetD32Async(there, 0xffffffffu, n, other));
-	CHECK(cuMemAllocAsync(&here, bytes, s)); /* x's at once, if still kept: after the launches on s */
+	alloc_async(&here, bytes, s, pool); /* x's at once, if still kept: after the launches on s */
 	CHECK(cuMemsetD32Async(here, 0xffffffffu, n, s));
 	CHECK(cuMemcpyDtoHAsync(hy, y, bytes, s));
 	CHECK(cuStreamSynchronize(s));
@@ -68,23 +94,29 @@ static void async_round(CUstream s, CUstream other, unsigned *seed, unsigned tag
 
 void *torture_async_thread(void *arg)
 {
-	unsigned seed = (unsigned)(uintptr_t)arg * 3266489917u;
+	struct async_thread t = { .seed = (unsigned)(uintptr_t)arg * 3266489917u };
+	CUdevice dev;
 	CHECK(cuCtxSetCurrent(torture_ctx));
-	CUstream s, other;
-	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-	CHECK(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
-	float *hx = malloc(torture_max_bytes), *hy = malloc(torture_max_bytes);
-	if (!hx || !hy) {
+	CHECK(cuCtxGetDevice(&dev));
+	CHECK(cuStreamCreate(&t.s, CU_STREAM_NON_BLOCKING));
+	CHECK(cuStreamCreate(&t.other, CU_STREAM_NON_BLOCKING));
+	const CUmemPoolProps props = { .allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+				       .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev } };
+	CHECK(cuMemPoolCreate(&t.own, &props));
+	t.hx = malloc(torture_max_bytes);
+	t.hy = malloc(torture_max_bytes);
+	if (!t.hx || !t.hy) {
 		fprintf(stderr, "ember-torture: out of host memory\n");
 		exit(1);
 	}
 	for (unsigned tag = (unsigned)(uintptr_t)arg; torture_going_on(); tag += 11)
-		async_round(s, other, &seed, tag, hx, hy);
-	CHECK(cuStreamSynchronize(s));
-	CHECK(cuStreamSynchronize(other));
-	CHECK(cuStreamDestroy(s));
-	CHECK(cuStreamDestroy(other));
-	free(hx);
-	free(hy);
+		async_round(&t, tag);
+	CHECK(cuStreamSynchronize(t.s));
+	CHECK(cuStreamSynchronize(t.other));
+	CHECK(cuMemPoolDestroy(t.own));
+	CHECK(cuStreamDestroy(t.s));
+	CHECK(cuStreamDestroy(t.other));
+	free(t.hx);
+	free(t.hy);
 	return NULL;
 }
