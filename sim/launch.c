@@ -29,16 +29,17 @@ struct launch {
 	bool per_thread, cooperative;
 };
 
-/* The kernel this thread is running, and the virtual time it has used so far. */
 /* The uses of memory a launch's hazards are checked for; past these, the rest are not. */
 #define NOTED_USES 16
 
+/* Memory a running kernel reported touching (ember_sim_access), for EMBER_SIM_HAZARDS. */
 struct use {
 	uintptr_t p;
 	size_t bytes;
 	bool write;
 };
 
+/* The kernel this thread is running, the virtual time it has used so far, and what it touched. */
 static __thread struct running {
 	const struct ember_sim_launch *launch;
 	uint64_t cost;
