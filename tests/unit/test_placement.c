@@ -939,20 +939,40 @@ Test(placement, manage_all_says_why_pitched_memory_stays_plain)
 }
 
 /*
+ * Under EMBER_MANAGE_ALL, logging to log (a mkstemp template): an 8 MiB
+ * allocation, converted, and width x height bytes of pitched memory, which
+ * stays plain.
+ */
+static void converted_and_plain(char *log, CUdeviceptr *converted, CUdeviceptr *pitched, size_t width,
+				size_t height)
+{
+	temp_file_env("EMBER_LOG_FILE", log);
+	setenv("EMBER_MANAGE_ALL", "1", 1);
+	start_static();
+	size_t pitch = 0;
+	CU_OK(SYM(shim, cuMemAlloc_v2)(converted, 8 * MiB));
+	CU_OK(SYM(shim, cuMemAllocPitch_v2)(pitched, &pitch, width, height, 4));
+}
+
+/* Both freed, and the log read into buf (size bytes) and removed. */
+static void freed_and_logged(char *log, CUdeviceptr converted, CUdeviceptr pitched, char *buf, size_t size)
+{
+	CU_OK(SYM(shim, cuMemFree_v2)(converted));
+	CU_OK(SYM(shim, cuMemFree_v2)(pitched));
+	cr_assert_gt(read_file(log, buf, size), 0);
+	unlink(log);
+}
+
+/*
  * CUDA IPC cannot share managed memory. A converted allocation's handle is
  * refused as the driver refuses it, with one warning that names the way
  * out; memory that stays plain is shared as before.
  */
 Test(placement, manage_all_says_once_why_ipc_refuses_converted_memory)
 {
-	char log[] = "/tmp/ember-ipc-XXXXXX";
-	temp_file_env("EMBER_LOG_FILE", log);
-	setenv("EMBER_MANAGE_ALL", "1", 1);
-	start_static();
+	char log[] = "/tmp/ember-ipc-XXXXXX", buf[8192];
 	CUdeviceptr converted, pitched;
-	size_t pitch = 0;
-	CU_OK(SYM(shim, cuMemAlloc_v2)(&converted, 8 * MiB));
-	CU_OK(SYM(shim, cuMemAllocPitch_v2)(&pitched, &pitch, 1000, 100, 4));
+	converted_and_plain(log, &converted, &pitched, 1000, 100);
 	CUipcMemHandle handle;
 	cr_expect_eq(SYM(shim, cuIpcGetMemHandle)(&handle, converted + 4096), CUDA_ERROR_INVALID_VALUE);
 	cr_expect_eq(SYM(shim, cuIpcGetMemHandle)(&handle, converted), CUDA_ERROR_INVALID_VALUE);
@@ -962,11 +982,7 @@ Test(placement, manage_all_says_once_why_ipc_refuses_converted_memory)
 	cr_expect_eq(capable, 0);
 	CU_OK(SYM(shim, cuPointerGetAttribute)(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, pitched));
 	cr_expect_eq(capable, 1);
-	CU_OK(SYM(shim, cuMemFree_v2)(converted));
-	CU_OK(SYM(shim, cuMemFree_v2)(pitched));
-	char buf[8192];
-	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
-	unlink(log);
+	freed_and_logged(log, converted, pitched, buf, sizeof buf);
 	cr_expect_eq(lines_with(buf, "cuIpcGetMemHandle:"), 1, "one warning for two refusals: %s", buf);
 	cr_expect_not_null(strstr(buf, "EMBER_MANAGE_ALL=0"), "%s", buf);
 }
@@ -974,14 +990,9 @@ Test(placement, manage_all_says_once_why_ipc_refuses_converted_memory)
 /* The same for a dma-buf export of a range (cuMemGetHandleForAddressRange), which the driver refuses alike. */
 Test(placement, manage_all_says_once_why_a_dma_buf_export_of_converted_memory_is_refused)
 {
-	char log[] = "/tmp/ember-dmabuf-XXXXXX";
-	temp_file_env("EMBER_LOG_FILE", log);
-	setenv("EMBER_MANAGE_ALL", "1", 1);
-	start_static();
+	char log[] = "/tmp/ember-dmabuf-XXXXXX", buf[8192];
 	CUdeviceptr converted, pitched;
-	size_t pitch = 0;
-	CU_OK(SYM(shim, cuMemAlloc_v2)(&converted, 8 * MiB));
-	CU_OK(SYM(shim, cuMemAllocPitch_v2)(&pitched, &pitch, 4096, 512, 4)); /* 2 MiB: page-aligned */
+	converted_and_plain(log, &converted, &pitched, 4096, 512); /* 2 MiB: page-aligned */
 	int fd = -1;
 	for (int k = 0; k < 2; k++)
 		cr_expect_eq(SYM(shim, cuMemGetHandleForAddressRange)(&fd, converted + k * MiB, MiB,
@@ -991,11 +1002,7 @@ Test(placement, manage_all_says_once_why_a_dma_buf_export_of_converted_memory_is
 	CU_OK(SYM(shim, cuMemGetHandleForAddressRange)(&fd, pitched, 4096, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0));
 	cr_expect_geq(fd, 0, "plain memory exported");
 	close(fd);
-	CU_OK(SYM(shim, cuMemFree_v2)(converted));
-	CU_OK(SYM(shim, cuMemFree_v2)(pitched));
-	char buf[8192];
-	cr_assert_gt(read_file(log, buf, sizeof buf), 0);
-	unlink(log);
+	freed_and_logged(log, converted, pitched, buf, sizeof buf);
 	cr_expect_eq(lines_with(buf, "cuMemGetHandleForAddressRange:"), 1, "one warning for two refusals: %s", buf);
 	cr_expect_not_null(strstr(buf, "dma-buf"), "%s", buf);
 }
