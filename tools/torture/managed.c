@@ -39,9 +39,7 @@ static void round_trip(CUstream s, unsigned *seed, unsigned tag, const struct ke
 	CHECK(cuStreamSynchronize(s));
 	for (unsigned i = 0; i < n; i++)
 		if (hy[i] != torture_value(i, tag)) {
-			fprintf(stderr, "ember-torture: element %u of %u is %g, expected %u\n", i, n, hy[i],
-				(i + tag) & 0xffff);
-			__atomic_add_fetch(&torture_mismatches, 1, __ATOMIC_RELAXED);
+			EXPECT(false, "element %u of %u is %g, expected %g\n", i, n, hy[i], torture_value(i, tag));
 			break;
 		}
 	if (!early && !reuse)
