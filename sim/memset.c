@@ -37,17 +37,18 @@ static CUresult set(CUdeviceptr dst, unsigned value, size_t width, size_t count,
 	if (count == 0)
 		return CUDA_SUCCESS;
 	size_t bytes = count * width;
+	/* recorded, not done, into a capturing stream: what it does to the blocks waits for the graph's launch */
+	CUgraph capture = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&sim_mem_lock);
 	struct sim_alloc *a = sim_alloc_find_range(dst, bytes);
-	bool dev = a && sim_copy_on_device(a, dst, bytes);
-	size_t slow = sim_copy_into_read_mostly(a, dst, bytes);
+	bool dev = a && !capture && sim_copy_on_device(a, dst, bytes);
+	size_t slow = capture ? 0 : sim_copy_into_read_mostly(a, dst, bytes);
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!a)
 		return CUDA_ERROR_INVALID_VALUE;
-	CUgraph capture = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
 	if (capture && sim_capture_broken(s))
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-	if (capture) { /* recorded, not done: the graph's launch does it */
+	if (capture) {
 		CUDA_MEMSET_NODE_PARAMS node = { .dst = dst, .value = value, .elementSize = (unsigned)width,
 						 .width = count, .height = 1 };
 		sim_capture_note_work(s);
