@@ -1,10 +1,10 @@
 /*
  * Stream capture: between cuStreamBeginCapture and cuStreamEndCapture, a
- * stream's kernel launches are appended to a new graph instead of running
- * (launch.c), and cuStreamIsCapturing says so (stream.c). Only launches
- * are captured: the simulated driver's other stream work still runs, where
- * the driver would record it too. The legacy stream cannot capture, as on
- * the driver.
+ * stream's kernel launches, memsets and asynchronous copies are appended
+ * to a new graph instead of running (launch.c, memset.c, copy.c), and
+ * cuStreamIsCapturing says so (stream.c). Its other work (prefetches,
+ * events) still runs, where the driver would record it too. The legacy
+ * stream cannot capture, as on the driver.
  *
  * Capture modes are modelled as the driver documents them. A thread's own
  * mode (cuThreadExchangeStreamCaptureMode, global by default) decides
@@ -149,6 +149,14 @@ void sim_capture_forget(struct sim_stream *s)
 			members[i] = NULL;
 	pthread_mutex_unlock(&captures_lock);
 	untrack(s);
+}
+
+CUresult sim_capture_admit(struct sim_stream *s)
+{
+	if (sim_capture_broken(s))
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	sim_capture_note_work(s);
+	return CUDA_SUCCESS;
 }
 
 void sim_capture_note_work(struct sim_stream *s)

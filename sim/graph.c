@@ -1,8 +1,9 @@
 /*
  * CUDA graphs, the part programs use to replay kernels: a graph is a list
  * of kernel nodes, each holding its own copy of the arguments (as the
- * driver does), and memset nodes, instantiated into an executable copy and launched on a
- * stream, node after node. Dependencies are recorded order: the simulated
+ * driver does), memset nodes and one-dimensional memcpy nodes,
+ * instantiated into an executable copy and launched on a stream, node
+ * after node. Dependencies are recorded order: the simulated
  * GPU runs one kernel at a time anyway.
  */
 #include <stdlib.h>
@@ -12,8 +13,9 @@
 #include "sim.h"
 
 struct sim_node {
-	CUgraphNodeType type;           /* a kernel or a memset */
+	CUgraphNodeType type;           /* a kernel, a memset or a memcpy */
 	CUDA_MEMSET_NODE_PARAMS memset; /* a memset's */
+	CUDA_MEMCPY3D memcpy;           /* a memcpy's: one row (sim_copy_node) */
 	CUDA_KERNEL_NODE_PARAMS params; /* a kernel's; kernelParams points into args */
 	void *arg_ptrs[SIM_MAX_PARAMS];
 	_Alignas(16) unsigned char args[SIM_MAX_PARAM_BYTES];
@@ -130,6 +132,47 @@ SIM_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgra
 	n->type = CU_GRAPH_NODE_TYPE_MEMSET;
 	n->memset = *memsetParams;
 	return add_node(g, n, phGraphNode);
+}
+
+CUresult sim_graph_add_memcpy(CUgraph graph, const CUDA_MEMCPY3D *p)
+{
+	CUgraphNode node;
+	return cuGraphAddMemcpyNode(&node, graph, NULL, 0, p, NULL);
+}
+
+/* Only what a one-dimensional copy asks for: the simulated driver's copies have no pitch, offsets or arrays. */
+static bool one_row(const CUDA_MEMCPY3D *c)
+{
+	return c->Height <= 1 && c->Depth <= 1 && !c->srcXInBytes && !c->srcY && !c->srcZ && !c->srcLOD &&
+	       !c->dstXInBytes && !c->dstY && !c->dstZ && !c->dstLOD && c->srcMemoryType != CU_MEMORYTYPE_ARRAY &&
+	       c->dstMemoryType != CU_MEMORYTYPE_ARRAY;
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+						 const CUgraphNode *dependencies, size_t numDependencies,
+						 const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+	(void)ctx;
+	struct sim_graph *g = (struct sim_graph *)hGraph;
+	if (!phGraphNode || !g || !copyParams || (numDependencies && !dependencies))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!one_row(copyParams))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	struct sim_node *n = calloc(1, sizeof *n);
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	n->type = CU_GRAPH_NODE_TYPE_MEMCPY;
+	n->memcpy = *copyParams;
+	return add_node(g, n, phGraphNode);
+}
+
+SIM_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
+{
+	struct sim_node *n = (struct sim_node *)hNode;
+	if (!n || !nodeParams || n->type != CU_GRAPH_NODE_TYPE_MEMCPY)
+		return CUDA_ERROR_INVALID_VALUE;
+	*nodeParams = n->memcpy;
+	return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
@@ -283,8 +326,9 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, bool per_
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sim_node *n = e->nodes[i];
-		CUresult r = n->type == CU_GRAPH_NODE_TYPE_MEMSET ? sim_memset_node(&n->memset, hStream, per_thread)
-								 : sim_launch_node(&n->params, hStream, per_thread);
+		CUresult r = n->type == CU_GRAPH_NODE_TYPE_MEMSET   ? sim_memset_node(&n->memset, hStream, per_thread)
+			     : n->type == CU_GRAPH_NODE_TYPE_MEMCPY ? sim_copy_node(&n->memcpy, hStream, per_thread)
+								    : sim_launch_node(&n->params, hStream, per_thread);
 		if (r != CUDA_SUCCESS)
 			return r;
 	}

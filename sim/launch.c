@@ -137,16 +137,14 @@ static CUresult launch(const struct launch *l)
 	if (r != CUDA_SUCCESS)
 		return r;
 	CUgraph capture = __atomic_load_n(&s->capture, __ATOMIC_ACQUIRE);
-	if (capture && sim_capture_broken(s))
-		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
 	if (capture) { /* recorded, not run (capture.c) */
 		CUDA_KERNEL_NODE_PARAMS node = {
 			.func = l->f, .gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],
 			.blockDimX = l->block[0], .blockDimY = l->block[1], .blockDimZ = l->block[2],
 			.sharedMemBytes = l->shared, .kernelParams = params,
 		};
-		sim_capture_note_work(s);
-		return sim_graph_add_kernel(capture, &node);
+		r = sim_capture_admit(s);
+		return r != CUDA_SUCCESS ? r : sim_graph_add_kernel(capture, &node);
 	}
 
 	struct ember_sim_launch info = {

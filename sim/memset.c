@@ -46,13 +46,11 @@ static CUresult set(CUdeviceptr dst, unsigned value, size_t width, size_t count,
 	pthread_mutex_unlock(&sim_mem_lock);
 	if (!a)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (capture && sim_capture_broken(s))
-		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
 	if (capture) {
 		CUDA_MEMSET_NODE_PARAMS node = { .dst = dst, .value = value, .elementSize = (unsigned)width,
 						 .width = count, .height = 1 };
-		sim_capture_note_work(s);
-		return sim_graph_add_memset(capture, &node);
+		r = sim_capture_admit(s);
+		return r != CUDA_SUCCESS ? r : sim_graph_add_memset(capture, &node);
 	}
 	fill((void *)dst, value, width, count);
 	uint64_t cost = SIM_COPY_CALL_NS + sim_transfer_ns(bytes - slow, dev ? SIM_DEVICE_MEMORY_BPS : SIM_MAPPED_BPS) +

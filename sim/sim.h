@@ -159,6 +159,8 @@ CUresult sim_capture_unsafe_call(void);
 bool sim_capture_broken(struct sim_stream *s);
 /* s is destroyed: its capture, if any, with it. */
 void sim_capture_forget(struct sim_stream *s);
+/* Work is about to be recorded into s's capture: refused once the capture was invalidated, else noted. */
+CUresult sim_capture_admit(struct sim_stream *s);
 /* An operation was queued on s: if s was drawn into a capture, it is work to join back. */
 void sim_capture_note_work(struct sim_stream *s);
 /* An event recorded on s: where, for a stream that waits for it later. */
@@ -442,9 +444,13 @@ CUresult sim_graph_create(CUgraph *out);
 CUresult sim_graph_add_kernel(CUgraph graph, const CUDA_KERNEL_NODE_PARAMS *p);
 /* The same for a memset into a capturing stream. */
 CUresult sim_graph_add_memset(CUgraph graph, const CUDA_MEMSET_NODE_PARAMS *p);
+/* The same for a copy into a capturing stream: one row, CUDA_MEMCPY3D's form. */
+CUresult sim_graph_add_memcpy(CUgraph graph, const CUDA_MEMCPY3D *p);
 /* A graph's kernel node, launched on stream (graph.c). */
 CUresult sim_launch_node(const CUDA_KERNEL_NODE_PARAMS *p, CUstream stream, bool per_thread);
 /* A graph's memset node, row by row on the stream (memset.c). */
 CUresult sim_memset_node(const CUDA_MEMSET_NODE_PARAMS *m, CUstream stream, bool per_thread);
+/* A graph's memcpy node of one row, queued on the stream (copy.c). */
+CUresult sim_copy_node(const CUDA_MEMCPY3D *c, CUstream stream, bool per_thread);
 
 #endif
