@@ -226,11 +226,15 @@ enum sim_mem_kind { SIM_MEM_DEVICE, SIM_MEM_HOST, SIM_MEM_MANAGED };
 
 struct sim_block;
 
-/* The latest work on one stream that used an allocation, and when it ends in virtual time (hazard.c). */
+/* Recent work on one stream that used bytes [lo, hi) of an allocation, and when it ends in virtual time (hazard.c). */
 struct sim_use {
 	const struct sim_stream *stream; /* NULL: none yet */
+	uintptr_t lo, hi;
 	uint64_t end_ns;
+	bool write;
 };
+
+enum { SIM_USES = 8 }; /* the uses an allocation keeps: those that end last */
 
 struct sim_alloc {
 	uintptr_t base;
@@ -246,7 +250,7 @@ struct sim_alloc {
 	size_t nblocks;
 	bool graph;               /* allocated into a stream being captured: the graph's own (memory.c) */
 	struct sim_pool *pool;    /* a stream-ordered allocation's pool, which counts it while it lives (vmm.c) */
-	struct sim_use last_write, last_read; /* under EMBER_SIM_HAZARDS (hazard.c) */
+	struct sim_use uses[SIM_USES]; /* under EMBER_SIM_HAZARDS (hazard.c) */
 };
 
 struct sim_pool;

@@ -2,7 +2,8 @@
  * The simulated driver's EMBER_SIM_HAZARDS: work on one stream that touches
  * an allocation while another stream's work on it may still run, in
  * virtual time, is counted; work ordered by a synchronisation or an event,
- * or on one stream, is not; and nothing is counted unless asked for.
+ * or on one stream, is not, nor is work on disjoint parts of one
+ * allocation; and nothing is counted unless asked for.
  */
 #include <stdlib.h>
 
@@ -81,6 +82,40 @@ Test(sim_hazards, work_ordered_by_an_event_or_on_one_stream_is_none)
 	CU_OK(SYM(t.sim, cuEventRecord)(done, t.a));
 	CU_OK(SYM(t.sim, cuStreamWaitEvent)(t.b, done, 0));
 	write_on(&t, t.b);
+	cr_expect_eq(hazards(&t), 0);
+}
+
+/* 8 MiB at offset MiB into the allocation, written on stream s. */
+static void write_part_on(const struct two_streams *t, size_t offset_mib, CUstream s)
+{
+	CU_OK(SYM(t->sim, cuMemsetD32Async)(t->p + offset_mib * MiB, 7, 2 * MiB, s));
+}
+
+Test(sim_hazards, writes_on_two_streams_to_disjoint_parts_are_none)
+{
+	struct two_streams t = start(true);
+	write_part_on(&t, 0, t.a);
+	write_part_on(&t, 8, t.b);
+	write_part_on(&t, 16, t.a);
+	write_part_on(&t, 24, t.b);
+	cr_expect_eq(hazards(&t), 0);
+}
+
+Test(sim_hazards, a_write_overlapping_another_stream_s_part_is_one)
+{
+	struct two_streams t = start(true);
+	write_part_on(&t, 0, t.a);
+	write_part_on(&t, 8, t.a);
+	write_part_on(&t, 12, t.b); /* its first 4 MiB are the second write's last */
+	cr_expect_eq(hazards(&t), 1);
+}
+
+Test(sim_hazards, reads_of_one_part_on_two_streams_are_none)
+{
+	struct two_streams t = start(true);
+	static char host[MiB];
+	CU_OK(SYM(t.sim, cuMemcpyDtoHAsync_v2)(host, t.p, sizeof host, t.a));
+	CU_OK(SYM(t.sim, cuMemcpyDtoHAsync_v2)(host, t.p, sizeof host, t.b));
 	cr_expect_eq(hazards(&t), 0);
 }
 
