@@ -78,7 +78,7 @@ done
 echo "ok: json and table"
 
 # Every workload runs
-for w in reread strided random window phase decode scan wavefront; do
+for w in reread strided random window phase decode scan wavefront train; do
 	"$SIM" --workload $w --working-set 4G --budget 2G --variant uvm,uvm-noprefetch,prefetch,mapped --json >/dev/null ||
 		fail "workload $w"
 done

@@ -72,13 +72,13 @@ static void usage(FILE *out)
 		"  --seed N             random seed (default 1)\n"
 		"workload options:\n"
 		"  --passes N           launches (reread 8, strided 8, random 32, window 32, phase 16,\n"
-		"                       scan 13 queries, wavefront 64 diagonals; nw and nw-scalar:\n"
-		"                       every anti-diagonal of tiles unless given)\n"
+		"                       scan 13 queries, wavefront 64 diagonals, train 5 steps; nw and\n"
+		"                       nw-scalar: every anti-diagonal of tiles unless given)\n"
 		"  --stride SIZE        strided: bytes between 32 B elements (default 16K)\n"
 		"  --reads N            random: 4-byte reads per 2 MiB block per launch (default 16)\n"
 		"  --drift PCT          window: window movement per launch, %% of the window (default 5)\n"
 		"  --tokens N           decode: tokens generated (default 8)\n"
-		"  --layers N           decode: layers (default 32)\n"
+		"  --layers N           decode and train: layers (default 32)\n"
 		"  --help               this text\n"
 		"Exit status: 0 done, 1 a run or the plot failed, 2 bad input.\n",
 		sim_workload_names());

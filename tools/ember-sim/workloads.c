@@ -239,18 +239,70 @@ static int nw_scalar(const struct sim_wl_opts *o, struct sim_events *e)
 	return nw(o, e, true);
 }
 
+/*
+ * A training loop as the driver sees it under PyTorch (train_step.py):
+ * each block's weights, gradients, AdamW's two moments (a quarter of its
+ * state each) and its activations, each made once, since the caching
+ * allocator keeps what it frees and hands it out again the next step. A
+ * step: the forward pass reads each block's weights and writes its
+ * activations; the backward pass, last block first, reads weights and
+ * activations and writes gradients; the optimizer reads the gradients and
+ * reads and writes weights and moments. A byte of weights is used three
+ * times a step, of gradients or activations twice, of a moment once: the
+ * best fixed split keeps the first three and as much of the moments as fits.
+ * The timed window is the steps after the first (passes, default 5 steps).
+ */
+static int train(const struct sim_wl_opts *o, struct sim_events *e)
+{
+	unsigned L = o->layers;
+	uint64_t act = o->working_set / 16 / L, quarter = (o->working_set / L - act) / 4;
+	enum { W, G, M, V, A, KINDS };
+	int rc = 0;
+	for (unsigned i = 0; i < L && !rc; i++) /* the model; the rest is made as the first step first uses it */
+		rc = sim_events_alloc(e, (uint64_t)W * L + i, quarter);
+#define TRAIN_MAKE(kind, i) (step ? 0 : sim_events_alloc(e, (uint64_t)(kind) * L + (i), (kind) == A ? act : quarter))
+#define TRAIN_USE(kind, i, wr) { .alloc_id = (uint64_t)(kind) * L + (i), .bytes = (kind) == A ? act : quarter, \
+				 .touched = (kind) == A ? act : quarter, .pattern = SIM_STREAM, .write = (wr) }
+	for (unsigned step = 0; step < passes(o, 5) && !rc; step++) {
+		if (step == 1)
+			rc = sim_events_mark(e);
+		for (unsigned i = 0; i < L && !rc; i++) {
+			struct sim_range r[2] = { TRAIN_USE(W, i, false), TRAIN_USE(A, i, true) };
+			rc = TRAIN_MAKE(A, i);
+			rc = rc ? rc : sim_events_launch(e, 0, 2, r, 0);
+		}
+		for (unsigned i = L; i-- > 0 && !rc;) {
+			struct sim_range r[3] = { TRAIN_USE(W, i, false), TRAIN_USE(A, i, false), TRAIN_USE(G, i, true) };
+			rc = TRAIN_MAKE(G, i);
+			rc = rc ? rc : sim_events_launch(e, 0, 3, r, 0);
+		}
+		for (unsigned i = 0; i < L && !rc; i++) {
+			struct sim_range r[4] = { TRAIN_USE(G, i, false), TRAIN_USE(W, i, true), TRAIN_USE(M, i, true),
+						  TRAIN_USE(V, i, true) };
+			rc = TRAIN_MAKE(M, i);
+			rc = rc ? rc : TRAIN_MAKE(V, i);
+			rc = rc ? rc : sim_events_launch(e, 0, 4, r, 0);
+		}
+	}
+#undef TRAIN_USE
+#undef TRAIN_MAKE
+	for (unsigned k = 0; k < KINDS * L && !rc; k++)
+		rc = sim_events_free(e, k);
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	int (*build)(const struct sim_wl_opts *, struct sim_events *);
 } table[] = {
 	{ "reread", reread }, { "strided", strided }, { "random", random_wl }, { "window", window },
 	{ "phase", phase }, { "decode", decode }, { "scan", scan }, { "wavefront", wavefront },
-	{ "nw", nw_whole }, { "nw-scalar", nw_scalar },
+	{ "nw", nw_whole }, { "nw-scalar", nw_scalar }, { "train", train },
 };
 
 const char *sim_workload_names(void)
 {
-	return "reread, strided, random, window, phase, decode, scan, wavefront, nw, nw-scalar";
+	return "reread, strided, random, window, phase, decode, scan, wavefront, nw, nw-scalar, train";
 }
 
 int sim_workload_build(const char *name, const struct sim_wl_opts *o, struct sim_events *e, char *err, size_t errlen)
