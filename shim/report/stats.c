@@ -12,6 +12,7 @@
 #include "gpus.h"
 #include "grow.h"
 #include "kept.h"
+#include "launch_scan.h"
 #include "shim.h"
 #include "live.h"
 #include "settled.h"
@@ -103,9 +104,9 @@ void ember_stats_write(FILE *f)
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f,
 		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"populate_host\": %s,"
-		"\n  \"launches_settled\": %" PRIu64 ",",
+		"\n  \"launches_settled\": %" PRIu64 ",\n  \"launches_past_scan\": %" PRIu64 ",",
 		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false",
-		ember_cfg.populate_host ? "true" : "false", ember_settled_launches());
+		ember_cfg.populate_host ? "true" : "false", ember_settled_launches(), ember_scan_overflows());
 	fprintf(f, "\n  \"settings\": ");
 	write_settings(f);
 	if (ember_cfg.read_mostly) {
@@ -218,6 +219,9 @@ void ember_stats_at_exit(void)
 			   ember_kept_reuses(), ember_kept_bytes() / 1073741824.0);
 	if (ember_settled_launches())
 		ember_info("%" PRIu64 " launches found nothing left to decide, and skipped their scan", ember_settled_launches());
+	if (ember_scan_overflows())
+		ember_info("%" PRIu64 " launches pointed into more than %d allocations; the rest went uncredited",
+			   ember_scan_overflows(), EMBER_SCAN_MAX_REFS);
 	struct ember_read_dup_counts rd;
 	ember_read_dup_counts(&rd);
 	if (rd.bytes_advised)

@@ -23,6 +23,34 @@ uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
 }
 
+static uint64_t overflows;
+
+uint64_t ember_scan_overflows(void)
+{
+	return __atomic_load_n(&overflows, __ATOMIC_RELAXED);
+}
+
+/*
+ * A scan past its allocations is counted, and said once with the kernel's
+ * name: PyTorch's foreach and fused optimizers pass hundreds of tensors to
+ * one launch, and those past the first allocations go uncredited.
+ */
+static void count_overflow(const struct ember_scan *s)
+{
+	static bool said;
+	if (!s->overflowed)
+		return;
+	__atomic_add_fetch(&overflows, 1, __ATOMIC_RELAXED);
+	if (!ember_first_time(&said))
+		return;
+	const char *name = NULL;
+	if (EMBER_REAL(cuFuncGetName)(&name, s->f) != CUDA_SUCCESS &&
+	    EMBER_REAL(cuKernelGetName)(&name, (CUkernel)s->f) != CUDA_SUCCESS)
+		name = NULL;
+	ember_info("a launch of %s points into more than %d allocations: the launch scan credits the first %d",
+		   name ? name : "a kernel", EMBER_SCAN_MAX_REFS, EMBER_SCAN_MAX_REFS);
+}
+
 /* Record word, from argument param, if it points into a placed allocation. Returns whether it did. */
 static bool note(struct ember_scan *s, uint64_t word, unsigned param, uint64_t lo, uint64_t hi)
 {
@@ -35,8 +63,10 @@ static bool note(struct ember_scan *s, uint64_t word, unsigned param, uint64_t l
 	while (i < s->n && s->allocs[i] != a)
 		i++;
 	if (i == s->n) {
-		if (s->n == EMBER_SCAN_MAX_REFS)
+		if (s->n == EMBER_SCAN_MAX_REFS) {
+			s->overflowed = true;
 			return true;
+		}
 		a->refs++;
 		s->allocs[s->n++] = a;
 	}
@@ -201,6 +231,7 @@ static void reset(struct ember_scan *out, CUfunction f)
 	memset(&out->declared, 0, sizeof out->declared);
 	out->stream_key = 0;
 	out->repeat = false;
+	out->overflowed = false;
 }
 
 void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out,
@@ -239,6 +270,7 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 	}
 	if (nheld)
 		ember_allocs_put(EMBER_TABLE, held, nheld);
+	count_overflow(out);
 }
 
 void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)
@@ -256,6 +288,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 		ember_table_lock(EMBER_TABLE);
 		read_params(out, kernel_params, size, n, lo, hi);
 		ember_table_unlock(EMBER_TABLE);
+		count_overflow(out);
 		return;
 	}
 	size_t bytes;
@@ -264,6 +297,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 		ember_table_lock(EMBER_TABLE);
 		scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
 		ember_table_unlock(EMBER_TABLE);
+		count_overflow(out);
 	}
 }
 

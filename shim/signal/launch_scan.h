@@ -61,6 +61,7 @@ struct ember_scan {
 	uint64_t extent[EMBER_SCAN_MAX_PTRS]; /* the monitor's: bytes each pointer covers (monitor.h) */
 	uint64_t table_gen;    /* the table's next_id when scanned: no allocation was made since while it is the same */
 	bool repeat;           /* the kept scan of this thread's last launch, which this one repeats (launch_repeat.h) */
+	bool overflowed;       /* it pointed into more allocations than allocs[] holds: the rest are not credited */
 };
 
 /* Scan a launch's arguments; the caller must ember_scan_release() the result. */
@@ -78,6 +79,9 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 /* Whether a launch's arguments are the bytes args kept. */
 bool ember_scan_args_same(const struct ember_scan_args *args, void **kernel_params, void **extra);
 void ember_scan_release(struct ember_scan *s);
+
+/* Launches (and graph kernel nodes) whose arguments pointed into more than EMBER_SCAN_MAX_REFS allocations. */
+uint64_t ember_scan_overflows(void);
 
 /*
  * Keep a scan past its launch (a graph's kernel, replayed later): drop its

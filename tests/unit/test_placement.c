@@ -3072,3 +3072,33 @@ Test(placement, without_the_uvm_tools_device_one_line_and_placement_goes_on)
 	cr_expect_eq(lines_with(buf, "UVM tools event queue not used"), 1, "one line: %s", buf);
 	cr_expect_not_null(strstr(buf, "the process has no /dev/nvidia-uvm open"), "%s", buf);
 }
+
+/*
+ * In a child: one launch whose one argument is a structure of 40 pointers
+ * into 40 allocations, as PyTorch's foreach and fused optimizers pass their
+ * tensor lists, past the 32 a launch scan holds.
+ */
+static void launch_past_the_scan_in_child(void)
+{
+	start_static();
+	enum { LISTED = 40 };
+	static const size_t lists[1] = { LISTED * sizeof(uint64_t) };
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("ember_test_lists", does_nothing, lists, 1), 0);
+	CUmodule m;
+	CUfunction f;
+	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, "ember_test_lists"));
+	uint64_t addresses[LISTED];
+	for (int i = 0; i < LISTED; i++)
+		addresses[i] = managed(MiB);
+	void *params[1] = { addresses };
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+}
+
+Test(placement, a_launch_past_the_scan_s_allocations_is_counted)
+{
+	char buf[65536];
+	output_of_child("EMBER_STATS", launch_past_the_scan_in_child, buf, sizeof buf);
+	cr_expect_not_null(strstr(buf, "\"launches_past_scan\": 1,"), "one launch past the scan: %s", buf);
+}
