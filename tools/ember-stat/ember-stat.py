@@ -32,6 +32,8 @@ Text by default; --json prints one object, the same for both sources:
                       "freed" (exit; false live)}],
      "launches_settled": int | null,                   (exit only: launches that found nothing left to
                                                           decide and skipped their scan)
+     "launches_past_scan": int | null,                 (exit only: launches that pointed into more
+                                                          allocations than the launch scan holds)
      "settings": {"EMBER_NAME": "value", ...} | null,  (exit only: every EMBER_* variable set for the
                                                           program, by the environment or a file)
      "read_mostly": {"bytes_advised", "bytes_withdrawn",
@@ -57,7 +59,7 @@ def parse_live(text):
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
     out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
-           "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
+           "launches_past_scan": None, "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -103,7 +105,8 @@ def parse_exit(stats):
         d["mapped_bytes"] = (sum(a["mapped_bytes"] for a in mine)
                              if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
-            "launches_settled": stats.get("launches_settled"), "settings": stats.get("settings"),
+            "launches_settled": stats.get("launches_settled"), "launches_past_scan": stats.get("launches_past_scan"),
+            "settings": stats.get("settings"),
             "read_mostly": stats.get("read_mostly"), "kept_freed": stats.get("kept_freed"),
             "uvm_events": stats.get("uvm_events")}
 
@@ -160,6 +163,9 @@ def text(s):
                      f"{gib(k['bytes_kept'])} kept at exit, {gib(k.get('bytes_trimmed', 0))} let go by pool trims")
     if s.get("launches_settled"):
         lines.append(f"{s['launches_settled']} launches found nothing left to decide and skipped their scan")
+    if s.get("launches_past_scan"):
+        lines.append(f"{s['launches_past_scan']} launches pointed into more allocations than the launch scan "
+                     f"holds: the rest went uncredited")
     if s["uvm_events"]:
         u = s["uvm_events"]
         lines.append(f"UVM events: {u.get('gpu_faults', 0)} GPU faults, {u.get('driver_evictions', 0)} driver "
