@@ -39,6 +39,13 @@ static struct ember_accounts accounts;
 struct ember_table ember_shim_table;
 struct ember_policy_ctx ember_shim_ctx;
 
+/* The scan says once when a launch points past the allocations it holds: nothing to say here. */
+void ember_log(enum ember_log_level level, const char *fmt, ...)
+{
+	(void)level;
+	(void)fmt;
+}
+
 /* The made-up driver: the current layout of each kernel handle. */
 static struct {
 	unsigned n;
