@@ -19,6 +19,7 @@
 #include "config.h"
 #include "sim_check.h"
 #include "config_file.h"
+#include "framework_defaults.h"
 
 #ifndef EMBER_VERSION_STRING
 #define EMBER_VERSION_STRING "unknown"
@@ -79,8 +80,9 @@ static void usage(FILE *out)
 		"EMBER_BUDGET_1=8G is --budget-1 8G.\n"
 		"\n"
 		"Under EMBER_MANAGE_ALL=1, ember-run sets XLA_PYTHON_CLIENT_PREALLOCATE=false\n"
-		"where the environment does not set it: JAX's preallocation is one allocation\n"
-		"larger than any budget, which stays on the GPU.\n"
+		"where the environment does not set it, as Ember preloaded without ember-run\n"
+		"does: JAX's preallocation is one allocation larger than any budget, which\n"
+		"stays on the GPU.\n"
 		"\n");
 	ember_config_describe(out, false);
 	fprintf(out, "\nexamples:\n"
@@ -240,27 +242,8 @@ static int prepend_preload(const char *shim)
 	return rc;
 }
 
-/*
- * Under EMBER_MANAGE_ALL, JAX's preallocation is one cuMemCreate of 75% of
- * the card: larger than any budget, not convertible (the program maps it
- * itself), so it stays the driver's and JAX's arrays stay on the GPU past
- * the budget. Without it, JAX's pool grows in pieces the budget places.
- * Set only where the environment says nothing: the program's choice stands.
- */
-static const char *const framework_defaults[][2] = {
-	{ "XLA_PYTHON_CLIENT_PREALLOCATE", "false" },
-};
-#define NFRAMEWORK_DEFAULTS (sizeof framework_defaults / sizeof framework_defaults[0])
-static bool framework_default_set[NFRAMEWORK_DEFAULTS];
-
-static void set_framework_defaults(const struct ember_config *cfg)
-{
-	if (!cfg->manage_all)
-		return;
-	for (size_t i = 0; i < NFRAMEWORK_DEFAULTS; i++)
-		if (!getenv(framework_defaults[i][0]))
-			framework_default_set[i] = setenv(framework_defaults[i][0], framework_defaults[i][1], 1) == 0;
-}
+/* What ember_framework_defaults_apply set, for a dry run to show. */
+static unsigned framework_defaults_set;
 
 int main(int argc, char **argv)
 {
@@ -394,16 +377,16 @@ int main(int argc, char **argv)
 	struct ember_config cfg;
 	char err[512];
 	bool loaded = ember_config_load(&cfg, err, sizeof err) == 0;
-	if (loaded)
-		set_framework_defaults(&cfg);
+	if (loaded && cfg.manage_all)
+		framework_defaults_set = ember_framework_defaults_apply();
 	if (dry_run) {
 		extern char **environ;
 		for (char **e = environ; *e; e++)
 			if (!strncmp(*e, "EMBER", 5) || !strncmp(*e, "LD_PRELOAD=", 11))
 				printf("%s\n", *e);
-		for (size_t k = 0; k < NFRAMEWORK_DEFAULTS; k++)
-			if (framework_default_set[k])
-				printf("%s=%s\n", framework_defaults[k][0], framework_defaults[k][1]);
+		for (size_t k = 0; k < ember_framework_default_count; k++)
+			if (framework_defaults_set >> k & 1)
+				printf("%s=%s\n", ember_framework_defaults[k].var, ember_framework_defaults[k].value);
 		for (char **c = cmd; *c; c++)
 			printf("%s%s", *c, c[1] ? " " : "\n");
 		return 0;
