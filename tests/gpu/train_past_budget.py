@@ -3,8 +3,8 @@
     train_past_budget.py MIB [STEPS]
 
 Builds an MLP of residual blocks (Linear d -> 4d, GELU, Linear 4d -> d) in
-fp32 with enough blocks that its parameters, their gradients and AdamW's two
-moments (16 bytes a parameter) fill MIB MiB, then trains it for STEPS steps
+fp32 with as many whole blocks as its parameters, their gradients and AdamW's two
+moments (16 bytes a parameter) fit in MIB MiB, then trains it for STEPS steps
 (default 3) under bf16 autocast on random batches, as a fine-tuning script
 would. The gradients are set to None after each step, so every backward pass
 allocates them again from PyTorch's cache: blocks that held last step's
