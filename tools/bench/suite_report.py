@@ -343,6 +343,38 @@ def load_table(loads, lines):
                      f"| {fmt(x)} | {moved} |")
 
 
+def train_table(rows, lines):
+    """Training past the budget (train_step.py), beside the matrix: each variant's processes, steps timed alone."""
+    cells = {}
+    for r in rows:
+        cells.setdefault((r["gpu"], r["variant"], r["steps"]), []).append(r)
+    if not cells:
+        return
+    lines += ["", "## Training past the budget (`bench: train-step`), beside the matrix", "",
+              "`train_step.py`: an MLP of blocks of width 4096 in fp32 under bf16 autocast, fused AdamW, 2,048 tokens a "
+              "batch, its gradients made again each step; `-1.5` has 22.0 GiB of weights, gradients and moments (22.3 GiB "
+              "at the peak), `-0.5` 6.0 GiB, under a 16 GiB budget with manage-all. `resident` is the same without Ember; "
+              "`offload` is the peer, the optimizer offload a user would write without Ember (bf16 weights and gradients "
+              "on the GPU, fp32 master weights and AdamW on the host). Seconds a step: the median of each process's "
+              "timed steps, then the median of the processes, their range in brackets; every Ember variant computed "
+              "resident's losses bit for bit (`docs/findings.md`, sixty-second session). No bound: these calls ran no "
+              "bandwidth probe.", "",
+              "| GPU | variant | steps a process | processes | s a step | x resident | build s | GiB moved up / down (median) | calls |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (gpu, v, steps), rs in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1].rsplit("-", 1)[-1], kv[0][1], kv[0][2])):
+        meds = [r["median_step_seconds"] for r in rs]
+        size = v.rsplit("-", 1)[-1]
+        res = [r["median_step_seconds"] for (g, rv, _), rr in cells.items() if g == gpu and rv == f"resident-{size}"
+               for r in rr]
+        x = median(meds) / median(res) if res and not v.startswith("resident") else None
+        stats = [r for r in rs if r.get("bytes_promoted") is not None]
+        moved = "-" if not stats else (f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "
+                                       f"{median([r['bytes_demoted'] for r in stats]) / 2**30:.1f}")
+        builds = [r["build_seconds"] for r in rs]
+        lines.append(f"| {gpu} | {v} | {steps} | {len(rs)} | {median(meds):.4g} ({min(meds):.4g}-{max(meds):.4g}) | "
+                     f"{fmt(x)} | {median(builds):.2f} | {moved} | {', '.join(sorted({r['call'] for r in rs}))} |")
+
+
 def no_overlap(best, resident):
     """The token's time if nothing overlapped: resident's run plus the link's share, beside the bound (their max).
 
@@ -761,6 +793,7 @@ def main():
     gather = load_jsonl(os.path.join(results, "gather-probe.jsonl"))
     notes = load_json(os.path.join(results, "notes.json"), {})
     loads = load_jsonl(os.path.join(results, "load.jsonl"))
+    training = load_jsonl(os.path.join(results, "train.jsonl"))
     m = Matrix(rows)
     gpu = next((r["gpu"] for r in rows if r.get("gpu")), "no GPU")
     budget = next((r["budget_bytes"] for r in rows if r.get("budget_bytes")), None)
@@ -812,6 +845,7 @@ def main():
     load_table(loads, lines)
     if notes.get("hf-load"):
         lines += ["", note_text(notes, "hf-load")]
+    train_table(training, lines)
     lines += ["", "## The issue's criteria, checked against these records", ""]
     criteria(m, overhead, lines, loads)
     cases = [(b, scale, m.best(b, scale)) for b in m.benches for scale in (0.5, 1.5)]

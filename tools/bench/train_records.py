@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Training's records, from device calls that ran train_step.py.
+
+    train_records.py OUT CALL_DIR=COMMIT ...
+
+Each CALL_DIR is an unpacked call archive holding train/NAME.json
+(train_step.py's JSON line) and, for Ember's variants, NAME.stats.json
+beside it. OUT (one JSON object a line, `bench: train-step`) is written anew
+from the calls given, one record per process: train_step.py's own fields,
+the call, the code measured, and the bytes Ember moved.
+"""
+import glob
+import json
+import os
+import sys
+
+from suite_record import last_json
+
+
+def moved(stats_path):
+    """The bytes the process's GPU 0 promoted and demoted, from Ember's statistics; {} without them."""
+    try:
+        with open(stats_path) as f:
+            dev = json.load(f)["devices"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return {}
+    return {"bytes_promoted": dev.get("bytes_promoted"), "bytes_demoted": dev.get("bytes_demoted")}
+
+
+def main():
+    if len(sys.argv) < 3 or not all("=" in a for a in sys.argv[2:]):
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    out = []
+    for arg in sys.argv[2:]:
+        call_dir, code = arg.rsplit("=", 1)
+        call = "/".join(os.path.normpath(call_dir).split(os.sep)[-2:])
+        for path in sorted(glob.glob(os.path.join(call_dir, "train", "*.json"))):
+            if path.endswith(".stats.json"):
+                continue
+            with open(path) as f:
+                r = last_json(f.read())
+            if not r:
+                continue
+            r.update({"call": call, "code": code, "process": os.path.basename(path)[:-5]})
+            r.update(moved(path[:-5] + ".stats.json"))
+            out.append(r)
+    with open(sys.argv[1], "w") as f:
+        for r in out:
+            f.write(json.dumps(r) + "\n")
+    print(f"train_records: {len(out)} records in {sys.argv[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
