@@ -88,12 +88,17 @@ static struct layout describe(CUfunction f)
 	}
 	if (EMBER_REAL(cuFuncGetModule)(&l.module, f) != CUDA_SUCCESS)
 		l.module = NULL;
+	ember_kernel_declared(ember_kernel_name(f), &l.declared);
+	return l;
+}
+
+const char *ember_kernel_name(CUfunction f)
+{
 	const char *name = NULL;
 	if (EMBER_REAL(cuFuncGetName)(&name, f) != CUDA_SUCCESS &&
 	    EMBER_REAL(cuKernelGetName)(&name, (CUkernel)f) != CUDA_SUCCESS)
 		name = NULL;
-	ember_kernel_declared(name, &l.declared);
-	return l;
+	return name;
 }
 
 /* The slot of f, or the empty slot it would take; NULL when the table is full (lock held). */

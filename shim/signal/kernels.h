@@ -23,6 +23,9 @@
 unsigned ember_kernel_layout(CUfunction f, uint32_t *offset, uint32_t *size, unsigned max, uint8_t *elem_size,
 			     struct ember_declared *declared, uint32_t *inside, uint32_t *number);
 
+/* f's mangled name as the driver gives it (a module's function or a library's kernel), or NULL. */
+const char *ember_kernel_name(CUfunction f);
+
 /*
  * Launch order: remember that argument param of f points at elements of
  * elem_size bytes (a launch of f covered a whole allocation exactly), so

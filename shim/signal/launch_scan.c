@@ -43,10 +43,7 @@ static void count_overflow(const struct ember_scan *s)
 	__atomic_add_fetch(&overflows, 1, __ATOMIC_RELAXED);
 	if (!ember_first_time(&said))
 		return;
-	const char *name = NULL;
-	if (EMBER_REAL(cuFuncGetName)(&name, s->f) != CUDA_SUCCESS &&
-	    EMBER_REAL(cuKernelGetName)(&name, (CUkernel)s->f) != CUDA_SUCCESS)
-		name = NULL;
+	const char *name = ember_kernel_name(s->f);
 	ember_info("a launch of %s points into more than %d allocations: the launch scan credits the first %d",
 		   name ? name : "a kernel", EMBER_SCAN_MAX_REFS, EMBER_SCAN_MAX_REFS);
 }
