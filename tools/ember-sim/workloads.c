@@ -242,8 +242,9 @@ static int nw_scalar(const struct sim_wl_opts *o, struct sim_events *e)
 /*
  * A training loop as the driver sees it under PyTorch (train_step.py):
  * each block's weights, gradients, AdamW's two moments (a quarter of its
- * state each) and its activations, each made once, since the caching
- * allocator keeps what it frees and hands it out again the next step. A
+ * state each) and its activations: the model made first, the rest as the
+ * first step first uses it, each once, since the caching allocator keeps
+ * what it frees and hands it out again the next step. A
  * step: the forward pass reads each block's weights and writes its
  * activations; the backward pass, last block first, reads weights and
  * activations and writes gradients; the optimizer reads the gradients and
@@ -252,41 +253,68 @@ static int nw_scalar(const struct sim_wl_opts *o, struct sim_events *e)
  * best fixed split keeps the first three and as much of the moments as fits.
  * The timed window is the steps after the first (passes, default 5 steps).
  */
+enum { TRAIN_W, TRAIN_G, TRAIN_M, TRAIN_V, TRAIN_A, TRAIN_KINDS };
+
+/* The training loop's sizes: per layer, a quarter of its state for each of W, G, M and V, and its activations. */
+struct train_shape {
+	unsigned layers;
+	uint64_t quarter, act;
+};
+
+static uint64_t train_id(const struct train_shape *t, unsigned kind, unsigned layer)
+{
+	return (uint64_t)kind * t->layers + layer;
+}
+
+static uint64_t train_bytes(const struct train_shape *t, unsigned kind)
+{
+	return kind == TRAIN_A ? t->act : t->quarter;
+}
+
+/* A launch's use of one layer's allocation of a kind: streamed whole. */
+static struct sim_range train_use(const struct train_shape *t, unsigned kind, unsigned layer, bool write)
+{
+	struct sim_range r = rng(train_id(t, kind, layer), 0, train_bytes(t, kind), SIM_STREAM, train_bytes(t, kind));
+	r.write = write;
+	return r;
+}
+
+/* The allocation made at its first use, in the first step; later steps find it kept. */
+static int train_make(struct sim_events *e, const struct train_shape *t, unsigned step, unsigned kind, unsigned layer)
+{
+	return step ? 0 : sim_events_alloc(e, train_id(t, kind, layer), train_bytes(t, kind));
+}
+
 static int train(const struct sim_wl_opts *o, struct sim_events *e)
 {
-	unsigned L = o->layers;
-	uint64_t act = o->working_set / 16 / L, quarter = (o->working_set / L - act) / 4;
-	enum { W, G, M, V, A, KINDS };
+	struct train_shape t = { .layers = o->layers, .act = o->working_set / 16 / o->layers };
+	t.quarter = (o->working_set / t.layers - t.act) / 4;
 	int rc = 0;
-	for (unsigned i = 0; i < L && !rc; i++) /* the model; the rest is made as the first step first uses it */
-		rc = sim_events_alloc(e, (uint64_t)W * L + i, quarter);
-#define TRAIN_MAKE(kind, i) (step ? 0 : sim_events_alloc(e, (uint64_t)(kind) * L + (i), (kind) == A ? act : quarter))
-#define TRAIN_USE(kind, i, wr) { .alloc_id = (uint64_t)(kind) * L + (i), .bytes = (kind) == A ? act : quarter, \
-				 .touched = (kind) == A ? act : quarter, .pattern = SIM_STREAM, .write = (wr) }
+	for (unsigned i = 0; i < t.layers && !rc; i++) /* the model; the rest is made as the first step first uses it */
+		rc = sim_events_alloc(e, train_id(&t, TRAIN_W, i), t.quarter);
 	for (unsigned step = 0; step < passes(o, 5) && !rc; step++) {
 		if (step == 1)
 			rc = sim_events_mark(e);
-		for (unsigned i = 0; i < L && !rc; i++) {
-			struct sim_range r[2] = { TRAIN_USE(W, i, false), TRAIN_USE(A, i, true) };
-			rc = TRAIN_MAKE(A, i);
+		for (unsigned i = 0; i < t.layers && !rc; i++) {
+			struct sim_range r[2] = { train_use(&t, TRAIN_W, i, false), train_use(&t, TRAIN_A, i, true) };
+			rc = train_make(e, &t, step, TRAIN_A, i);
 			rc = rc ? rc : sim_events_launch(e, 0, 2, r, 0);
 		}
-		for (unsigned i = L; i-- > 0 && !rc;) {
-			struct sim_range r[3] = { TRAIN_USE(W, i, false), TRAIN_USE(A, i, false), TRAIN_USE(G, i, true) };
-			rc = TRAIN_MAKE(G, i);
+		for (unsigned i = t.layers; i-- > 0 && !rc;) {
+			struct sim_range r[3] = { train_use(&t, TRAIN_W, i, false), train_use(&t, TRAIN_A, i, false),
+						  train_use(&t, TRAIN_G, i, true) };
+			rc = train_make(e, &t, step, TRAIN_G, i);
 			rc = rc ? rc : sim_events_launch(e, 0, 3, r, 0);
 		}
-		for (unsigned i = 0; i < L && !rc; i++) {
-			struct sim_range r[4] = { TRAIN_USE(G, i, false), TRAIN_USE(W, i, true), TRAIN_USE(M, i, true),
-						  TRAIN_USE(V, i, true) };
-			rc = TRAIN_MAKE(M, i);
-			rc = rc ? rc : TRAIN_MAKE(V, i);
+		for (unsigned i = 0; i < t.layers && !rc; i++) {
+			struct sim_range r[4] = { train_use(&t, TRAIN_G, i, false), train_use(&t, TRAIN_W, i, true),
+						  train_use(&t, TRAIN_M, i, true), train_use(&t, TRAIN_V, i, true) };
+			rc = train_make(e, &t, step, TRAIN_M, i);
+			rc = rc ? rc : train_make(e, &t, step, TRAIN_V, i);
 			rc = rc ? rc : sim_events_launch(e, 0, 4, r, 0);
 		}
 	}
-#undef TRAIN_USE
-#undef TRAIN_MAKE
-	for (unsigned k = 0; k < KINDS * L && !rc; k++)
+	for (unsigned k = 0; k < TRAIN_KINDS * t.layers && !rc; k++)
 		rc = sim_events_free(e, k);
 	return rc;
 }
