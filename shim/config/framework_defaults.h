@@ -1,8 +1,8 @@
 /*
  * The frameworks' own settings that EMBER_MANAGE_ALL needs, given where the
  * environment has none: ember-run sets them for the program it starts, and
- * the shim for a process it was preloaded into (init.c), before the
- * program has read its environment.
+ * the shim for a process it was preloaded into (framework_env.c), before
+ * the program has read its environment.
  */
 #ifndef EMBER_FRAMEWORK_DEFAULTS_H
 #define EMBER_FRAMEWORK_DEFAULTS_H
