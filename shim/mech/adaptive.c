@@ -63,8 +63,10 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	ember_table_lock(EMBER_TABLE);
 	ember_shim_ctx.episode = ember_host_phase_current();
 	bool idle = ndevs && ember_policy_nothing_to_decide(&ember_shim_ctx, devs[0], scan->allocs, scan->n);
-	if (idle)
+	if (idle) {
 		scan->fresh_demand = false;
+		ember_policy_named_idle(scan->allocs, scan->n, now);
+	}
 	else if (scan->repeat)
 		ember_monitor_repeat(scan, now); /* the extents of the launch it repeats */
 	else
@@ -97,8 +99,11 @@ static bool adaptive_settled(const struct ember_scan *scan, int device)
 {
 	if (device < 0)
 		return false;
+	uint64_t now = ember_shim_engine.ops->now(ember_shim_engine.ops_self);
 	ember_table_lock(EMBER_TABLE);
 	bool idle = ember_policy_nothing_to_decide(&ember_shim_ctx, device, scan->allocs, scan->n);
+	if (idle)
+		ember_policy_named_idle(scan->allocs, scan->n, now);
 	ember_table_unlock(EMBER_TABLE);
 	return idle;
 }

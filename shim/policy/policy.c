@@ -321,6 +321,12 @@ bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct
 	return true;
 }
 
+void ember_policy_named_idle(struct ember_alloc *const *allocs, size_t n, uint64_t now)
+{
+	for (size_t i = 0; i < n; i++)
+		allocs[i]->idle_ref = now;
+}
+
 static void sort_once(struct slots *hot, bool *sorted)
 {
 	if (!*sorted)

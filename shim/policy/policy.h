@@ -182,6 +182,17 @@ bool ember_policy_nothing_to_decide(struct ember_policy_ctx *pc, int dev, struct
 				    size_t n);
 
 /*
+ * Such a launch's allocations were named at now, though none of their
+ * regions was credited (table locked): a victim's last reference is its
+ * region's or this, whichever is later (candidates.c). Without it, the
+ * first pressure found the regions that every launch before it had read
+ * never referenced, and replaced them first as older than anything hot:
+ * a training step's fp32 weights, cast at every step while the budget
+ * had room, gave way to its optimizer's moments at the first step.
+ */
+void ember_policy_named_idle(struct ember_alloc *const *allocs, size_t n, uint64_t now);
+
+/*
  * Promotions for dev at time now: mapped regions past the threshold,
  * hottest first, a span around each, while there is room. With n > 0 only
  * regions of the allocations in only[] that were credited since the last

@@ -117,6 +117,7 @@ struct ember_alloc {
 	uint32_t charged;            /* regions not mapped (promoting, resident, demoting): moves.c keeps it */
 	uint32_t accessed_by;        /* bit d: advised accessed-by GPU d (gpus.c); read and set atomically */
 	uint64_t home_ref;           /* gpus.c: when a launch on `device` last referenced it (ns) */
+	uint64_t idle_ref;           /* policy: when a launch with nothing to decide last named it, uncredited (ns) */
 	uint32_t refreshed_phase;    /* host_phase.h: the last host phase after which its residents were refreshed */
 	uint32_t ac_launch;          /* counters.c: its launches while the counters were read, counted */
 	uint64_t ac_launch_at;       /* counters.c: when the latest of them was made */

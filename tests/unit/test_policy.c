@@ -165,6 +165,42 @@ Test(policy, uniform_hotness_causes_no_churn)
 	cr_expect_gt(moves_promoted, 24);
 }
 
+/*
+ * Weights read at every step while the budget had room (launches with
+ * nothing to decide credit nothing), then the first pressure: a step's
+ * optimizer state, read in cycles of 100 ms, must not take them as older
+ * than itself (from then on the weights' own launches are credited).
+ * Named idle long before, they would.
+ */
+static uint32_t weights_left_after_pressure(uint64_t idle_before)
+{
+	struct ember_alloc *w = alloc_regions(1ull << 40, 16), *m = alloc_regions(1ull << 41, 20);
+	demand(w, 0, 16); /* the first touch credits it: it was mapped */
+	step();
+	cr_assert_eq(count_state(w, 0, 16, EMBER_REGION_RESIDENT), 16);
+	now += 2000 * MS;
+	uint64_t hot_at = now;
+	now -= idle_before;
+	ember_policy_named_idle(&w, 1, now);
+	now = hot_at;
+	for (int cycle = 0; cycle < 2; cycle++) { /* the second knows its reuse gap */
+		demand(m, 0, 20);
+		step();
+		now += 100 * MS;
+	}
+	return count_state(w, 0, 16, EMBER_REGION_RESIDENT);
+}
+
+Test(policy, what_launches_named_while_there_was_room_is_not_older_than_the_first_pressure)
+{
+	cr_expect_eq(weights_left_after_pressure(50 * MS), 16, "weights named 50 ms before gave way");
+}
+
+Test(policy, what_launches_named_long_before_the_first_pressure_gives_way)
+{
+	cr_expect_lt(weights_left_after_pressure(1500 * MS), 16, "weights named 1.5 s before all stayed");
+}
+
 Test(policy, nothing_is_swapped_once_the_program_stops_launching)
 {
 	/* tokens of layers read in order, then silence: every region's silence grows alike */

@@ -425,6 +425,7 @@ static void adaptive_launch(struct ember_variant *ev, const struct sim_launch *l
 {
 	ember_table_lock(&ev->table);
 	if (ember_policy_nothing_to_decide(&ev->pc, 0, refs, n)) {
+		ember_policy_named_idle(refs, n, now);
 		ember_table_unlock(&ev->table);
 		return;
 	}
