@@ -277,6 +277,8 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 		return;
 	uint64_t lo, hi;
 	ember_table_bounds(EMBER_TABLE, &lo, &hi);
+	size_t bytes;
+	const unsigned char *buf;
 	if (kernel_params) {
 		enum { MAX = 256 };
 		uint32_t offset[MAX], size[MAX];
@@ -285,17 +287,12 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 		ember_table_lock(EMBER_TABLE);
 		read_params(out, kernel_params, size, n, lo, hi);
 		ember_table_unlock(EMBER_TABLE);
-		count_overflow(out);
-		return;
-	}
-	size_t bytes;
-	const unsigned char *buf = packed_buffer(extra, &bytes);
-	if (buf) {
+	} else if ((buf = packed_buffer(extra, &bytes))) {
 		ember_table_lock(EMBER_TABLE);
 		scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
 		ember_table_unlock(EMBER_TABLE);
-		count_overflow(out);
 	}
+	count_overflow(out);
 }
 
 bool ember_scan_args_same(const struct ember_scan_args *args, void **kernel_params, void **extra)
