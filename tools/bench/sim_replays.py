@@ -35,6 +35,8 @@ Groups (the "group" field):
                ab-45's call 3 (an H100 at eb41528, under the per-cycle reference rule), one under the
                defaults and one under EMBER_PIECES each, replayed both ways, async and recorded: whether the
                replay's moves are the GPU's
+  train        train_step.py's traces at 1.5x (adaptive; ab-58's call 1 an H100 at 7220cd8), sync, async and
+               recorded: the moves against the GPU's, before and after a change that reads them
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -77,6 +79,9 @@ LLAMA_GATE = "10,23:283115520:141557760"
 GPU_PIECES = ("ab-44/call4/cnn-head-0", "ab-44/call4/cnn-pieces-0", "ab-44/call4/radix-head-0",
               "ab-44/call4/radix-pieces-0", "ab-45/call3/cnn-head-0", "ab-45/call3/cnn-pieces-0",
               "ab-45/call3/radix-head-0", "ab-45/call3/radix-pieces-0")
+
+# train_step.py's traced processes (their trace and stats.json beside each other)
+TRAIN_RUNS = ("ab-58/call1/train/adaptive-1.5",)
 
 
 def kernel_reads(name):
@@ -251,6 +256,10 @@ def main():
             for launches in ("async", "recorded"):
                 add("gpu-pieces", os.path.join(SUITE, run, "diag", f"{bench}-1.5-adaptive.trace.gz"), "adaptive",
                     launches, label=f"{run}/{bench}-1.5-adaptive", params=params)
+    for run in TRAIN_RUNS:
+        for launches in ("sync", "async", "recorded"):
+            add("train", os.path.join(SUITE, run + ".trace.gz"), "adaptive", launches,
+                label=run.split("/train/")[0] + "/train-1.5-adaptive")
     for run in FIRST_RUNS:
         trace = os.path.join(SUITE, run, "diag", "star-1.5-adaptive.trace.gz")
         lines = [line.split() for line in gzip.open(trace, "rt", errors="replace")]
