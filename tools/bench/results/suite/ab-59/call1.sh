@@ -14,12 +14,12 @@
 # and the llama.cpp build; carry build-gpu and .llama.
 source tools/bench/device-call.sh c59-1
 out=$R/train; mkdir -p "$out"
-train() { # LABEL LIMIT [EMBER ARGS...]: one process of 12 steps at 24 GiB, its JSON line and its stats
-  local label=$1 limit=$2; shift 2
+train() { # LABEL VARIANT LIMIT [EMBER ARGS...]: one process of 12 steps at 24 GiB, its JSON line and its stats
+  local label=$1 variant=$2 limit=$3; shift 3
   stage "train $label"
   local f=$out/$label trace=
   [ "$label" = adaptive-head-1 ] && trace=$f.trace
-  TRAIN_VARIANT=$label EMBER_STATS=$f.stats.json EMBER_TRACE=$trace timeout "$limit" "$run" --driver real "$@" -- \
+  TRAIN_VARIANT=$variant EMBER_STATS=$f.stats.json EMBER_TRACE=$trace timeout "$limit" "$run" --driver real "$@" -- \
     python3 tools/bench/train_step.py 24576 12 >"$f.json" 2>"$f.err"
   echo "train $label: rc $? $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["median_step_seconds"], [round(x,3) for x in d["step_seconds"]], "build", d["build_seconds"], "peak GiB", round(d["gpu_peak_bytes"]/2**30,2), "loss", float.fromhex(d["losses"][-1]))' "$f.json" 2>&1 | tail -n 1)"
   grep -E '^ember\[[0-9]+\] (warn|error)|at exit: peak' "$f.err" | head -5
@@ -28,7 +28,8 @@ train() { # LABEL LIMIT [EMBER ARGS...]: one process of 12 steps at 24 GiB, its 
 for round in 1 2; do
   order="base head"; [ $round = 2 ] && order="head base"
   for lib in $order; do
-    time_left 400 && { use "$lib"; train "adaptive-$lib-$round" 80 --mode adaptive --manage-all 1 --budget 16G --log info; }
+    variant=adaptive-1.5; [ "$lib" = base ] && variant=adaptive-38cb4b60-1.5 # the report's rows
+    time_left 400 && { use "$lib"; train "adaptive-$lib-$round" $variant 80 --mode adaptive --manage-all 1 --budget 16G --log info; }
   done
 done
 if time_left 330; then
