@@ -345,9 +345,10 @@ def load_table(loads, lines):
 
 def train_table(rows, lines):
     """Training past the budget (train_step.py), beside the matrix: each variant's processes, steps timed alone."""
+    # one machine's calls together: two H100s' hosts and links differ (ab-58's static ran 0.55 s a step, ab-59's 0.38)
     cells = {}
     for r in rows:
-        cells.setdefault((r["gpu"], r["variant"], r["steps"]), []).append(r)
+        cells.setdefault((r["gpu"], r["call"].split("/")[0], r["variant"], r["steps"]), []).append(r)
     if not cells:
         return
     lines += ["", "## Training past the budget (`bench: train-step`), beside the matrix", "",
@@ -357,15 +358,17 @@ def train_table(rows, lines):
               "`offload` is the peer, the optimizer offload a user would write without Ember (bf16 weights and gradients "
               "on the GPU, fp32 master weights and AdamW on the host). Seconds a step: the median of each process's "
               "timed steps, then the median of the processes, their range in brackets; every Ember variant computed "
-              "resident's losses bit for bit (`docs/findings.md`, sixty-second session). No bound: these calls ran no "
-              "bandwidth probe.", "",
+              "resident's losses bit for bit (`docs/findings.md`, sixty-second session). Each session's calls ran on one "
+              "machine and are compared only among themselves (`x resident` is against the same session's); a variant "
+              "named with a commit is that commit's library in an A/B. No bound: these calls ran no bandwidth probe.", "",
               "| GPU | variant | steps a process | processes | s a step | x resident | build s | GiB moved up / down (median) | calls |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for (gpu, v, steps), rs in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1].rsplit("-", 1)[-1], kv[0][1], kv[0][2])):
+    for (gpu, session, v, steps), rs in sorted(cells.items(),
+                                               key=lambda kv: (kv[0][0], kv[0][1], kv[0][2].rsplit("-", 1)[-1], kv[0][2], kv[0][3])):
         meds = [r["median_step_seconds"] for r in rs]
         size = v.rsplit("-", 1)[-1]
-        res = [r["median_step_seconds"] for (g, rv, _), rr in cells.items() if g == gpu and rv == f"resident-{size}"
-               for r in rr]
+        res = [r["median_step_seconds"] for (g, sess, rv, _), rr in cells.items()
+               if g == gpu and sess == session and rv == f"resident-{size}" for r in rr]
         x = median(meds) / median(res) if res and not v.startswith("resident") else None
         stats = [r for r in rs if r.get("bytes_promoted") is not None]
         moved = "-" if not stats else (f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "

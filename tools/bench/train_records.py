@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Training's records, from device calls that ran train_step.py.
 
-    train_records.py OUT CALL_DIR=COMMIT ...
+    train_records.py OUT CALL_DIR=COMMIT[,PREFIX=COMMIT...] ...
 
 Each CALL_DIR is an unpacked call archive holding train/NAME.json
 (train_step.py's JSON line) and, for Ember's variants, NAME.stats.json
 beside it. OUT (one JSON object a line, `bench: train-step`) is written anew
 from the calls given, one record per process: train_step.py's own fields,
-the call, the code measured, and the bytes Ember moved.
+the call, the code measured, and the bytes Ember moved. The code is COMMIT,
+or for a process whose NAME starts with PREFIX (an A/B's other library,
+such as adaptive-base=38cb4b60), that PREFIX's.
 """
 import glob
 import json
@@ -33,7 +35,9 @@ def main():
         return 2
     out = []
     for arg in sys.argv[2:]:
-        call_dir, code = arg.rsplit("=", 1)
+        call_dir, codes = arg.split("=", 1)
+        code, *others = codes.split(",")
+        by_prefix = dict(o.split("=", 1) for o in others if "=" in o)
         call = "/".join(os.path.normpath(call_dir).split(os.sep)[-2:])
         for path in sorted(glob.glob(os.path.join(call_dir, "train", "*.json"))):
             if path.endswith(".stats.json"):
@@ -42,7 +46,9 @@ def main():
                 r = last_json(f.read())
             if not r:
                 continue
-            r.update({"call": call, "code": code, "process": os.path.basename(path)[:-5]})
+            process = os.path.basename(path)[:-5]
+            mine = [c for p, c in by_prefix.items() if process.startswith(p)]
+            r.update({"call": call, "code": mine[0] if mine else code, "process": process})
             r.update(moved(path[:-5] + ".stats.json"))
             out.append(r)
     with open(sys.argv[1], "w") as f:
