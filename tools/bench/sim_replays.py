@@ -35,8 +35,8 @@ Groups (the "group" field):
                ab-45's call 3 (an H100 at eb41528, under the per-cycle reference rule), one under the
                defaults and one under EMBER_PIECES each, replayed both ways, async and recorded: whether the
                replay's moves are the GPU's
-  train        train_step.py's traces at 1.5x (adaptive; ab-58's call 1 an H100 at 7220cd8), sync, async and
-               recorded: the moves against the GPU's, before and after a change that reads them
+  train        train_step.py's traces at 1.5x (adaptive; ab-58's call 1 an H100 at 7220cd8, ab-59's call 1 an
+               H100 at 88978159), sync, async and recorded: the moves against the GPU's
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -81,7 +81,7 @@ GPU_PIECES = ("ab-44/call4/cnn-head-0", "ab-44/call4/cnn-pieces-0", "ab-44/call4
               "ab-45/call3/radix-head-0", "ab-45/call3/radix-pieces-0")
 
 # train_step.py's traced processes (their trace and stats.json beside each other)
-TRAIN_RUNS = ("ab-58/call1/train/adaptive-1.5",)
+TRAIN_RUNS = ("ab-58/call1/train/adaptive-1.5", "ab-59/call1/train/adaptive-head-1")
 
 
 def kernel_reads(name):
