@@ -66,8 +66,7 @@ static void adaptive_launch(struct ember_scan *scan, const struct ember_at *at)
 	if (idle) {
 		scan->fresh_demand = false;
 		ember_policy_named_idle(scan->allocs, scan->n, now);
-	}
-	else if (scan->repeat)
+	} else if (scan->repeat)
 		ember_monitor_repeat(scan, now); /* the extents of the launch it repeats */
 	else
 		ember_monitor_launch(scan, now);

@@ -119,7 +119,10 @@ struct slot ember_slot_hot(const struct ember_policy_params *p, struct ember_all
 			      .partial = p->partial_rank && !p->pieces && reg->touch_partial };
 }
 
-/* A resident region r of a, as a candidate victim; last referenced by its region's credit or its allocation's naming while idle. */
+/*
+ * A resident region r of a, as a candidate victim, last referenced when its
+ * region was credited or its allocation named idle, whichever was later.
+ */
 static struct slot resident_slot(const struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r, uint64_t now,
 				 uint32_t epoch)
 {
