@@ -360,9 +360,14 @@ def train_table(rows, lines):
               "timed steps, then the median of the processes, their range in brackets; every Ember variant computed "
               "resident's losses bit for bit (`docs/findings.md`, sixty-second session). Each session's calls ran on one "
               "machine and are compared only among themselves (`x resident` is against the same session's); a variant "
-              "named with a commit is that commit's library in an A/B. No bound: these calls ran no bandwidth probe.", "",
-              "| GPU | variant | steps a process | processes | s a step | x resident | build s | GiB moved up / down (median) | calls |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "named with a commit is that commit's library in an A/B. The bound, where the session probed its link: "
+              "resident's step, or the bytes of the peak past Ember's high watermark read and written once a step at "
+              "the sparse probe's rate of mapped reads and writes at once (64 KiB pieces), whichever is longer: every "
+              "byte of the state is read and written each step, so what the GPU cannot hold at the peak crosses the "
+              "link both ways.", "",
+              "| GPU | variant | steps a process | processes | s a step | x resident | bound s | x bound | build s | "
+              "GiB moved up / down (median) | calls |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (gpu, session, v, steps), rs in sorted(cells.items(),
                                                key=lambda kv: (kv[0][0], kv[0][1], kv[0][2].rsplit("-", 1)[-1], kv[0][2], kv[0][3])):
         meds = [r["median_step_seconds"] for r in rs]
@@ -370,12 +375,25 @@ def train_table(rows, lines):
         res = [r["median_step_seconds"] for (g, sess, rv, _), rr in cells.items()
                if g == gpu and sess == session and rv == f"resident-{size}" for r in rr]
         x = median(meds) / median(res) if res and not v.startswith("resident") else None
+        bound = train_bound(rs, res)
         stats = [r for r in rs if r.get("bytes_promoted") is not None]
         moved = "-" if not stats else (f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "
                                        f"{median([r['bytes_demoted'] for r in stats]) / 2**30:.1f}")
         builds = [r["build_seconds"] for r in rs]
         lines.append(f"| {gpu} | {v} | {steps} | {len(rs)} | {median(meds):.4g} ({min(meds):.4g}-{max(meds):.4g}) | "
-                     f"{fmt(x)} | {median(builds):.2f} | {moved} | {', '.join(sorted({r['call'] for r in rs}))} |")
+                     f"{fmt(x)} | {f'{bound:.4g}' if bound else '-'} | {fmt(bound and median(meds) / bound)} | "
+                     f"{median(builds):.2f} | {moved} | {', '.join(sorted({r['call'] for r in rs}))} |")
+
+
+def train_bound(rs, resident):
+    """Training's bound (train_table): resident's step, or the bytes of the peak past the high watermark read and
+    written once a step at the probe's mapped read-write rate, the longer; None without a probe, Ember's
+    statistics or resident's step."""
+    known = [r for r in rs if r.get("high_bytes") and r.get("mapped_read_write_Bps")]
+    if not known or not resident:
+        return None
+    past = median([max(0, r["gpu_peak_bytes"] - r["high_bytes"]) for r in known])
+    return max(median(resident), 2 * past / median([r["mapped_read_write_Bps"] for r in known]))
 
 
 def no_overlap(best, resident):

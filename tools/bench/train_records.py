@@ -7,7 +7,9 @@ Each CALL_DIR is an unpacked call archive holding train/NAME.json
 (train_step.py's JSON line) and, for Ember's variants, NAME.stats.json
 beside it. OUT (one JSON object a line, `bench: train-step`) is written anew
 from the calls given, one record per process: train_step.py's own fields,
-the call, the code measured, and the bytes Ember moved. The code is COMMIT,
+the call, the code measured, the bytes Ember moved and its high watermark,
+and the rate at which the call's sparse probe read and wrote mapped memory
+at once in 64 KiB pieces (suite/sparse-probe.json: the report's bound). The code is COMMIT,
 or for a process whose NAME starts with PREFIX (an A/B's other library,
 such as adaptive-base=38cb4b60), that PREFIX's.
 """
@@ -26,7 +28,18 @@ def moved(stats_path):
             dev = json.load(f)["devices"][0]
     except (OSError, ValueError, KeyError, IndexError):
         return {}
-    return {"bytes_promoted": dev.get("bytes_promoted"), "bytes_demoted": dev.get("bytes_demoted")}
+    return {"bytes_promoted": dev.get("bytes_promoted"), "bytes_demoted": dev.get("bytes_demoted"),
+            "high_bytes": dev.get("high_bytes")}
+
+
+def read_write_rate(call_dir):
+    """Mapped memory read and written at once in 64 KiB pieces (B/s) by the call's sparse probe; {} without one."""
+    try:
+        with open(os.path.join(call_dir, "suite", "sparse-probe.json")) as f:
+            rate = json.load(f)["rates_Bps"]["mapped-read-write/65536"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {"mapped_read_write_Bps": rate}
 
 
 def main():
@@ -50,6 +63,7 @@ def main():
             mine = [c for p, c in by_prefix.items() if process.startswith(p)]
             r.update({"call": call, "code": mine[0] if mine else code, "process": process})
             r.update(moved(path[:-5] + ".stats.json"))
+            r.update(read_write_rate(call_dir))
             out.append(r)
     with open(sys.argv[1], "w") as f:
         for r in out:
