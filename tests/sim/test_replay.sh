@@ -127,4 +127,21 @@ check "$(field "$s" bytes_demoted) > 0.98 * 6236993880 && $(field "$s" bytes_dem
 	"and demotes it ($(field "$s" bytes_demoted) bytes against 6236993880)"
 check "$(field "$s0" bytes_demoted) > 1.1 * $(field "$s" bytes_demoted)" \
 	"without the phase's exchange the runs' own exchange demotes more ($(field "$s0" bytes_demoted) bytes)"
+# What launches named while there was nothing to decide (shim/policy/policy.h, ember_policy_named_idle): a
+# 16 MiB array read every 100 ms while the budget has room, resident and so uncredited after its first touch,
+# then a 48 MiB array read twice 500 ms apart, which fills the budget. Its second read finds the first array
+# named 0.6 s before, within two of its own cycles: nothing is older, nothing gives way. Counted from its first
+# touch alone, it would be older and give way.
+idle_trace() {
+  awk 'BEGIN { M = 1048576; S = 1000000000; print "ember-trace 2"; print "D 0", 64*M, 58*M, 54*M
+    print "A 1000 0 0", 16*M, "m"
+    for (t = 0.001; t < 0.95; t += 0.1) printf "L %d 1 0 1 0:0:%d\n", t*S, 16*M
+    printf "A %d 1 0 %d m\n", 1.0*S, 48*M
+    for (t = 1.0; t < 1.6; t += 0.5) printf "L %d 1 1 1 1:0:%d\n", t*S + 1000, 48*M
+    printf "E %d\n", 2.5*S }'
+}
+idle_trace >"$tmp/idle.trace"
+idle=$("$SIM" --trace "$tmp/idle.trace" --variant adaptive --launches recorded --json 2>/dev/null)
+check "$(field "$idle" bytes_promoted) > 0 && $(field "$idle" bytes_demoted) == 0" \
+	"an array named while there was room keeps its place at the first pressure ($(field "$idle" bytes_demoted) bytes demoted)"
 echo PASS
