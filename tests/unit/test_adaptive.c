@@ -606,6 +606,37 @@ Test(adaptive, demand_waits_until_there_is_something_to_decide)
 }
 
 /*
+ * Weights read while the budget had room (launches with nothing to decide
+ * credit nothing, policy.h) keep their place at the first pressure: an
+ * array read twice 150 ms apart finds them named 150 ms before its second
+ * read, within two of its gaps, so they are not older. Counted from their
+ * one credited touch, 550 ms before, they would give way.
+ */
+Test(adaptive, what_launches_named_while_there_was_room_keeps_its_place_at_the_first_pressure)
+{
+	start();
+	CUdeviceptr w = managed(16 * MiB);
+	read_range(w, 16 * MiB); /* mapped: credited and promoted */
+	SYM(shim, ember_flush)();
+	cr_assert_eq(resident_regions(w, 16 * MiB), 8);
+	for (int i = 0; i < 8; i++) { /* resident, 16 MiB of 64: nothing to decide */
+		sleep_ms(50);
+		read_range(w, 16 * MiB);
+	}
+	CUdeviceptr m = managed(48 * MiB);
+	read_range(m, 48 * MiB); /* the room to the high watermark fills; its reuse gap is not known yet */
+	SYM(shim, ember_flush)();
+	sleep_ms(150);
+	read_range(m, 48 * MiB);
+	sleep_ms(100); /* the worker's passes */
+	SYM(shim, ember_flush)();
+	cr_expect_eq(resident_regions(w, 16 * MiB), 8, "the weights gave way: %u of 8 regions resident",
+		     resident_regions(w, 16 * MiB));
+	cr_expect_geq(resident_regions(m, 48 * MiB), 20, "the new array filled the room");
+	expect_within_budget();
+}
+
+/*
  * The same argument bytes before and after an allocation is made where
  * they point: the launch after it finds the allocation. The pointers sit
  * every 2 MiB over a freed 16 MiB buffer, so that an allocation made in
