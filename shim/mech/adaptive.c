@@ -98,11 +98,10 @@ static bool adaptive_settled(const struct ember_scan *scan, int device)
 {
 	if (device < 0)
 		return false;
-	uint64_t now = ember_shim_engine.ops->now(ember_shim_engine.ops_self);
 	ember_table_lock(EMBER_TABLE);
 	bool idle = ember_policy_nothing_to_decide(&ember_shim_ctx, device, scan->allocs, scan->n);
-	if (idle)
-		ember_policy_named_idle(scan->allocs, scan->n, now);
+	if (idle) /* the clock read only when there is something to stamp */
+		ember_policy_named_idle(scan->allocs, scan->n, ember_shim_engine.ops->now(ember_shim_engine.ops_self));
 	ember_table_unlock(EMBER_TABLE);
 	return idle;
 }

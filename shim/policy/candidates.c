@@ -119,10 +119,7 @@ struct slot ember_slot_hot(const struct ember_policy_params *p, struct ember_all
 			      .partial = p->partial_rank && !p->pieces && reg->touch_partial };
 }
 
-/*
- * A resident region r of a, as a candidate victim, last referenced when its
- * region was credited or its allocation named idle, whichever was later.
- */
+/* A resident region r of a, as a candidate victim. */
 static struct slot resident_slot(const struct ember_policy_ctx *pc, struct ember_alloc *a, uint32_t r, uint64_t now,
 				 uint32_t epoch)
 {
@@ -137,7 +134,7 @@ static struct slot resident_slot(const struct ember_policy_ctx *pc, struct ember
 			      .score = ember_demand_score(p, reg, now),
 			      .arrived = reg->arrived_at,
 			      .demand = ember_demand_effective(p, reg, epoch),
-			      .last_ref = reg->last_ref > a->idle_ref ? reg->last_ref : a->idle_ref };
+			      .last_ref = ember_region_last_named(a, reg) };
 }
 
 /* Resident victims and (unless hot is NULL) hot mapped candidates of dev, and the bytes already on their way out. */

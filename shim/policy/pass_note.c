@@ -4,13 +4,13 @@
 
 #include "pass_note.h"
 
-/* Its last reference as the victim order took it: its own, or its allocation's naming while idle if later (policy.h). */
+/* Its last reference as the victim order took it (ember_region_last_named). */
 static struct ember_region_note region_note(const struct ember_alloc *a, uint32_t r)
 {
 	const struct ember_region *reg = &a->regions[r];
 	return (struct ember_region_note){ .alloc_id = a->id, .r = r, .demand = reg->demand,
 					   .touch_demand = reg->touch_demand, .episode_demand = reg->episode_demand, .gap = reg->gap,
-					   .last_ref = reg->last_ref > a->idle_ref ? reg->last_ref : a->idle_ref };
+					   .last_ref = ember_region_last_named(a, reg) };
 }
 
 void ember_pass_note_victim(struct ember_pass_note *n, enum ember_victim_reason why, const struct ember_alloc *a,

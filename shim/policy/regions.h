@@ -128,6 +128,16 @@ struct ember_alloc {
 	struct ember_region regions[];
 };
 
+/*
+ * When region r of a was last referenced as the victim order takes it: its
+ * own credit, or its allocation's naming by a launch with nothing to decide
+ * (idle_ref, policy.h), whichever was later.
+ */
+static inline uint64_t ember_region_last_named(const struct ember_alloc *a, const struct ember_region *reg)
+{
+	return reg->last_ref > a->idle_ref ? reg->last_ref : a->idle_ref;
+}
+
 /* Bytes of regions [first, first + count): 2 MiB each, less for an allocation's last region. */
 static inline uint64_t ember_span_bytes(const struct ember_alloc *a, uint32_t first, uint32_t count)
 {
