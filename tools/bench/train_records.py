@@ -52,6 +52,7 @@ def main():
         code, *others = codes.split(",")
         by_prefix = dict(o.split("=", 1) for o in others if "=" in o)
         call = "/".join(os.path.normpath(call_dir).split(os.sep)[-2:])
+        rate = read_write_rate(call_dir)  # the call's, one for all its processes
         for path in sorted(glob.glob(os.path.join(call_dir, "train", "*.json"))):
             if path.endswith(".stats.json"):
                 continue
@@ -63,7 +64,7 @@ def main():
             mine = [c for p, c in by_prefix.items() if process.startswith(p)]
             r.update({"call": call, "code": mine[0] if mine else code, "process": process})
             r.update(moved(path[:-5] + ".stats.json"))
-            r.update(read_write_rate(call_dir))
+            r.update(rate)
             out.append(r)
     with open(sys.argv[1], "w") as f:
         for r in out:
