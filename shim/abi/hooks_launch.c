@@ -18,7 +18,7 @@
  * Scan, unless nothing is left to decide (settled.h) or this thread's last
  * launch is repeated (launch_repeat.h); a trace records every launch's own scan.
  */
-static void observe(CUfunction f, void **params, void **extra, CUstream stream, bool per_thread)
+static void observe(CUfunction f, unsigned grid_x, void **params, void **extra, CUstream stream, bool per_thread)
 {
 	if (!ember_active || ember_stream_captured(stream, per_thread))
 		return; /* recorded into a graph, not run: placed when the graph is launched */
@@ -29,9 +29,9 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 	}
 	if (!ember_tracing && ember_settled_launch())
 		return; /* nothing any launch could change: settled.h */
-	struct ember_scan local, *scan = ember_tracing ? NULL : ember_repeat_scan(f, params, extra, stream, per_thread);
+	struct ember_scan local, *scan = ember_tracing ? NULL : ember_repeat_scan(f, grid_x, params, extra, stream, per_thread);
 	if (!scan)
-		ember_scan_launch(f, params, extra, scan = &local);
+		ember_scan_launch(f, grid_x, params, extra, scan = &local);
 	ember_trace_launch(scan, stream, per_thread);
 	ember_placement_launch(scan, stream, per_thread);
 	if (scan == &local)
@@ -51,27 +51,27 @@ static void observe(CUfunction f, void **params, void **extra, CUstream stream, 
 /* While a trace is recorded, a launch that blocked (a full launch queue) is timed as a wait for the GPU. */
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernel LAUNCH_ARGS
 {
-	observe(f, kernelParams, extra, hStream, false);
+	observe(f, gridDimX, kernelParams, extra, hStream, false);
 	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernel) LAUNCH_CALL);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernel_ptsz LAUNCH_ARGS
 {
-	observe(f, kernelParams, extra, hStream, true);
+	observe(f, gridDimX, kernelParams, extra, hStream, true);
 	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernel_ptsz) LAUNCH_CALL);
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
 					       void **extra)
 {
-	observe(f, kernelParams, extra, config ? config->hStream : NULL, false);
+	observe(f, config ? config->gridDimX : 0, kernelParams, extra, config ? config->hStream : NULL, false);
 	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernelEx)(config, f, kernelParams, extra));
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
 						    void **kernelParams, void **extra)
 {
-	observe(f, kernelParams, extra, config ? config->hStream : NULL, true);
+	observe(f, config ? config->gridDimX : 0, kernelParams, extra, config ? config->hStream : NULL, true);
 	EMBER_TRACE_TIMED(EMBER_REAL(cuLaunchKernelEx_ptsz)(config, f, kernelParams, extra));
 }
 
@@ -85,12 +85,12 @@ EMBER_PUBLIC CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchCooperativeKernel COOP_ARGS
 {
-	observe(f, kernelParams, NULL, hStream, false);
+	observe(f, gridDimX, kernelParams, NULL, hStream, false);
 	return EMBER_REAL(cuLaunchCooperativeKernel) COOP_CALL;
 }
 
 EMBER_PUBLIC CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz COOP_ARGS
 {
-	observe(f, kernelParams, NULL, hStream, true);
+	observe(f, gridDimX, kernelParams, NULL, hStream, true);
 	return EMBER_REAL(cuLaunchCooperativeKernel_ptsz) COOP_CALL;
 }

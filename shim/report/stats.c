@@ -104,9 +104,11 @@ void ember_stats_write(FILE *f)
 	ember_table_lock(EMBER_TABLE);
 	fprintf(f,
 		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"populate_host\": %s,"
-		"\n  \"launches_settled\": %" PRIu64 ",\n  \"launches_past_scan\": %" PRIu64 ",",
+		"\n  \"launches_settled\": %" PRIu64 ",\n  \"launches_past_scan\": %" PRIu64 ","
+		"\n  \"launches_tensor_lists\": %" PRIu64 ",",
 		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false",
-		ember_cfg.populate_host ? "true" : "false", ember_settled_launches(), ember_scan_overflows());
+		ember_cfg.populate_host ? "true" : "false", ember_settled_launches(), ember_scan_overflows(),
+		ember_scan_tensor_lists());
 	fprintf(f, "\n  \"settings\": ");
 	write_settings(f);
 	if (ember_cfg.read_mostly) {
@@ -222,6 +224,9 @@ void ember_stats_at_exit(void)
 	if (ember_scan_overflows())
 		ember_info("%" PRIu64 " launches pointed into more than %d allocations; the rest went uncredited",
 			   ember_scan_overflows(), EMBER_SCAN_MAX_REFS);
+	if (ember_scan_tensor_lists())
+		ember_info("%" PRIu64 " launches passed PyTorch's tensor lists, read by the chunks their blocks name",
+			   ember_scan_tensor_lists());
 	struct ember_read_dup_counts rd;
 	ember_read_dup_counts(&rd);
 	if (rd.bytes_advised)

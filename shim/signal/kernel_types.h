@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tensor_lists.h"
+
 enum { EMBER_DECLARED_PARAMS = 32 };
 
 /* What a kernel's name declares of its first EMBER_DECLARED_PARAMS parameters. */
@@ -20,6 +22,7 @@ struct ember_declared {
 	uint8_t elem_size[EMBER_DECLARED_PARAMS]; /* the bytes each points to (0: no pointer, or a type not known) */
 	uint32_t read_only;                       /* bit per parameter: a pointer to const, only read through */
 	bool signature;                           /* the name declares the parameters: a C++ kernel's mangled name */
+	struct ember_tensor_lists lists;          /* PyTorch's tensor-list argument, where it takes one */
 };
 
 /*

@@ -88,7 +88,10 @@ static struct layout describe(CUfunction f)
 	}
 	if (EMBER_REAL(cuFuncGetModule)(&l.module, f) != CUDA_SUCCESS)
 		l.module = NULL;
-	ember_kernel_declared(ember_kernel_name(f), &l.declared);
+	const char *name = ember_kernel_name(f);
+	ember_kernel_declared(name, &l.declared);
+	if (l.size)
+		ember_tensor_lists_layout(name, l.n, l.size, &l.declared.lists);
 	return l;
 }
 

@@ -95,8 +95,8 @@ static bool another_kernel(struct kept *k, CUfunction f)
 	return true;
 }
 
-struct ember_scan *ember_repeat_scan(CUfunction f, void **kernel_params, void **extra, CUstream stream,
-				     bool per_thread)
+struct ember_scan *ember_repeat_scan(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+				     CUstream stream, bool per_thread)
 {
 	if (!ember_table_any_placed(EMBER_TABLE))
 		return NULL; /* nothing to find: the usual scan returns at once (PyTorch with nothing managed) */
@@ -110,7 +110,7 @@ struct ember_scan *ember_repeat_scan(CUfunction f, void **kernel_params, void **
 	}
 	/* read first: a change during the scan makes the kept scan stale at once, never unnoticed */
 	k->kernels_gen = ember_kernels_generation();
-	ember_scan_launch_keeping(f, kernel_params, extra, &k->scan, &k->args);
+	ember_scan_launch_keeping(f, grid_x, kernel_params, extra, &k->scan, &k->args);
 	k->stream = stream;
 	k->per_thread = per_thread;
 	k->valid = true;

@@ -31,8 +31,8 @@
  * place. NULL when the thread has no room to keep one (scan it the usual
  * way). Hand it back with ember_repeat_done, never ember_scan_release.
  */
-struct ember_scan *ember_repeat_scan(CUfunction f, void **kernel_params, void **extra, CUstream stream,
-				     bool per_thread);
+struct ember_scan *ember_repeat_scan(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+				     CUstream stream, bool per_thread);
 
 /* The launch is placed: keep its scan for the next launch to compare with. */
 void ember_repeat_done(struct ember_scan *s);

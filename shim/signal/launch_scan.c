@@ -23,11 +23,16 @@ uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
 }
 
-static uint64_t overflows;
+static uint64_t overflows, lists_read;
 
 uint64_t ember_scan_overflows(void)
 {
 	return __atomic_load_n(&overflows, __ATOMIC_RELAXED);
+}
+
+uint64_t ember_scan_tensor_lists(void)
+{
+	return __atomic_load_n(&lists_read, __ATOMIC_RELAXED);
 }
 
 /*
@@ -70,8 +75,94 @@ static bool note(struct ember_scan *s, uint64_t word, unsigned param, uint64_t l
 	if (s->nptrs < EMBER_SCAN_MAX_PTRS) {
 		s->ptrs[s->nptrs].alloc = a;
 		s->ptrs[s->nptrs].addr = word;
+		s->ptrs[s->nptrs].bytes = 0;
 		s->ptrs[s->nptrs].param = param;
 		s->nptrs++;
+	}
+	return true;
+}
+
+/*
+ * Record bytes at addr, from argument param, that a tensor list says the
+ * launch covers: joined to the pointer before it when that is the same
+ * argument's in the same allocation and this begins by the end of the
+ * 2 MiB region after its end (a list's small tensors lie side by side in
+ * a caching allocator's segment, and a region is credited whole anyway).
+ */
+static void note_range(struct ember_scan *s, uint64_t addr, uint64_t bytes, unsigned param, uint64_t lo, uint64_t hi)
+{
+	if (s->nptrs) {
+		struct ember_alloc *a = s->ptrs[s->nptrs - 1].alloc;
+		uint64_t at = s->ptrs[s->nptrs - 1].addr, end = at + s->ptrs[s->nptrs - 1].bytes;
+		if (s->ptrs[s->nptrs - 1].param == param && s->ptrs[s->nptrs - 1].bytes && addr >= at &&
+		    addr < a->base + a->size && addr <= end + EMBER_REGION_BYTES) {
+			if (addr + bytes > end)
+				s->ptrs[s->nptrs - 1].bytes = addr + bytes - at;
+			return;
+		}
+	}
+	unsigned before = s->nptrs;
+	if (note(s, addr, param, lo, hi) && s->nptrs > before)
+		s->ptrs[before].bytes = bytes ? bytes : 1;
+}
+
+static int by_address(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The bytes of each element of a listed tensor, which the structure does
+ * not say: the largest of 8, 4, 2 and 1 at which numel elements fit in
+ * room, the bytes from its address to its allocation's end or to the next
+ * listed address above it, whichever is nearer (listed tensors do not
+ * overlap).
+ */
+static unsigned element_bytes(uint64_t numel, uint64_t room)
+{
+	for (unsigned e = 8; e > 1; e /= 2)
+		if (numel <= room / e)
+			return e;
+	return 1;
+}
+
+enum { MOST_LISTED = 256 };
+
+/*
+ * A tensor-list argument (tensor_lists.h), table locked: each listed
+ * tensor's chunks that the launch's blocks work on. Returns false where
+ * the bytes do not read as the layout says, and nothing was recorded.
+ */
+static bool read_lists(struct ember_scan *s, const unsigned char *arg, unsigned param, unsigned grid_x, uint64_t lo,
+		       uint64_t hi)
+{
+	struct ember_listed listed[MOST_LISTED];
+	int n = ember_tensor_lists_read(&s->declared.lists, arg, grid_x, listed, MOST_LISTED);
+	if (n < 0)
+		return false;
+	__atomic_add_fetch(&lists_read, 1, __ATOMIC_RELAXED);
+	uint64_t sorted[MOST_LISTED];
+	for (int i = 0; i < n; i++)
+		sorted[i] = listed[i].addr;
+	qsort(sorted, (size_t)n, sizeof *sorted, by_address);
+	for (int i = 0; i < n; i++) {
+		const struct ember_listed *t = &listed[i];
+		const struct ember_alloc *a = t->addr >= lo && t->addr < hi ? ember_table_find(EMBER_TABLE, t->addr) : NULL;
+		if (!a || a->kind == EMBER_ALLOC_PLAIN)
+			continue;
+		uint64_t end = a->base + a->size;
+		size_t k = 0; /* the first listed address above t's */
+		for (size_t step = (size_t)n; step; step /= 2)
+			while (k + step <= (size_t)n && sorted[k + step - 1] <= t->addr)
+				k += step;
+		if (k < (size_t)n && sorted[k] < end)
+			end = sorted[k];
+		unsigned e = element_bytes(t->numel, end - t->addr);
+		uint64_t from = (uint64_t)t->first_chunk * EMBER_TENSOR_CHUNK,
+			 to = (uint64_t)(t->first_chunk + t->chunks) * EMBER_TENSOR_CHUNK;
+		to = to < t->numel ? to : t->numel;
+		note_range(s, t->addr + from * e, (to - from) * e, param, lo, hi);
 	}
 	return true;
 }
@@ -205,11 +296,15 @@ static unsigned drop_held(struct ember_alloc **v, unsigned n)
 }
 
 /* Read the arguments for pointers into [lo, hi), table locked. */
-static void read_params(struct ember_scan *out, void **kernel_params, const uint32_t *size, unsigned n, uint64_t lo,
-			uint64_t hi)
+static void read_params(struct ember_scan *out, unsigned grid_x, void **kernel_params, const uint32_t *size,
+			unsigned n, uint64_t lo, uint64_t hi)
 {
+	const struct ember_tensor_lists *lists = &out->declared.lists;
 	for (unsigned i = 0; i < n; i++) {
 		if (!kernel_params[i])
+			continue;
+		if (lists->known && i == lists->param && size[i] == lists->size &&
+		    read_lists(out, kernel_params[i], i, grid_x, lo, hi))
 			continue;
 		if (size[i] == 4 || size[i] == 8)
 			scan_scalar(out, kernel_params[i], size[i], i, lo, hi);
@@ -231,8 +326,8 @@ static void reset(struct ember_scan *out, CUfunction f)
 	out->overflowed = false;
 }
 
-void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out,
-			       struct ember_scan_args *args)
+void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+			       struct ember_scan *out, struct ember_scan_args *args)
 {
 	struct ember_alloc *held[EMBER_SCAN_MAX_REFS];
 	unsigned nheld = out->n;
@@ -251,7 +346,7 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 	if (placed && kernel_params) {
 		n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->declared, &out->inside,
 					       &out->kernel_number);
-		if (args)
+		if (args && !out->declared.lists.known) /* a tensor list's scan depends on the grid too */
 			keep_params(args, kernel_params, size, n);
 	} else if (placed && (buf = packed_buffer(extra, &bytes)) && args)
 		keep_packed(args, buf, bytes);
@@ -259,7 +354,7 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 		ember_table_lock(EMBER_TABLE);
 		out->table_gen = EMBER_TABLE->next_id;
 		if (kernel_params)
-			read_params(out, kernel_params, size, n, lo, hi);
+			read_params(out, grid_x, kernel_params, size, n, lo, hi);
 		else
 			scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
 		nheld = drop_held(held, nheld);
@@ -270,7 +365,7 @@ void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra,
 	count_overflow(out);
 }
 
-void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out)
+void ember_scan_launch(CUfunction f, unsigned grid_x, void **kernel_params, void **extra, struct ember_scan *out)
 {
 	reset(out, f);
 	if (!ember_table_any_placed(EMBER_TABLE))
@@ -285,7 +380,7 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
 		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->declared, &out->inside,
 					       &out->kernel_number);
 		ember_table_lock(EMBER_TABLE);
-		read_params(out, kernel_params, size, n, lo, hi);
+		read_params(out, grid_x, kernel_params, size, n, lo, hi);
 		ember_table_unlock(EMBER_TABLE);
 	} else if ((buf = packed_buffer(extra, &bytes))) {
 		ember_table_lock(EMBER_TABLE);

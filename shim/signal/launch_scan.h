@@ -5,7 +5,9 @@
  * cuFuncGetParamInfo (cached per function). Every 8-byte-aligned word of
  * every parameter of 8 bytes or more is a candidate pointer, so pointers
  * inside structures (PyTorch's TensorIterator arguments, for one) count
- * too, and interior pointers find their allocation.
+ * too, and interior pointers find their allocation. PyTorch's tensor
+ * lists are read by the chunks the launch's blocks name instead
+ * (tensor_lists.h).
  */
 #ifndef EMBER_LAUNCH_SCAN_H
 #define EMBER_LAUNCH_SCAN_H
@@ -38,6 +40,7 @@ struct ember_scan {
 	struct {
 		struct ember_alloc *alloc; /* one of allocs[] */
 		uint64_t addr;
+		uint64_t bytes;            /* what the arguments say it covers (a tensor list's chunks); 0: not said */
 		unsigned param;            /* the argument it came from */
 	} ptrs[EMBER_SCAN_MAX_PTRS]; /* every pointer into them, in argument order */
 	unsigned nptrs;
@@ -64,8 +67,12 @@ struct ember_scan {
 	bool overflowed;       /* it pointed into more allocations than allocs[] holds: the rest are not credited */
 };
 
-/* Scan a launch's arguments; the caller must ember_scan_release() the result. */
-void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out);
+/*
+ * Scan a launch of grid_x blocks in x (what a tensor-list argument's
+ * blocks are read up to: tensor_lists.h); the caller must
+ * ember_scan_release() the result.
+ */
+void ember_scan_launch(CUfunction f, unsigned grid_x, void **kernel_params, void **extra, struct ember_scan *out);
 
 /*
  * The same into a scan that may hold an earlier launch's references
@@ -73,8 +80,8 @@ void ember_scan_launch(CUfunction f, void **kernel_params, void **extra, struct 
  * dropped in the same hold of the table lock, and keeping the argument
  * bytes in *args unless it is NULL (args->kept says whether they fitted).
  */
-void ember_scan_launch_keeping(CUfunction f, void **kernel_params, void **extra, struct ember_scan *out,
-			       struct ember_scan_args *args);
+void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+			       struct ember_scan *out, struct ember_scan_args *args);
 
 /* Whether a launch's arguments are the bytes args kept. */
 bool ember_scan_args_same(const struct ember_scan_args *args, void **kernel_params, void **extra);
@@ -82,6 +89,9 @@ void ember_scan_release(struct ember_scan *s);
 
 /* Launches (and graph kernel nodes) whose arguments pointed into more than EMBER_SCAN_MAX_REFS allocations. */
 uint64_t ember_scan_overflows(void);
+
+/* Launches (and graph kernel nodes) whose tensor-list argument was read block by block (tensor_lists.h). */
+uint64_t ember_scan_tensor_lists(void);
 
 /*
  * Keep a scan past its launch (a graph's kernel, replayed later): drop its

@@ -99,6 +99,8 @@ uint64_t ember_monitor_extent(const struct ember_scan *s, unsigned i, unsigned *
 	*learned = 0;
 	const struct ember_alloc *a = s->ptrs[i].alloc;
 	uint64_t addr = s->ptrs[i].addr, limit = a->base + a->size - addr;
+	if (s->ptrs[i].bytes) /* a tensor list's chunks (tensor_lists.h) */
+		return s->ptrs[i].bytes < limit ? s->ptrs[i].bytes : limit;
 	for (unsigned j = 0; j < s->nptrs; j++)
 		if (s->ptrs[j].alloc == a && s->ptrs[j].addr > addr && s->ptrs[j].addr - addr < limit)
 			limit = s->ptrs[j].addr - addr;

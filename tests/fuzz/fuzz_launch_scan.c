@@ -14,7 +14,8 @@
  *                     shim's hooks forget as they do)
  *   'L' h bytes...    launch h: each parameter's bytes from the input, an
  *                     8-byte one taken as a pointer into an allocation when
- *                     its first byte is odd (allocation, offset follow)
+ *                     its first byte is odd (allocation, offset follow),
+ *                     then two bytes of the grid's blocks in x
  * A launch reads exactly the parameters the driver says the kernel has
  * now; ASan catches a scan that trusts an older layout.
  */
@@ -30,7 +31,7 @@
 #include "monitor.h"
 #include "shim.h"
 
-enum { KERNELS = 4, MAX_PARAMS = 24, ALLOCS = 4 };
+enum { KERNELS = 5, MAX_PARAMS = 24, ALLOCS = 4 };
 
 /* What the shim's other parts provide, made small. */
 void *volatile ember_slot_table[EMBER_SLOT_COUNT];
@@ -76,10 +77,18 @@ static CUresult CUDAAPI kernel_param_info(CUkernel k, size_t index, size_t *offs
 	return param_info((CUfunction)k, index, offset, size);
 }
 
-/* Each handle's name: a C kernel's, and mangled ones that declare halves, floats and doubles, and void. */
+/*
+ * Each handle's name: a C kernel's, mangled ones that declare halves,
+ * floats and doubles, and void, and PyTorch's multi-tensor kernel taking
+ * the 4 KB form of a one-list structure (3,368 bytes: tensor_lists.h).
+ */
+static const char tensor_lists_kernel[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorList"
+					  "MetadataILi1ELb0EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_";
+
 static CUresult CUDAAPI func_name(const char **name, CUfunction f)
 {
-	static const char *const names[KERNELS] = { "t_plain", "_Z1kPK6__halfmi", "_Z1kPfPdPcm", "_Z1kPvS_" };
+	static const char *const names[KERNELS] = { "t_plain", "_Z1kPK6__halfmi", "_Z1kPfPdPcm", "_Z1kPvS_",
+						    tensor_lists_kernel };
 	unsigned h = (unsigned)(((uintptr_t)f - 0x1000) / 64);
 	if (h >= KERNELS || !kernel[h].loaded)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -92,7 +101,7 @@ static CUresult CUDAAPI kernel_name(const char **name, CUkernel k)
 	return func_name(name, (CUfunction)k);
 }
 
-/* Kernels 0 and 2 are module 0's, 1 module 1's; 3, a library's kernel handle, names no module. */
+/* Kernels 0, 2 and 4 are module 0's, 1 module 1's; 3, a library's kernel handle, names no module. */
 enum { LIBRARY_KERNEL = 3 };
 
 static CUmodule module(unsigned h)
@@ -150,7 +159,9 @@ static void launch(struct input *in, uint64_t *bases, const uint64_t *sizes, uns
 		params[i] = b;
 	}
 	struct ember_scan scan;
-	ember_scan_launch(handle(h), params, NULL, &scan);
+	unsigned grid_x = take(in);
+	grid_x |= (unsigned)take(in) << 8; /* a tensor list's blocks are read up to it */
+	ember_scan_launch(handle(h), grid_x, params, NULL, &scan);
 	scan.stream_key = take(in) % 3;
 	ember_shim_ctx.params.pieces = take(in) & 1; /* EMBER_PIECES's pools and the default, launch by launch */
 	ember_table_lock(&ember_shim_table);
@@ -184,12 +195,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (take(&in)) {
 		case 'D': {
 			unsigned h = take(&in) % KERNELS, n = take(&in) % (MAX_PARAMS + 1);
-			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64 };
+			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64, 3368 };
 			if (kernel[h].loaded)
 				break; /* a loaded kernel keeps its layout until its module goes */
 			kernel[h].n = n;
 			for (unsigned i = 0; i < n; i++)
-				kernel[h].size[i] = sizes_of[take(&in) % 8];
+				kernel[h].size[i] = sizes_of[take(&in) % (sizeof sizes_of / sizeof sizes_of[0])];
 			kernel[h].loaded = true;
 			break;
 		}

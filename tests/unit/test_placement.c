@@ -3102,3 +3102,75 @@ Test(placement, a_launch_past_the_scan_s_allocations_is_counted)
 	output_of_child("EMBER_STATS", launch_past_the_scan_in_child, buf, sizeof buf);
 	cr_expect_not_null(strstr(buf, "\"launches_past_scan\": 1,"), "one launch past the scan: %s", buf);
 }
+
+/*
+ * PyTorch's fused AdamW as PyTorch 2.9 and later build it for CUDA 13: one
+ * structure of four lists of 252 slots (25,544 bytes), its blocks naming a
+ * slot and a chunk of 65,536 elements each. The launch works on the second
+ * half of one 8 MiB float tensor in each list; the structure's second slot
+ * still holds another tensor from an earlier launch, as PyTorch leaves it.
+ */
+static void fused_adamw_in_child(void)
+{
+	start_static();
+	enum { DEPTH = 4, SLOTS = 252, BLOCKS = 2240, SIZE = 25544 };
+	static const size_t params[3] = { SIZE, 1, 8 }; /* the lists, the functor, the learning rate's address */
+	const char *name = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_32FusedOptimizerTensorList"
+			   "MetadataILi4EEENS1_20FusedAdamMathFunctorIfLi4EEEJPKfEEEvT_T0_DpT1_";
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(name, does_nothing, params, 3), 0);
+	CUmodule m;
+	CUfunction f;
+	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, name));
+	static unsigned char lists[SIZE];
+	uint64_t numel = 2 * MiB; /* floats: 32 chunks */
+	for (int d = 0; d < DEPTH; d++) {
+		uint64_t live = managed(8 * MiB), stale = managed(8 * MiB);
+		memcpy(lists + 8 * (d * SLOTS + 0), &live, 8);
+		memcpy(lists + 8 * (d * SLOTS + 1), &stale, 8);
+	}
+	uint64_t step = managed(4096);
+	memcpy(lists + 8 * DEPTH * SLOTS, &numel, 8);         /* numel_for_tensor[0] */
+	memcpy(lists + 8 * DEPTH * SLOTS + 8, &numel, 8);     /* [1], stale */
+	memcpy(lists + 8 * (DEPTH + 1) * SLOTS, &step, 8);    /* state_steps_addresses[0] */
+	unsigned block_slot_at = 8 * (DEPTH + 2) * SLOTS, block_chunk_at = block_slot_at + 2 * BLOCKS;
+	for (int32_t b = 0; b < 16; b++) {
+		uint16_t slot = 0;
+		int32_t chunk = 16 + b;
+		memcpy(lists + block_slot_at + 2 * b, &slot, 2);
+		memcpy(lists + block_chunk_at + 4 * b, &chunk, 4);
+	}
+	unsigned char functor = 0;
+	uint64_t lr = step + 8;
+	void *args[3] = { lists, &functor, &lr };
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 16, 1, 1, 512, 1, 1, 0, NULL, args, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+}
+
+/* Each list's tensor is credited the chunks the blocks work on; the stale slot, nothing. */
+Test(placement, a_tensor_list_credits_the_chunks_its_blocks_name)
+{
+	char buf[65536];
+	trace_of_child(fused_adamw_in_child, buf, sizeof buf);
+	const char *l = strstr(buf, "\nL ");
+	cr_assert_not_null(l, "%s", buf);
+	char line[1024];
+	cr_assert_eq(sscanf(l + 1, "%1023[^\n]", line), 1);
+	/* allocations 0, 2, 4 and 6 are the live tensors, 1, 3, 5 and 7 the stale ones, 8 the step */
+	for (int id = 0; id < 8; id += 2) {
+		char want[64];
+		snprintf(want, sizeof want, " %d:4194304:4194304", id);
+		cr_expect_not_null(strstr(line, want), "tensor %d's second half: %s", id, line);
+		snprintf(want, sizeof want, " %d:", id + 1);
+		cr_expect_null(strstr(line, want), "the stale tensor %d: %s", id + 1, line);
+	}
+	cr_expect_not_null(strstr(line, " 8:0:8"), "the step counter, one element (8 bytes at most): %s", line);
+	cr_expect_not_null(strstr(line, " 8:8:"), "the learning rate, an argument of its own: %s", line);
+}
+
+Test(placement, a_launch_read_as_tensor_lists_is_counted)
+{
+	char buf[65536];
+	output_of_child("EMBER_STATS", fused_adamw_in_child, buf, sizeof buf);
+	cr_expect_not_null(strstr(buf, "\"launches_tensor_lists\": 1,"), "%s", buf);
+}

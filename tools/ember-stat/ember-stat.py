@@ -34,6 +34,8 @@ Text by default; --json prints one object, the same for both sources:
                                                           decide and skipped their scan)
      "launches_past_scan": int | null,                 (exit only: launches that pointed into more
                                                           allocations than the launch scan holds)
+     "launches_tensor_lists": int | null,              (exit only: launches whose PyTorch tensor lists
+                                                          were read by the chunks their blocks name)
      "settings": {"EMBER_NAME": "value", ...} | null,  (exit only: every EMBER_* variable set for the
                                                           program, by the environment or a file)
      "read_mostly": {"bytes_advised", "bytes_withdrawn",
@@ -59,7 +61,7 @@ def parse_live(text):
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
     out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
-           "launches_past_scan": None, "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
+           "launches_past_scan": None, "launches_tensor_lists": None, "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -106,6 +108,7 @@ def parse_exit(stats):
                              if all(a["mapped_bytes"] is not None for a in mine) else None)
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
             "launches_settled": stats.get("launches_settled"), "launches_past_scan": stats.get("launches_past_scan"),
+            "launches_tensor_lists": stats.get("launches_tensor_lists"),
             "settings": stats.get("settings"),
             "read_mostly": stats.get("read_mostly"), "kept_freed": stats.get("kept_freed"),
             "uvm_events": stats.get("uvm_events")}
@@ -166,6 +169,9 @@ def text(s):
     if s.get("launches_past_scan"):
         lines.append(f"{s['launches_past_scan']} launches pointed into more allocations than the launch scan "
                      f"holds: the rest went uncredited")
+    if s.get("launches_tensor_lists"):
+        lines.append(f"{s['launches_tensor_lists']} launches passed PyTorch's tensor lists, read by the chunks "
+                     f"their blocks name")
     if s["uvm_events"]:
         u = s["uvm_events"]
         lines.append(f"UVM events: {u.get('gpu_faults', 0)} GPU faults, {u.get('driver_evictions', 0)} driver "

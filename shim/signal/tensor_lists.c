@@ -1,0 +1,194 @@
+/* PyTorch's tensor-list argument, read block by block (tensor_lists.h). */
+#include <string.h>
+
+#include "tensor_lists.h"
+
+/*
+ * PyTorch's sizes of the structure (ATen's MultiTensorApply.cuh), by
+ * depth: [0] the 4 KB argument form, [1] the 32 KB one, whose slot
+ * numbers take two bytes.
+ */
+static const uint16_t slots_of[2][5] = { { 110, 64, 48, 36, 30 }, { 770, 448, 336, 252, 210 } };
+static const uint16_t scalar_slots_of[2][5] = { { 96, 64, 48, 36, 30 }, { 672, 448, 336, 252, 210 } };
+static const uint16_t complex_double_slots_of[2][2] = { { 72, 60 }, { 504, 420 } };
+static const uint16_t blocks_of[2] = { 320, 2240 };
+
+enum kind { PLAIN, FUSED, SCALARS };
+
+/* The structures' names as a mangled name spells them, each up to its template arguments. */
+static const char *const kind_names[] = {
+	[PLAIN] = "18TensorListMetadataI",
+	[FUSED] = "32FusedOptimizerTensorListMetadataI",
+	[SCALARS] = "28TensorListScalarListMetadataI",
+};
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/*
+ * A scalar list's element type, mangled (opmath_t: float for the half
+ * types, the type itself for the others): its size, which is its
+ * alignment too, or 0 for one not known.
+ */
+static unsigned scalar_type(const char **p)
+{
+	static const struct {
+		const char *mangled;
+		unsigned bytes;
+	} types[] = { { "f", 4 }, { "d", 8 }, { "a", 1 }, { "h", 1 }, { "b", 1 }, { "s", 2 }, { "t", 2 },
+		      { "i", 4 }, { "j", 4 }, { "l", 8 }, { "m", 8 }, { "N3c107complexIfEE", 8 },
+		      { "N3c107complexIdEE", 16 } };
+	for (unsigned i = 0; i < sizeof types / sizeof types[0]; i++) {
+		size_t len = strlen(types[i].mangled);
+		if (!strncmp(*p, types[i].mangled, len)) {
+			*p += len;
+			return types[i].bytes;
+		}
+	}
+	return 0;
+}
+
+/*
+ * "Li4E", the depth, then "Lb1E" where the structure has PyTorch 2.2 to
+ * 2.8's flag of the 32 KB form (*wide: 0 or 1; -1 where the name has no
+ * flag, and the argument's size tells: later PyTorch builds for CUDA 13
+ * take the 32 KB form, earlier ones and other builds the 4 KB one).
+ */
+static bool depth_and_form(const char *p, unsigned *depth, int *wide)
+{
+	if (strncmp(p, "Li", 2) || p[2] < '1' || p[2] > '5' || p[3] != 'E')
+		return false;
+	*depth = (unsigned)(p[2] - '0');
+	p += 4;
+	*wide = -1;
+	if (!strncmp(p, "Lb", 2) && (p[2] == '0' || p[2] == '1') && p[3] == 'E') {
+		*wide = p[2] - '0';
+		p += 4;
+	}
+	return *p == 'E';
+}
+
+/*
+ * The layout of one form: wide, and for a fused optimizer's structure the
+ * step addresses it has (as many as its slots since PyTorch 2.9, as a
+ * scalar list's before: the two differ at depth 1 only).
+ */
+static struct ember_tensor_lists layout_of(enum kind kind, unsigned depth, unsigned wide, unsigned scalar,
+					   bool steps_as_slots)
+{
+	unsigned slots = kind == SCALARS ? scalar_slots_of[wide][depth - 1] : slots_of[wide][depth - 1];
+	if (kind == SCALARS && scalar == 16 && depth <= 2)
+		slots = complex_double_slots_of[wide][depth - 1];
+	unsigned blocks = blocks_of[wide], index_bytes = wide ? 2 : 1;
+	uint32_t at = 8u * depth * slots, numel_at = at;
+	at += 8u * slots;
+	uint32_t steps_at = at, steps = 0;
+	if (kind == FUSED)
+		steps = steps_as_slots ? slots : scalar_slots_of[wide][depth - 1];
+	at += 8u * steps;
+	if (kind == SCALARS)
+		at = align_up(at, scalar) + scalar * slots;
+	uint32_t block_slot_at = at;
+	at = align_up(at + blocks * index_bytes, 4);
+	uint32_t block_chunk_at = at;
+	at += 4u * blocks;
+	if (kind != SCALARS)
+		at += 4; /* start_tensor_this_launch */
+	at = align_up(at, scalar > 8 ? scalar : 8);
+	return (struct ember_tensor_lists){ .known = true, .param = 0, .depth = (uint8_t)depth,
+					    .index_bytes = (uint8_t)index_bytes, .slots = (uint16_t)slots,
+					    .steps = (uint16_t)steps, .blocks = (uint16_t)blocks, .numel_at = numel_at,
+					    .steps_at = steps_at, .block_slot_at = block_slot_at,
+					    .block_chunk_at = block_chunk_at, .size = at };
+}
+
+void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *size, struct ember_tensor_lists *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!mangled || n == 0 || !strstr(mangled, "25multi_tensor_apply_kernel"))
+		return;
+	enum kind kind = PLAIN;
+	const char *p = NULL;
+	/* the fused and scalar names end in the plain one's: look for them first */
+	for (int k = SCALARS; k >= PLAIN && !p; k--)
+		if ((p = strstr(mangled, kind_names[k])))
+			kind = (enum kind)k, p += strlen(kind_names[k]);
+	if (!p)
+		return;
+	unsigned scalar = kind == SCALARS ? scalar_type(&p) : 0, depth;
+	int wide;
+	if ((kind == SCALARS && !scalar) || !depth_and_form(p, &depth, &wide))
+		return;
+	/* the form whose size is the argument's: another PyTorch's structure is scanned word by word */
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned steps_as_slots = 0; steps_as_slots < 2; steps_as_slots++) {
+			struct ember_tensor_lists l = layout_of(kind, depth, w, scalar, steps_as_slots);
+			if ((wide < 0 || (unsigned)wide == w) && l.size == size[0]) {
+				*out = l;
+				return;
+			}
+		}
+}
+
+static uint64_t word_at(const unsigned char *arg, uint32_t at)
+{
+	uint64_t v;
+	memcpy(&v, arg + at, sizeof v);
+	return v;
+}
+
+enum { MOST_SLOTS = 770 };
+
+int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned grid_x,
+			    struct ember_listed *out, unsigned max)
+{
+	if (!l->known || grid_x == 0 || grid_x > l->blocks || l->slots > MOST_SLOTS)
+		return -1;
+	uint32_t first[MOST_SLOTS], last[MOST_SLOTS];
+	uint16_t used[MOST_SLOTS]; /* the slots the blocks name, in order of first sight */
+	bool seen[MOST_SLOTS];
+	unsigned nused = 0;
+	memset(seen, 0, l->slots);
+	for (unsigned b = 0; b < grid_x; b++) {
+		uint16_t slot = 0;
+		memcpy(&slot, arg + l->block_slot_at + b * l->index_bytes, l->index_bytes); /* little-endian */
+		int32_t chunk;
+		memcpy(&chunk, arg + l->block_chunk_at + 4u * b, sizeof chunk);
+		if (slot >= l->slots || chunk < 0)
+			return -1;
+		int64_t numel = (int64_t)word_at(arg, l->numel_at + 8u * slot);
+		if (numel <= 0 || (int64_t)chunk >= (numel + EMBER_TENSOR_CHUNK - 1) / EMBER_TENSOR_CHUNK)
+			return -1;
+		if (!seen[slot]) {
+			seen[slot] = true;
+			used[nused++] = slot;
+			first[slot] = last[slot] = (uint32_t)chunk;
+		} else if ((uint32_t)chunk < first[slot]) {
+			first[slot] = (uint32_t)chunk;
+		} else if ((uint32_t)chunk > last[slot]) {
+			last[slot] = (uint32_t)chunk;
+		}
+	}
+	unsigned count = 0;
+	for (unsigned d = 0; d < l->depth; d++)
+		for (unsigned i = 0; i < nused; i++) {
+			unsigned slot = used[i];
+			uint64_t addr = word_at(arg, 8u * (d * l->slots + slot));
+			if (!addr || count == max)
+				return -1;
+			out[count++] = (struct ember_listed){ addr, word_at(arg, l->numel_at + 8u * slot), first[slot],
+							      last[slot] - first[slot] + 1 };
+		}
+	for (unsigned i = 0; i < nused; i++) {
+		unsigned slot = used[i];
+		uint64_t addr = slot < l->steps ? word_at(arg, l->steps_at + 8u * slot) : 0;
+		if (!addr)
+			continue; /* an optimizer whose steps are on the host passes none */
+		if (count == max)
+			return -1;
+		out[count++] = (struct ember_listed){ addr, 1, 0, 1 };
+	}
+	return (int)count;
+}

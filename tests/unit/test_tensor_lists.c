@@ -1,0 +1,156 @@
+/*
+ * PyTorch's tensor-list argument (shim/signal/tensor_lists.c, linked in
+ * alone): its layout from the kernel's mangled name and the argument's
+ * size, and which tensors and chunks a launch's blocks name.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "tensor_lists.h"
+
+/* Names as PyTorch 2.11's libtorch_cuda.so (CUDA 13) registers them, and as 2.2 to 2.8 wrote them with their flag. */
+static const char fused_adam[] = "_ZN2at6native51_GLOBAL__N__f7f2fd5f_18_fused_adam_impl_cu_454205f325multi_tensor_"
+				 "apply_kernelINS1_32FusedOptimizerTensorListMetadataILi4EEENS1_20FusedAdamMathFunctorIf"
+				 "Li4ELNS0_9ADAM_MODEE0ELb0EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_";
+static const char fused_adam_flagged[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_32FusedOptimizer"
+					 "TensorListMetadataILi4ELb1EEENS1_20FusedAdamMathFunctorIfLi4EEEJEEEvT_T0_DpT1_";
+static const char unary[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_"
+			    "14UnaryOpFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_";
+static const char scalar_list[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_28TensorListScalarList"
+				  "MetadataIfLi1EEENS1_28PointwiseOpScalarListFunctorIfLi1EEEJEEEvT_T0_DpT1_";
+static const char complex_double_list[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_28TensorList"
+					  "ScalarListMetadataIN3c107complexIdEELi1EEENS1_7FunctorEJEEEvT_T0_DpT1_";
+
+static struct ember_tensor_lists layout(const char *name, uint32_t size)
+{
+	uint32_t sizes[3] = { size, 1, 8 };
+	struct ember_tensor_lists l;
+	ember_tensor_lists_layout(name, 3, sizes, &l);
+	return l;
+}
+
+Test(tensor_lists, the_fused_optimizer_s_two_forms_by_their_size)
+{
+	struct ember_tensor_lists wide = layout(fused_adam, 25544), narrow = layout(fused_adam, 3336);
+	cr_expect(wide.known, "the 32 KB form: 4 lists of 252, 252 steps, 2,240 blocks of two-byte slots");
+	cr_expect_eq(wide.depth, 4);
+	cr_expect_eq(wide.slots, 252);
+	cr_expect_eq(wide.steps, 252);
+	cr_expect_eq(wide.index_bytes, 2);
+	cr_expect_eq(wide.blocks, 2240);
+	cr_expect(narrow.known, "the 4 KB form: 4 lists of 36, 320 blocks of one-byte slots");
+	cr_expect_eq(narrow.slots, 36);
+	cr_expect_eq(narrow.index_bytes, 1);
+	cr_expect_not(layout(fused_adam, 25552).known, "a size no form has: scanned word by word");
+}
+
+Test(tensor_lists, the_flag_of_pytorch_2_2_to_2_8_decides_the_form)
+{
+	cr_expect(layout(fused_adam_flagged, 25544).known);
+	cr_expect_not(layout(fused_adam_flagged, 3336).known, "flagged wide, the 4 KB size is another structure");
+}
+
+Test(tensor_lists, plain_and_scalar_lists)
+{
+	cr_expect(layout(unary, 3368).known, "one list of 110, 320 blocks");
+	cr_expect(layout(unary, 25768).known, "one list of 770, 2,240 blocks");
+	struct ember_tensor_lists s = layout(scalar_list, 3520);
+	cr_expect(s.known, "96 slots with a float each, and no start_tensor_this_launch");
+	cr_expect_eq(s.slots, 96);
+	struct ember_tensor_lists c = layout(complex_double_list, 3904);
+	cr_expect(c.known, "complex<double> scalars: 72 slots, the structure aligned to 16 bytes");
+	cr_expect_eq(c.slots, 72);
+}
+
+Test(tensor_lists, other_kernels_take_none)
+{
+	cr_expect_not(layout("_Z1kPfPdPcm", 3368).known);
+	cr_expect_not(layout("t_plain", 3368).known);
+	cr_expect_not(layout(NULL, 3368).known);
+	cr_expect_not(layout("_ZN2at6native25multi_tensor_apply_kernelINS_11SomeOtherMetadataILi1EEEEEvT_", 3368).known);
+}
+
+/* A 4 KB two-list structure: slot 0 of 100,000 elements (two chunks), slot 1 of 65,536, slot 2 stale. */
+struct two_lists {
+	unsigned char bytes[4096];
+	struct ember_tensor_lists l;
+};
+
+static void put(struct two_lists *t, uint32_t at, const void *v, size_t n)
+{
+	memcpy(t->bytes + at, v, n);
+}
+
+static void block(struct two_lists *t, unsigned b, uint8_t slot, int32_t chunk)
+{
+	put(t, t->l.block_slot_at + b, &slot, 1);
+	put(t, t->l.block_chunk_at + 4 * b, &chunk, 4);
+}
+
+static struct two_lists make_two_lists(void)
+{
+	static const char name[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEE"
+				   "NS1_15BinaryOpFunctorIfLi2ELi2ELi0EEEJEEEvT_T0_DpT1_";
+	struct two_lists t;
+	memset(&t, 0, sizeof t);
+	/* 2 x 64 addresses, 64 counts, 320 slot numbers, 320 chunks, the start: 3,144 bytes */
+	t.l = layout(name, 3144);
+	cr_assert(t.l.known);
+	for (uint64_t d = 0; d < 2; d++)
+		for (uint64_t slot = 0; slot < 3; slot++) {
+			uint64_t addr = 0x10000000 * (d + 1) + 0x100000 * slot;
+			put(&t, 8 * (uint32_t)(d * 64 + slot), &addr, 8);
+		}
+	const int64_t numel[3] = { 100000, 65536, 4096 };
+	put(&t, t.l.numel_at, numel, sizeof numel);
+	block(&t, 0, 0, 0);
+	block(&t, 1, 0, 1);
+	block(&t, 2, 1, 0);
+	block(&t, 3, 2, 0); /* past the launch's three blocks: an earlier launch's */
+	return t;
+}
+
+Test(tensor_lists, the_blocks_name_the_tensors_and_chunks)
+{
+	struct two_lists t = make_two_lists();
+	struct ember_listed out[8];
+	int n = ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8);
+	cr_assert_eq(n, 4, "two slots in each of two lists, the stale third slot left out");
+	cr_expect_eq(out[0].addr, 0x10000000);
+	cr_expect_eq(out[0].numel, 100000);
+	cr_expect_eq(out[0].first_chunk, 0);
+	cr_expect_eq(out[0].chunks, 2);
+	cr_expect_eq(out[1].addr, 0x10100000);
+	cr_expect_eq(out[1].chunks, 1);
+	cr_expect_eq(out[2].addr, 0x20000000, "the second list's slot 0");
+	cr_expect_eq(out[3].addr, 0x20100000);
+}
+
+Test(tensor_lists, a_launch_over_part_of_a_tensor)
+{
+	struct two_lists t = make_two_lists();
+	block(&t, 0, 0, 1); /* a launch that carries on with slot 0's second chunk alone */
+	struct ember_listed out[8];
+	cr_assert_eq(ember_tensor_lists_read(&t.l, t.bytes, 1, out, 8), 2);
+	cr_expect_eq(out[0].first_chunk, 1);
+	cr_expect_eq(out[0].chunks, 1);
+}
+
+Test(tensor_lists, bytes_that_do_not_read_as_the_layout_says)
+{
+	struct two_lists t = make_two_lists();
+	struct ember_listed out[8];
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 0, out, 8), -1, "no blocks");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 321, out, 8), -1, "more blocks than the structure has");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 3), -1, "more tensors than asked for");
+	block(&t, 2, 64, 0);
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a slot past the slots");
+	block(&t, 2, 1, 1);
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a chunk past its tensor's elements");
+	block(&t, 2, 1, -1);
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a negative chunk");
+	block(&t, 2, 1, 0);
+	uint64_t none = 0;
+	put(&t, 8 * 64 + 8, &none, 8);
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a used slot without an address");
+}
