@@ -348,7 +348,7 @@ def train_table(rows, lines):
     # one machine's calls together: two H100s' hosts and links differ (ab-58's static ran 0.55 s a step, ab-59's 0.38)
     cells = {}
     for r in rows:
-        cells.setdefault((r["gpu"], r["call"].split("/")[0], r["variant"], r["steps"]), []).append(r)
+        cells.setdefault((r["gpu"], r.get("machine") or r["call"].split("/")[0], r["variant"], r["steps"]), []).append(r)
     if not cells:
         return
     lines += ["", "## Training past the budget (`bench: train-step`), beside the matrix", "",
@@ -358,29 +358,31 @@ def train_table(rows, lines):
               "`offload` is the peer, the optimizer offload a user would write without Ember (bf16 weights and gradients "
               "on the GPU, fp32 master weights and AdamW on the host). Seconds a step: the median of each process's "
               "timed steps, then the median of the processes, their range in brackets; every Ember variant computed "
-              "resident's losses bit for bit (`docs/findings.md`, sixty-second session). Each session's calls ran on one "
-              "machine and are compared only among themselves (`x resident` is against the same session's); a variant "
-              "named with a commit is that commit's library in an A/B. The bound, where the session probed its link: "
+              "resident's losses bit for bit (`docs/findings.md`, sixty-second session). Runs are compared only with "
+              "those of the same machine (a session's calls, or a call of its own where the machine was given back "
+              "between calls; `x resident` is against the same machine's); `code` is the library measured, and a "
+              "variant named with a commit is that commit's library in an A/B. The bound, where the session probed its link: "
               "resident's step, or the bytes of the peak past Ember's high watermark read and written once a step at "
               "the sparse probe's rate of mapped reads and writes at once (64 KiB pieces), whichever is longer: every "
               "byte of the state is read and written each step, so what the GPU cannot hold at the peak crosses the "
               "link both ways.", "",
-              "| GPU | variant | steps a process | processes | s a step | x resident | bound s | x bound | build s | "
+              "| GPU | variant | code | steps a process | processes | s a step | x resident | bound s | x bound | build s | "
               "GiB moved up / down (median) | calls |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for (gpu, session, v, steps), rs in sorted(cells.items(),
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (gpu, machine, v, steps), rs in sorted(cells.items(),
                                                key=lambda kv: (kv[0][0], kv[0][1], kv[0][2].rsplit("-", 1)[-1], kv[0][2], kv[0][3])):
         meds = [r["median_step_seconds"] for r in rs]
         size = v.rsplit("-", 1)[-1]
-        res = [r["median_step_seconds"] for (g, sess, rv, _), rr in cells.items()
-               if g == gpu and sess == session and rv == f"resident-{size}" for r in rr]
+        res = [r["median_step_seconds"] for (g, m, rv, _), rr in cells.items()
+               if g == gpu and m == machine and rv == f"resident-{size}" for r in rr]
         x = median(meds) / median(res) if res and not v.startswith("resident") else None
         bound = train_bound(rs, res)
         stats = [r for r in rs if r.get("bytes_promoted") is not None]
         moved = "-" if not stats else (f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "
                                        f"{median([r['bytes_demoted'] for r in stats]) / 2**30:.1f}")
         builds = [r["build_seconds"] for r in rs]
-        lines.append(f"| {gpu} | {v} | {steps} | {len(rs)} | {median(meds):.4g} ({min(meds):.4g}-{max(meds):.4g}) | "
+        code = ", ".join(sorted({r.get("code") or "-" for r in rs}))
+        lines.append(f"| {gpu} | {v} | {code} | {steps} | {len(rs)} | {median(meds):.4g} ({min(meds):.4g}-{max(meds):.4g}) | "
                      f"{fmt(x)} | {f'{bound:.4g}' if bound else '-'} | {fmt(bound and median(meds) / bound)} | "
                      f"{median(builds):.2f} | {moved} | {', '.join(sorted({r['call'] for r in rs}))} |")
 

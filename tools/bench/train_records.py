@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Training's records, from device calls that ran train_step.py.
 
-    train_records.py OUT CALL_DIR=COMMIT[,PREFIX=COMMIT...] ...
+    train_records.py OUT CALL_DIR=COMMIT[,PREFIX=COMMIT...][,machine=NAME] ...
 
 Each CALL_DIR is an unpacked call archive holding train/NAME.json
 (train_step.py's JSON line) and, for Ember's variants, NAME.stats.json
@@ -11,7 +11,9 @@ the call, the code measured, the bytes Ember moved and its high watermark,
 and the rate at which the call's sparse probe read and wrote mapped memory
 at once in 64 KiB pieces (suite/sparse-probe.json: the report's bound). The code is COMMIT,
 or for a process whose NAME starts with PREFIX (an A/B's other library,
-such as adaptive-base=38cb4b60), that PREFIX's.
+such as adaptive-base=38cb4b60), that PREFIX's. The machine is the call's
+session (ab-60 for ab-60/call2), or NAME where the session's calls ran on
+more than one: the report compares a machine's runs only among themselves.
 """
 import glob
 import json
@@ -52,6 +54,7 @@ def main():
         code, *others = codes.split(",")
         by_prefix = dict(o.split("=", 1) for o in others if "=" in o)
         call = "/".join(os.path.normpath(call_dir).split(os.sep)[-2:])
+        machine = by_prefix.pop("machine", call.split("/")[0])
         rate = read_write_rate(call_dir)  # the call's, one for all its processes
         for path in sorted(glob.glob(os.path.join(call_dir, "train", "*.json"))):
             if path.endswith(".stats.json"):
@@ -62,7 +65,7 @@ def main():
                 continue
             process = os.path.basename(path)[:-5]
             mine = [c for p, c in by_prefix.items() if process.startswith(p)]
-            r.update({"call": call, "code": mine[0] if mine else code, "process": process})
+            r.update({"call": call, "code": mine[0] if mine else code, "process": process, "machine": machine})
             r.update(moved(path[:-5] + ".stats.json"))
             r.update(rate)
             out.append(r)
