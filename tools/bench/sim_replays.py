@@ -36,9 +36,9 @@ Groups (the "group" field):
                defaults and one under EMBER_PIECES each, replayed both ways, async and recorded: whether the
                replay's moves are the GPU's
   train        train_step.py's traces at 1.5x (adaptive; ab-58's call 1 an H100 at 7220cd8, ab-59's call 1 an
-               H100 at 88978159, ab-60's calls 2 and 3 an H100 at 2010ffbf and at 49af0584, whose scan
-               reads PyTorch's tensor lists by their blocks), sync, async and recorded: the moves against
-               the GPU's
+               H100 at 88978159, ab-60's calls 2 and 3 an H100 and call 5 an H200, each at 2010ffbf and at
+               49af0584, whose scan reads PyTorch's tensor lists by their blocks), sync, async and
+               recorded: the moves against the GPU's
   first-run    star's traces from ab-26's call 1, ab-27's call 7, ab-28's call 8 and ab-29's call 1 (the H200,
                97/93 and 90/85; ab-29's under the exchange of df189a5),
                async with --kernel-reads star: when
@@ -85,7 +85,8 @@ GPU_PIECES = ("ab-44/call4/cnn-head-0", "ab-44/call4/cnn-pieces-0", "ab-44/call4
 # train_step.py's traced processes (their trace and stats.json beside each other)
 TRAIN_RUNS = ("ab-58/call1/train/adaptive-1.5", "ab-59/call1/train/adaptive-head-1",
               "ab-60/call2/train/adaptive-base-1", "ab-60/call2/train/adaptive-head-1",
-              "ab-60/call3/train/adaptive-base-4", "ab-60/call3/train/adaptive-head-4")
+              "ab-60/call3/train/adaptive-base-4", "ab-60/call3/train/adaptive-head-4",
+              "ab-60/call5/train/adaptive-base-4", "ab-60/call5/train/adaptive-head-4")
 
 
 def kernel_reads(name):
