@@ -381,7 +381,8 @@ def train_table(rows, lines):
         moved = "-" if not stats else (f"{median([r['bytes_promoted'] for r in stats]) / 2**30:.1f} / "
                                        f"{median([r['bytes_demoted'] for r in stats]) / 2**30:.1f}")
         builds = [r["build_seconds"] for r in rs]
-        code = ", ".join(sorted({r.get("code") or "-" for r in rs}))
+        # resident and the offload peer run without Ember: no library was measured
+        code = "-" if v.startswith(("resident", "offload")) else ", ".join(sorted({r.get("code") or "-" for r in rs}))
         lines.append(f"| {gpu} | {v} | {code} | {steps} | {len(rs)} | {median(meds):.4g} ({min(meds):.4g}-{max(meds):.4g}) | "
                      f"{fmt(x)} | {f'{bound:.4g}' if bound else '-'} | {fmt(bound and median(meds) / bound)} | "
                      f"{median(builds):.2f} | {moved} | {', '.join(sorted({r['call'] for r in rs}))} |")
