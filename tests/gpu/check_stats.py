@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check an EMBER_STATS report from a GPU test run, and print one summary line.
 
-  check_stats.py STATS.json [converted] [uvm-events] [past-budget] [kept-trimmed]
+  check_stats.py STATS.json [converted] [uvm-events] [past-budget] [kept-trimmed] [tensor-lists]
 
 converted   at least one plain allocation was converted (EMBER_MANAGE_ALL)
 past-budget the program had memory past the budget, made in host memory (converted memory the
@@ -11,6 +11,8 @@ kept-trimmed under EMBER_KEEP_FREED, allocations were given freed memory kept, a
             trim (empty_cache) let some go
 uvm-events  the UVM tools event queue was read: no malformed records, at
             least one migration that Ember requested, no driver evictions
+tensor-lists at least one launch's PyTorch tensor lists (foreach ops, fused optimizers) were read by
+            the chunks its blocks name: the structure's layout is one shim/signal/tensor_lists.c knows
 
 Exit status 0 when every expectation holds, else 1 with the reasons.
 """
@@ -57,6 +59,13 @@ def main():
                 bad.append("no allocation was given freed memory kept")
             if not k["bytes_trimmed"]:
                 bad.append("the program trimmed its pool, and no kept memory was let go")
+    if "tensor-lists" in wants:
+        n = stats.get("launches_tensor_lists") or 0
+        summary.append(f"{n} launches read as tensor lists")
+        if not n:
+            bad.append("no launch's tensor lists were read by their blocks: this PyTorch's multi_tensor_apply "
+                       "structure is not one shim/signal/tensor_lists.c knows, and its launches were scanned word "
+                       "by word")
     if "uvm-events" in wants:
         u = stats.get("uvm_events")
         if u is None:

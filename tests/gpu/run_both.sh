@@ -19,7 +19,8 @@
 # --needs MODULE  skip unless MODULE imports in CMD's Python (CMD itself when
 #                 its name starts with "python", else python3); repeatable.
 # --expect WHAT   also require the preloaded run's EMBER_STATS report to show
-#                 WHAT (see check_stats.py: converted, uvm-events, past-budget, kept-trimmed);
+#                 WHAT (see check_stats.py: converted, uvm-events, past-budget, kept-trimmed,
+#                 tensor-lists);
 #                 repeatable.
 #                 Both runs then get EMBER_STATS, which only the shim reads.
 #                 WHAT no-warnings: the preloaded run's stderr has no
