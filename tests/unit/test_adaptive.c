@@ -18,7 +18,7 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused;
+static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused, lists;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -103,6 +103,32 @@ static void k_frontier(const struct ember_sim_launch *l, void **params)
 		SYM(sim, ember_sim_access)(edges + (size_t)v * (MiB / 2) + 7 * v, 64, 0);
 }
 
+/*
+ * PyTorch's multi_tensor_apply_kernel over one list, its 4 KB structure
+ * (110 slots, 320 blocks): each block reads the chunk of 65,536 floats of
+ * the slot the structure names for it.
+ */
+enum { LIST_SLOTS = 110, LIST_BLOCKS = 320, LIST_NUMEL_AT = 8 * LIST_SLOTS, LIST_SLOT_AT = 16 * LIST_SLOTS,
+       LIST_CHUNK_AT = LIST_SLOT_AT + LIST_BLOCKS, LIST_BYTES = LIST_CHUNK_AT + 4 * LIST_BLOCKS + 8 };
+static const char lists_name[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEE"
+				 "NS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_";
+
+static void k_lists(const struct ember_sim_launch *l, void **params)
+{
+	const unsigned char *meta = params[0];
+	for (unsigned b = 0; b < l->grid[0]; b++) {
+		const float *x;
+		int64_t numel;
+		int32_t chunk;
+		unsigned char slot = meta[LIST_SLOT_AT + b];
+		memcpy(&x, meta + 8 * slot, 8);
+		memcpy(&numel, meta + LIST_NUMEL_AT + 8 * slot, 8);
+		memcpy(&chunk, meta + LIST_CHUNK_AT + 4 * b, 4);
+		int64_t from = (int64_t)chunk * 65536, to = from + 65536 < numel ? from + 65536 : numel;
+		SYM(sim, ember_sim_access)(x + from, (size_t)(to - from) * sizeof(float), 0);
+	}
+}
+
 static void start(void)
 {
 	setenv("EMBER_MODE", "adaptive", 1);
@@ -113,6 +139,7 @@ static void start(void)
 	shim = load_shim();
 	static const size_t one[] = { 8, 8 }, two[] = { 8, 8, 8 }, view[] = { sizeof(struct view) };
 	static const size_t scale[] = { 8, 8, 4, 4 }, dp[] = { 8, 4, 4, 4 }, graph[] = { 8, 4, 4 };
+	static const size_t list[] = { LIST_BYTES, 1 }; /* the structure, the functor */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
@@ -126,6 +153,7 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z10half_piecePK6__halfm", k_half, one, 2), 0);
 	/* fused(__half const*, fusion, unsigned long) */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z5fusedPK6__half6fusionm", k_fused, two, 3), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(lists_name, k_lists, list, 2), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -138,6 +166,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&frontier, mod, "t_frontier"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&half_piece, mod, "_Z10half_piecePK6__halfm"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&fused, mod, "_Z5fusedPK6__half6fusionm"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&lists, mod, lists_name));
 }
 
 TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
@@ -340,6 +369,27 @@ Test(adaptive, launch_scan_accuracy)
 	int length = 32, level = 3;
 	launch(frontier, (void *[]){ &edges, &length, &level });
 	score_scan("base pointer of a graph's edges and a frontier's length", edges, 64 * MiB, 1.0, 1.0);
+	/*
+	 * PyTorch's tensor lists: 128 blocks over the second half of one
+	 * tensor, and the slot after it still naming a tensor of an earlier
+	 * launch, as PyTorch leaves it
+	 */
+	static unsigned char meta[LIST_BYTES];
+	CUdeviceptr live = managed(64 * MiB), stale = managed(64 * MiB);
+	int64_t numel = 64 * MiB / sizeof(float);
+	memcpy(meta, &live, 8);
+	memcpy(meta + 8, &stale, 8);
+	memcpy(meta + LIST_NUMEL_AT, &numel, 8);
+	memcpy(meta + LIST_NUMEL_AT + 8, &numel, 8);
+	for (int32_t b = 0; b < 128; b++) {
+		int32_t chunk = 128 + b;
+		meta[LIST_SLOT_AT + b] = 0;
+		memcpy(meta + LIST_CHUNK_AT + 4 * b, &chunk, 4);
+	}
+	unsigned char functor = 0;
+	CU_OK(SYM(shim, cuLaunchKernel)(lists, 128, 1, 1, 512, 1, 1, 0, NULL, (void *[]){ meta, &functor }, NULL));
+	score_scan("PyTorch's tensor lists, a launch over half a tensor", live, 64 * MiB, 1.0, 1.0);
+	score_scan("PyTorch's tensor lists, a slot an earlier launch left", stale, 64 * MiB, 1.0, 1.0);
 }
 
 /*
