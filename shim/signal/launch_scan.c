@@ -103,7 +103,7 @@ static void note_range(struct ember_scan *s, uint64_t addr, uint64_t bytes, unsi
 	}
 	unsigned before = s->nptrs;
 	if (note(s, addr, param, lo, hi) && s->nptrs > before)
-		s->ptrs[before].bytes = bytes ? bytes : 1;
+		s->ptrs[before].bytes = bytes; /* a chunk at least: never 0 */
 }
 
 static int by_address(const void *x, const void *y)
@@ -303,8 +303,8 @@ static void read_params(struct ember_scan *out, unsigned grid_x, void **kernel_p
 	for (unsigned i = 0; i < n; i++) {
 		if (!kernel_params[i])
 			continue;
-		if (lists->known && i == lists->param && size[i] == lists->size &&
-		    read_lists(out, kernel_params[i], i, grid_x, lo, hi))
+		/* its size was matched when the kernel was described (kernels.c) */
+		if (lists->known && i == lists->param && read_lists(out, kernel_params[i], i, grid_x, lo, hi))
 			continue;
 		if (size[i] == 4 || size[i] == 8)
 			scan_scalar(out, kernel_params[i], size[i], i, lo, hi);

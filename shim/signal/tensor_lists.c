@@ -109,21 +109,24 @@ void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *
 	memset(out, 0, sizeof *out);
 	if (!mangled || n == 0 || !strstr(mangled, "25multi_tensor_apply_kernel"))
 		return;
+	/* the kernel's first template argument: the structure named first (length-prefixed, none matches inside another) */
 	enum kind kind = PLAIN;
 	const char *p = NULL;
-	/* the fused and scalar names end in the plain one's: look for them first */
-	for (int k = SCALARS; k >= PLAIN && !p; k--)
-		if ((p = strstr(mangled, kind_names[k])))
-			kind = (enum kind)k, p += strlen(kind_names[k]);
+	for (int k = PLAIN; k <= SCALARS; k++) {
+		const char *at = strstr(mangled, kind_names[k]);
+		if (at && (!p || at < p))
+			p = at, kind = (enum kind)k;
+	}
 	if (!p)
 		return;
+	p += strlen(kind_names[kind]);
 	unsigned scalar = kind == SCALARS ? scalar_type(&p) : 0, depth;
 	int wide;
 	if ((kind == SCALARS && !scalar) || !depth_and_form(p, &depth, &wide))
 		return;
 	/* the form whose size is the argument's: another PyTorch's structure is scanned word by word */
 	for (unsigned w = 0; w < 2; w++)
-		for (unsigned steps_as_slots = 0; steps_as_slots < 2; steps_as_slots++) {
+		for (unsigned steps_as_slots = 0; steps_as_slots < (kind == FUSED ? 2u : 1u); steps_as_slots++) {
 			struct ember_tensor_lists l = layout_of(kind, depth, w, scalar, steps_as_slots);
 			if ((wide < 0 || (unsigned)wide == w) && l.size == size[0]) {
 				*out = l;
