@@ -361,7 +361,7 @@ def train_table(rows, lines):
               "resident's losses bit for bit (`docs/findings.md`, sixty-second session). Runs are compared only with "
               "those of the same machine (a session's calls, or a call of its own where the machine was given back "
               "between calls; `x resident` is against the same machine's); `code` is the library measured, and a "
-              "variant named with a commit is that commit's library in an A/B. The bound, where the machine's call probed its link: "
+              "variant named with a commit is that commit's library in an A/B. The bound, where a call has the link's rates (probed on its machine, or on an H200 the seeds' H200 rates): "
               "resident's step, or the bytes of the peak past Ember's high watermark read and written once a step at "
               "the sparse probe's rate of mapped reads and writes at once (64 KiB pieces), whichever is longer: every "
               "byte of the state is read and written each step, so what the GPU cannot hold at the peak crosses the "
