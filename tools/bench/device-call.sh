@@ -43,6 +43,11 @@
 #                           $R/W-SCALE-VARIANT-ROUND, its runs stopped after SECONDS (60)
 #   gpu_tests SECONDS [ARG...]  the GPU tests at the defaults (ctest -L gpu, narrowed
 #                           by ctest's ARGs), verbose, in $R/gpu-tests.log, its verdicts shown
+#   train LABEL VARIANT LIMIT [EMBER ARGS...]  one process of tools/bench/train_step.py
+#                           (24 GiB of state, 12 timed steps), in $R/train/LABEL.*, its
+#                           record named VARIANT (the report's row, adaptive-1.5); with
+#                           EMBER ARGS under ember-run with its stats (traced where
+#                           LABEL is in $TRAIN_TRACED), without them resident
 #   hf_cells "VARIANT..."   the matrix's token generation at 1.5x (suite.sh hf) under
 #                           each variant, a process each, in $R/hf, until the call's end
 #   unloads SECONDS PROG... each GPU test program tests/gpu/PROG_prog.py under manage-all at
@@ -169,6 +174,21 @@ unloads() { # SECONDS PROG...
     gzip -f "$out.err"
     pack
   done
+}
+train() { # LABEL VARIANT LIMIT [EMBER ARGS...]
+  local label=$1 variant=$2 limit=$3 out=$R/train; shift 3
+  local f=$out/$label trace=
+  stage "train $label"; mkdir -p "$out"
+  case " ${TRAIN_TRACED:-} " in *" $label "*) trace=$f.trace ;; esac
+  if (($#)); then
+    TRAIN_VARIANT=$variant EMBER_STATS=$f.stats.json EMBER_TRACE=$trace timeout "$limit" "$run" --driver real "$@" -- \
+      python3 tools/bench/train_step.py 24576 12 >"$f.json" 2>"$f.err"
+  else
+    TRAIN_VARIANT=$variant timeout "$limit" python3 tools/bench/train_step.py 24576 12 >"$f.json" 2>"$f.err"
+  fi
+  echo "train $label: rc $? $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["median_step_seconds"], [round(x,3) for x in d["step_seconds"]], "build", d["build_seconds"], "peak GiB", round(d["gpu_peak_bytes"]/2**30,2), "loss", float.fromhex(d["losses"][-1]))' "$f.json" 2>&1 | tail -n 1)"
+  grep -E '^ember\[[0-9]+\] (warn|error)|at exit: peak|tensor lists' "$f.err" | head -5
+  gzip -f "$f.err" "$f.trace" 2>/dev/null; pack
 }
 same_cases() { # WITHOUT UNDER
   python3 - "$1" "$2" <<'PY'
