@@ -134,11 +134,12 @@ enum { MOST_LISTED = 256 };
  * tensor's chunks that the launch's blocks work on. Returns false where
  * the bytes do not read as the layout says, and nothing was recorded.
  */
-static bool read_lists(struct ember_scan *s, const unsigned char *arg, unsigned param, unsigned grid_x, uint64_t lo,
-		       uint64_t hi)
+static bool read_lists(struct ember_scan *s, void *const *kernel_params, unsigned grid_x, uint64_t lo, uint64_t hi)
 {
+	const struct ember_tensor_lists *l = &s->declared.lists;
 	struct ember_listed listed[MOST_LISTED];
-	int n = ember_tensor_lists_read(&s->declared.lists, arg, grid_x, listed, MOST_LISTED);
+	int n = ember_tensor_lists_read(l, kernel_params[l->param], grid_x, ember_tensor_lists_chunk(l, kernel_params),
+					listed, MOST_LISTED);
 	if (n < 0)
 		return false;
 	__atomic_add_fetch(&lists_read, 1, __ATOMIC_RELAXED);
@@ -159,10 +160,7 @@ static bool read_lists(struct ember_scan *s, const unsigned char *arg, unsigned 
 		if (k < (size_t)n && sorted[k] < end)
 			end = sorted[k];
 		unsigned e = element_bytes(t->numel, end - t->addr);
-		uint64_t from = (uint64_t)t->first_chunk * EMBER_TENSOR_CHUNK,
-			 to = (uint64_t)(t->first_chunk + t->chunks) * EMBER_TENSOR_CHUNK;
-		to = to < t->numel ? to : t->numel;
-		note_range(s, t->addr + from * e, (to - from) * e, param, lo, hi);
+		note_range(s, t->addr + t->from * e, (t->to - t->from) * e, l->param, lo, hi);
 	}
 	return true;
 }
@@ -304,7 +302,7 @@ static void read_params(struct ember_scan *out, unsigned grid_x, void **kernel_p
 		if (!kernel_params[i])
 			continue;
 		/* its size was matched when the kernel was described (kernels.c) */
-		if (lists->known && i == lists->param && read_lists(out, kernel_params[i], i, grid_x, lo, hi))
+		if (lists->known && i == lists->param && read_lists(out, kernel_params, grid_x, lo, hi))
 			continue;
 		if (size[i] == 4 || size[i] == 8)
 			scan_scalar(out, kernel_params[i], size[i], i, lo, hi);

@@ -13,6 +13,10 @@ static const uint16_t scalar_slots_of[2][5] = { { 96, 64, 48, 36, 30 }, { 672, 4
 static const uint16_t complex_double_slots_of[2][2] = { { 72, 60 }, { 504, 420 } };
 static const uint16_t blocks_of[2] = { 320, 2240 };
 
+/* apex's, by depth (its copies in other training libraries add a sixth list), and its blocks */
+static const uint16_t apex_slots_of[6] = { 110, 64, 48, 36, 30, 24 };
+enum { APEX_BLOCKS = 320, APEX_PARAM = 2 };
+
 enum kind { PLAIN, FUSED, SCALARS };
 
 /* The structures' names as a mangled name spells them, each up to its template arguments. */
@@ -51,14 +55,15 @@ static unsigned scalar_type(const char **p)
 }
 
 /*
- * "Li4E", the depth, then "Lb1E" where the structure has PyTorch 2.2 to
- * 2.8's flag of the 32 KB form (*wide: 0 or 1; -1 where the name has no
- * flag, and the argument's size tells: later PyTorch builds for CUDA 13
- * take the 32 KB form, earlier ones and other builds the 4 KB one).
+ * "Li4E", the depth (1 to 6: PyTorch's go to 5), then "Lb1E" where the
+ * structure has PyTorch 2.2 to 2.8's flag of the 32 KB form (*wide: 0 or
+ * 1; -1 where the name has no flag, and the argument's size tells: later
+ * PyTorch builds for CUDA 13 take the 32 KB form, earlier ones and other
+ * builds the 4 KB one).
  */
 static bool depth_and_form(const char *p, unsigned *depth, int *wide)
 {
-	if (strncmp(p, "Li", 2) || p[2] < '1' || p[2] > '5' || p[3] != 'E')
+	if (strncmp(p, "Li", 2) || p[2] < '1' || p[2] > '6' || p[3] != 'E')
 		return false;
 	*depth = (unsigned)(p[2] - '0');
 	p += 4;
@@ -99,9 +104,27 @@ static struct ember_tensor_lists layout_of(enum kind kind, unsigned depth, unsig
 	at = align_up(at, scalar > 8 ? scalar : 8);
 	return (struct ember_tensor_lists){ .known = true, .param = 0, .depth = (uint8_t)depth,
 					    .index_bytes = (uint8_t)index_bytes, .slots = (uint16_t)slots,
-					    .steps = (uint16_t)steps, .blocks = (uint16_t)blocks, .numel_at = numel_at,
-					    .steps_at = steps_at, .block_slot_at = block_slot_at,
+					    .steps = (uint16_t)steps, .blocks = (uint16_t)blocks, .numel_bytes = 8,
+					    .numel_at = numel_at, .steps_at = steps_at, .block_slot_at = block_slot_at,
 					    .block_chunk_at = block_chunk_at, .size = at };
+}
+
+/*
+ * apex's form: the addresses, a 4-byte element count per slot, a one-byte
+ * slot and a 4-byte chunk per block, start_tensor_this_launch; the chunk's
+ * elements in the first argument, of chunk_bytes.
+ */
+static struct ember_tensor_lists apex_layout(unsigned depth, unsigned chunk_bytes)
+{
+	unsigned slots = apex_slots_of[depth - 1];
+	uint32_t numel_at = 8u * depth * slots, block_slot_at = numel_at + 4u * slots;
+	uint32_t block_chunk_at = align_up(block_slot_at + APEX_BLOCKS, 4);
+	uint32_t size = align_up(block_chunk_at + 4u * APEX_BLOCKS + 4, 8);
+	return (struct ember_tensor_lists){ .known = true, .param = APEX_PARAM, .depth = (uint8_t)depth,
+					    .index_bytes = 1, .slots = (uint16_t)slots, .blocks = APEX_BLOCKS,
+					    .numel_bytes = 4, .chunk_bytes = (uint8_t)chunk_bytes, .numel_at = numel_at,
+					    .block_slot_at = block_slot_at, .block_chunk_at = block_chunk_at,
+					    .size = size };
 }
 
 void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *size, struct ember_tensor_lists *out)
@@ -125,7 +148,7 @@ void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *
 	if ((kind == SCALARS && !scalar) || !depth_and_form(p, &depth, &wide))
 		return;
 	/* the form whose size is the argument's: another PyTorch's structure is scanned word by word */
-	for (unsigned w = 0; w < 2; w++)
+	for (unsigned w = 0; w < 2 && depth <= 5; w++)
 		for (unsigned steps_as_slots = 0; steps_as_slots < (kind == FUSED ? 2u : 1u); steps_as_slots++) {
 			struct ember_tensor_lists l = layout_of(kind, depth, w, scalar, steps_as_slots);
 			if ((wide < 0 || (unsigned)wide == w) && l.size == size[0]) {
@@ -133,6 +156,29 @@ void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *
 				return;
 			}
 		}
+	/* apex's, after the chunk's elements and the no-op flag's address (whatever flag its name has) */
+	if (kind == PLAIN && n > APEX_PARAM && (size[0] == 4 || size[0] == 8) && size[1] == 8) {
+		struct ember_tensor_lists l = apex_layout(depth, size[0]);
+		if (l.size == size[APEX_PARAM])
+			*out = l;
+	}
+}
+
+uint64_t ember_tensor_lists_chunk(const struct ember_tensor_lists *l, void *const *kernel_params)
+{
+	if (!l->chunk_bytes)
+		return EMBER_TENSOR_CHUNK;
+	if (!kernel_params || !kernel_params[0])
+		return 0;
+	int64_t chunk;
+	if (l->chunk_bytes == 8) {
+		memcpy(&chunk, kernel_params[0], 8);
+	} else {
+		int32_t c32;
+		memcpy(&c32, kernel_params[0], 4);
+		chunk = c32;
+	}
+	return chunk > 0 && chunk <= (int64_t)1 << 30 ? (uint64_t)chunk : 0;
 }
 
 static uint64_t word_at(const unsigned char *arg, uint32_t at)
@@ -144,10 +190,21 @@ static uint64_t word_at(const unsigned char *arg, uint32_t at)
 
 enum { MOST_SLOTS = 770 };
 
-int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned grid_x,
-			    struct ember_listed *out, unsigned max)
+/* A slot's element count, as many bytes as the form keeps (an apex count is a signed int). */
+static int64_t numel_at(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned slot)
 {
-	if (!l->known || grid_x == 0 || grid_x > l->blocks || l->slots > MOST_SLOTS)
+	if (l->numel_bytes == 4) {
+		int32_t n;
+		memcpy(&n, arg + l->numel_at + 4u * slot, sizeof n);
+		return n;
+	}
+	return (int64_t)word_at(arg, l->numel_at + 8u * slot);
+}
+
+int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned grid_x,
+			    uint64_t chunk, struct ember_listed *out, unsigned max)
+{
+	if (!l->known || grid_x == 0 || grid_x > l->blocks || l->slots > MOST_SLOTS || chunk == 0)
 		return -1;
 	uint32_t first[MOST_SLOTS], last[MOST_SLOTS];
 	uint16_t used[MOST_SLOTS]; /* the slots the blocks name, in order of first sight */
@@ -157,21 +214,21 @@ int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned c
 	for (unsigned b = 0; b < grid_x; b++) {
 		uint16_t slot = 0;
 		memcpy(&slot, arg + l->block_slot_at + b * l->index_bytes, l->index_bytes); /* little-endian */
-		int32_t chunk;
-		memcpy(&chunk, arg + l->block_chunk_at + 4u * b, sizeof chunk);
-		if (slot >= l->slots || chunk < 0)
+		int32_t block_chunk;
+		memcpy(&block_chunk, arg + l->block_chunk_at + 4u * b, sizeof block_chunk);
+		if (slot >= l->slots || block_chunk < 0)
 			return -1;
-		int64_t numel = (int64_t)word_at(arg, l->numel_at + 8u * slot);
-		if (numel <= 0 || (int64_t)chunk >= (numel + EMBER_TENSOR_CHUNK - 1) / EMBER_TENSOR_CHUNK)
+		int64_t numel = numel_at(l, arg, slot);
+		if (numel <= 0 || (uint64_t)block_chunk >= ((uint64_t)numel + chunk - 1) / chunk)
 			return -1;
 		if (!seen[slot]) {
 			seen[slot] = true;
 			used[nused++] = slot;
-			first[slot] = last[slot] = (uint32_t)chunk;
-		} else if ((uint32_t)chunk < first[slot]) {
-			first[slot] = (uint32_t)chunk;
-		} else if ((uint32_t)chunk > last[slot]) {
-			last[slot] = (uint32_t)chunk;
+			first[slot] = last[slot] = (uint32_t)block_chunk;
+		} else if ((uint32_t)block_chunk < first[slot]) {
+			first[slot] = (uint32_t)block_chunk;
+		} else if ((uint32_t)block_chunk > last[slot]) {
+			last[slot] = (uint32_t)block_chunk;
 		}
 	}
 	unsigned count = 0;
@@ -181,8 +238,8 @@ int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned c
 			uint64_t addr = word_at(arg, 8u * (d * l->slots + slot));
 			if (!addr || count == max)
 				return -1;
-			out[count++] = (struct ember_listed){ addr, word_at(arg, l->numel_at + 8u * slot), first[slot],
-							      last[slot] - first[slot] + 1 };
+			uint64_t numel = (uint64_t)numel_at(l, arg, slot), to = (last[slot] + 1) * chunk;
+			out[count++] = (struct ember_listed){ addr, numel, first[slot] * chunk, to < numel ? to : numel };
 		}
 	for (unsigned i = 0; i < nused; i++) {
 		unsigned slot = used[i];

@@ -16,6 +16,12 @@
  * or the 32 KB one of PyTorch's builds for CUDA 13, which PyTorch 2.2 to
  * 2.8 also named with a flag): a structure of another size, or blocks
  * that name a slot or chunk it does not have, are read the old way.
+ *
+ * apex's fused optimizers, and the copies of them in DeepSpeed and other
+ * training libraries, keep an older form of the same structure: 4-byte
+ * element counts, 320 blocks, up to six lists, passed third, after the
+ * chunk's elements (4 or 8 bytes, 65,536 unless the program says) and the
+ * no-op flag's address. It is known the same way, by its size there.
  */
 #ifndef EMBER_TENSOR_LISTS_H
 #define EMBER_TENSOR_LISTS_H
@@ -34,31 +40,40 @@ struct ember_tensor_lists {
 	uint16_t slots;    /* tensors per list */
 	uint16_t steps;    /* fused optimizers: a step counter's address per slot (0: none) */
 	uint16_t blocks;   /* most blocks a launch may have */
+	uint8_t numel_bytes; /* of each slot's element count: 8, or 4 in apex's form */
+	uint8_t chunk_bytes; /* 0: chunks of EMBER_TENSOR_CHUNK elements; 4 or 8: the first argument's, of that size */
 	uint32_t numel_at, steps_at, block_slot_at, block_chunk_at, size;
 };
 
 /*
- * From a kernel's mangled name and its parameters' sizes: whether it is
- * PyTorch's multi_tensor_apply_kernel taking one of the known structures
- * as its first argument, and where that structure keeps what.
+ * From a kernel's mangled name and its parameters' sizes: whether it is a
+ * multi_tensor_apply_kernel taking one of the known structures (PyTorch's
+ * as its first argument, apex's as its third), and where it keeps what.
  */
 void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *size, struct ember_tensor_lists *out);
 
-/* A tensor a launch works on: its address, its elements, and the chunks of them the launch's blocks take. */
+/*
+ * The elements of a chunk, one block's share, for a launch with these
+ * arguments: 0 where the first argument is missing or names no
+ * plausible share (none, or more than 2^30 elements).
+ */
+uint64_t ember_tensor_lists_chunk(const struct ember_tensor_lists *l, void *const *kernel_params);
+
+/* A tensor a launch works on: its address, its elements, and those [from, to) that the launch's blocks take. */
 struct ember_listed {
-	uint64_t addr, numel;
-	uint32_t first_chunk, chunks;
+	uint64_t addr, numel, from, to;
 };
 
 /*
- * The tensors the launch of grid_x blocks works on, read from the argument's
- * bytes: each list's address of each slot a block names, and each such
- * slot's step counter (one element). Returns how many were put in out
- * (at most max), or -1 where the bytes are not what the layout says (a
- * block past the blocks, a slot past the slots, a chunk past its tensor's
- * elements, more tensors than max): the caller scans the words instead.
+ * The tensors the launch of grid_x blocks of chunk elements each works on,
+ * read from the argument's bytes: each list's address of each slot a block
+ * names, and each such slot's step counter (one element). Returns how many
+ * were put in out (at most max), or -1 where the bytes are not what the
+ * layout says (a block past the blocks, a slot past the slots, a chunk
+ * past its tensor's elements, more tensors than max): the caller scans the
+ * words instead.
  */
 int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned grid_x,
-			    struct ember_listed *out, unsigned max);
+			    uint64_t chunk, struct ember_listed *out, unsigned max);
 
 #endif

@@ -31,7 +31,7 @@
 #include "monitor.h"
 #include "shim.h"
 
-enum { KERNELS = 5, MAX_PARAMS = 24, ALLOCS = 4 };
+enum { KERNELS = 6, MAX_PARAMS = 24, ALLOCS = 4 };
 
 /* What the shim's other parts provide, made small. */
 void *volatile ember_slot_table[EMBER_SLOT_COUNT];
@@ -79,16 +79,18 @@ static CUresult CUDAAPI kernel_param_info(CUkernel k, size_t index, size_t *offs
 
 /*
  * Each handle's name: a C kernel's, mangled ones that declare halves,
- * floats and doubles, and void, and PyTorch's multi-tensor kernel taking
- * the 4 KB form of a one-list structure (3,368 bytes: tensor_lists.h).
+ * floats and doubles, and void, PyTorch's multi-tensor kernel taking the
+ * 4 KB form of a one-list structure (3,368 bytes: tensor_lists.h), and
+ * apex's taking its one-list structure third (2,928 bytes).
  */
 static const char tensor_lists_kernel[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorList"
 					  "MetadataILi1ELb0EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_";
+static const char apex_kernel[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi1EE12ScaleFunctorJfEEvxPViT_T0_DpT1_";
 
 static CUresult CUDAAPI func_name(const char **name, CUfunction f)
 {
 	static const char *const names[KERNELS] = { "t_plain", "_Z1kPK6__halfmi", "_Z1kPfPdPcm", "_Z1kPvS_",
-						    tensor_lists_kernel };
+						    tensor_lists_kernel, apex_kernel };
 	unsigned h = (unsigned)(((uintptr_t)f - 0x1000) / 64);
 	if (h >= KERNELS || !kernel[h].loaded)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -101,7 +103,7 @@ static CUresult CUDAAPI kernel_name(const char **name, CUkernel k)
 	return func_name(name, (CUfunction)k);
 }
 
-/* Kernels 0, 2 and 4 are module 0's, 1 module 1's; 3, a library's kernel handle, names no module. */
+/* Kernels 0, 2 and 4 are module 0's, 1 and 5 module 1's; 3, a library's kernel handle, names no module. */
 enum { LIBRARY_KERNEL = 3 };
 
 static CUmodule module(unsigned h)
@@ -195,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (take(&in)) {
 		case 'D': {
 			unsigned h = take(&in) % KERNELS, n = take(&in) % (MAX_PARAMS + 1);
-			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64, 3368 };
+			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64, 3368, 2928 };
 			if (kernel[h].loaded)
 				break; /* a loaded kernel keeps its layout until its module goes */
 			kernel[h].n = n;

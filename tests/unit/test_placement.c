@@ -3147,16 +3147,20 @@ static void fused_adamw_in_child(void)
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 }
 
-/* Each list's tensor is credited the chunks the blocks work on; the stale slot, nothing. */
-Test(placement, a_tensor_list_credits_the_chunks_its_blocks_name)
+/*
+ * The traced launch of a child that launches over four lists' tensors
+ * (allocations 0, 2, 4 and 6, 8 MiB each) with a stale slot beside each
+ * (1, 3, 5 and 7): each live tensor's second half credited, no stale one.
+ */
+static void expect_second_halves(void (*child)(void), char *line, size_t n)
 {
 	char buf[65536];
-	trace_of_child(fused_adamw_in_child, buf, sizeof buf);
+	trace_of_child(child, buf, sizeof buf);
 	const char *l = strstr(buf, "\nL ");
 	cr_assert_not_null(l, "%s", buf);
-	char line[1024];
-	cr_assert_eq(sscanf(l + 1, "%1023[^\n]", line), 1);
-	/* allocations 0, 2, 4 and 6 are the live tensors, 1, 3, 5 and 7 the stale ones, 8 the step */
+	char format[16];
+	snprintf(format, sizeof format, "%%%zu[^\n]", n - 1);
+	cr_assert_eq(sscanf(l + 1, format, line), 1);
 	for (int id = 0; id < 8; id += 2) {
 		char want[64];
 		snprintf(want, sizeof want, " %d:4194304:4194304", id);
@@ -3164,8 +3168,65 @@ Test(placement, a_tensor_list_credits_the_chunks_its_blocks_name)
 		snprintf(want, sizeof want, " %d:", id + 1);
 		cr_expect_null(strstr(line, want), "the stale tensor %d: %s", id + 1, line);
 	}
+}
+
+/* Each list's tensor is credited the chunks the blocks work on; the stale slot, nothing. */
+Test(placement, a_tensor_list_credits_the_chunks_its_blocks_name)
+{
+	char line[1024];
+	expect_second_halves(fused_adamw_in_child, line, sizeof line); /* allocation 8 is the step */
 	cr_expect_not_null(strstr(line, " 8:0:8"), "the step counter, one element (8 bytes at most): %s", line);
 	cr_expect_not_null(strstr(line, " 8:8:"), "the learning rate, an argument of its own: %s", line);
+}
+
+/*
+ * apex's fused Adam (and DeepSpeed's copy of it): the chunk's elements
+ * (here 32,768, half PyTorch's), the no-op flag's address, then a
+ * structure of four lists of 36 slots with 4-byte element counts (2,904
+ * bytes). The launch's 32 blocks work on the second half of one 8 MiB
+ * float tensor in each list; the second slot is an earlier launch's.
+ */
+static void apex_adam_in_child(void)
+{
+	start_static();
+	enum { DEPTH = 4, SLOTS = 36, BLOCKS = 320, SIZE = 2904 };
+	static const size_t params[5] = { 8, 8, SIZE, 1, 4 };
+	const char *name = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorJfEEvxPViT_T0_DpT1_";
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(name, does_nothing, params, 5), 0);
+	CUmodule m;
+	CUfunction f;
+	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, name));
+	static unsigned char lists[SIZE];
+	for (int d = 0; d < DEPTH; d++) {
+		uint64_t live = managed(8 * MiB), stale = managed(8 * MiB);
+		memcpy(lists + 8 * (d * SLOTS + 0), &live, 8);
+		memcpy(lists + 8 * (d * SLOTS + 1), &stale, 8);
+	}
+	int32_t sizes[2] = { 2 * MiB, 2 * MiB }; /* floats: 64 chunks of 32,768 */
+	memcpy(lists + 8 * DEPTH * SLOTS, sizes, sizeof sizes);
+	unsigned block_slot_at = 8 * DEPTH * SLOTS + 4 * SLOTS, block_chunk_at = block_slot_at + BLOCKS;
+	for (int32_t b = 0; b < 32; b++) {
+		uint8_t slot = 0;
+		int32_t chunk = 32 + b;
+		memcpy(lists + block_slot_at + b, &slot, 1);
+		memcpy(lists + block_chunk_at + 4 * b, &chunk, 4);
+	}
+	int64_t chunk_size = 32768;
+	uint64_t noop = managed(4096);
+	unsigned char functor = 0;
+	float lr = 1e-3f;
+	void *args[5] = { &chunk_size, &noop, lists, &functor, &lr };
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 32, 1, 1, 512, 1, 1, 0, NULL, args, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+}
+
+/* Each list's tensor is credited the chunks of the launch's own size that its blocks name; the stale slot, nothing. */
+Test(placement, apex_s_tensor_list_credits_the_chunks_its_blocks_name)
+{
+	char line[1024];
+	expect_second_halves(apex_adam_in_child, line, sizeof line);
+	cr_expect_not_null(strstr(line, " 8:0:"), "the no-op flag, an argument of its own: %s", line);
 }
 
 Test(placement, a_launch_read_as_tensor_lists_is_counted)

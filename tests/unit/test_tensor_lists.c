@@ -4,6 +4,7 @@
  * size, and which tensors and chunks a launch's blocks name.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tensor_lists.h"
@@ -114,14 +115,14 @@ Test(tensor_lists, the_blocks_name_the_tensors_and_chunks)
 {
 	struct two_lists t = make_two_lists();
 	struct ember_listed out[8];
-	int n = ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8);
+	int n = ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8);
 	cr_assert_eq(n, 4, "two slots in each of two lists, the stale third slot left out");
 	cr_expect_eq(out[0].addr, 0x10000000);
 	cr_expect_eq(out[0].numel, 100000);
-	cr_expect_eq(out[0].first_chunk, 0);
-	cr_expect_eq(out[0].chunks, 2);
+	cr_expect_eq(out[0].from, 0);
+	cr_expect_eq(out[0].to, 100000, "two chunks, the second cut at the tensor's end");
 	cr_expect_eq(out[1].addr, 0x10100000);
-	cr_expect_eq(out[1].chunks, 1);
+	cr_expect_eq(out[1].to - out[1].from, 65536, "one chunk");
 	cr_expect_eq(out[2].addr, 0x20000000, "the second list's slot 0");
 	cr_expect_eq(out[3].addr, 0x20100000);
 }
@@ -131,26 +132,128 @@ Test(tensor_lists, a_launch_over_part_of_a_tensor)
 	struct two_lists t = make_two_lists();
 	block(&t, 0, 0, 1); /* a launch that carries on with slot 0's second chunk alone */
 	struct ember_listed out[8];
-	cr_assert_eq(ember_tensor_lists_read(&t.l, t.bytes, 1, out, 8), 2);
-	cr_expect_eq(out[0].first_chunk, 1);
-	cr_expect_eq(out[0].chunks, 1);
+	cr_assert_eq(ember_tensor_lists_read(&t.l, t.bytes, 1, EMBER_TENSOR_CHUNK, out, 8), 2);
+	cr_expect_eq(out[0].from, 65536);
+	cr_expect_eq(out[0].to, 100000);
 }
 
 Test(tensor_lists, bytes_that_do_not_read_as_the_layout_says)
 {
 	struct two_lists t = make_two_lists();
 	struct ember_listed out[8];
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 0, out, 8), -1, "no blocks");
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 321, out, 8), -1, "more blocks than the structure has");
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 3), -1, "more tensors than asked for");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 0, EMBER_TENSOR_CHUNK, out, 8), -1, "no blocks");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 321, EMBER_TENSOR_CHUNK, out, 8), -1, "more blocks than the structure has");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 3), -1, "more tensors than asked for");
 	block(&t, 2, 64, 0);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a slot past the slots");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a slot past the slots");
 	block(&t, 2, 1, 1);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a chunk past its tensor's elements");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a chunk past its tensor's elements");
 	block(&t, 2, 1, -1);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a negative chunk");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a negative chunk");
 	block(&t, 2, 1, 0);
 	uint64_t none = 0;
 	put(&t, 8 * 64 + 8, &none, 8);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, out, 8), -1, "a used slot without an address");
+	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a used slot without an address");
+}
+
+/*
+ * apex's form, as nvcc 13.0 lays out a structure of its fields (addresses,
+ * int sizes, 320 one-byte slots and int chunks, start_tensor_this_launch)
+ * for a kernel taking (long long chunk_size, volatile int *noop_flag,
+ * TensorListMetadata<n>, functor, float): the sizes its PTX gives.
+ */
+static const char apex_adam[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorJfEEvxPViT_T0_DpT1_";
+
+static struct ember_tensor_lists apex(const char *name, uint32_t chunk_bytes, uint32_t size)
+{
+	uint32_t sizes[5] = { chunk_bytes, 8, size, 1, 4 };
+	struct ember_tensor_lists l;
+	ember_tensor_lists_layout(name, 5, sizes, &l);
+	return l;
+}
+
+static const char *apex_name(char *buf, size_t n, unsigned depth)
+{
+	snprintf(buf, n, "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi%uEE12ScaleFunctorJfEEvxPViT_T0_DpT1_",
+		 depth);
+	return buf;
+}
+
+Test(tensor_lists, apex_s_form_third_after_the_chunk_and_the_flag)
+{
+	static const uint32_t ptx_size[6] = { 2928, 2888, 2952, 2904, 2928, 2856 };
+	char name[128];
+	for (unsigned d = 1; d <= 6; d++) {
+		struct ember_tensor_lists l = apex(apex_name(name, sizeof name, d), 8, ptx_size[d - 1]);
+		cr_expect(l.known, "depth %u: %u bytes", d, ptx_size[d - 1]);
+		cr_expect_eq(l.param, 2);
+		cr_expect_eq(l.numel_bytes, 4);
+		cr_expect_eq(l.chunk_bytes, 8);
+		cr_expect_eq(l.blocks, 320);
+		cr_expect_not(apex(name, 8, ptx_size[d - 1] + 8).known, "depth %u, another size", d);
+	}
+	struct ember_tensor_lists adam = apex(apex_adam, 4, 2904);
+	cr_expect(adam.known, "apex before its chunk size took 8 bytes");
+	cr_expect_eq(adam.slots, 36);
+	cr_expect_eq(adam.chunk_bytes, 4);
+	cr_expect_not(apex(apex_adam, 2, 2904).known, "a first argument that is no chunk size");
+	uint32_t no_flag[3] = { 8, 4, 2904 };
+	struct ember_tensor_lists l;
+	ember_tensor_lists_layout(apex_adam, 3, no_flag, &l);
+	cr_expect_not(l.known, "a second argument that is no address");
+	ember_tensor_lists_layout(apex_adam, 2, no_flag, &l);
+	cr_expect_not(l.known, "no third argument");
+}
+
+Test(tensor_lists, the_chunk_is_the_launch_s_first_argument_in_apex_s_form)
+{
+	struct ember_tensor_lists l64 = apex(apex_adam, 8, 2904), l32 = apex(apex_adam, 4, 2904);
+	int64_t c64 = 2048;
+	int32_t c32 = 4096;
+	void *params[1] = { &c64 };
+	cr_expect_eq(ember_tensor_lists_chunk(&l64, params), 2048);
+	params[0] = &c32;
+	cr_expect_eq(ember_tensor_lists_chunk(&l32, params), 4096);
+	c32 = -1;
+	cr_expect_eq(ember_tensor_lists_chunk(&l32, params), 0, "a negative chunk");
+	c64 = (int64_t)1 << 31;
+	params[0] = &c64;
+	cr_expect_eq(ember_tensor_lists_chunk(&l64, params), 0, "more than 2^30 elements a block");
+	params[0] = NULL;
+	cr_expect_eq(ember_tensor_lists_chunk(&l64, params), 0, "no argument");
+	struct ember_tensor_lists pytorch = layout(unary, 3368);
+	cr_expect_eq(ember_tensor_lists_chunk(&pytorch, params), EMBER_TENSOR_CHUNK, "PyTorch's, fixed");
+}
+
+Test(tensor_lists, apex_s_blocks_name_their_slots_with_int_counts)
+{
+	char name[128];
+	struct ember_tensor_lists l = apex(apex_name(name, sizeof name, 2), 8, 2888);
+	cr_assert(l.known);
+	static unsigned char bytes[2888];
+	uint64_t a = 0x10000000, b = 0x20000000, stale = 0x30000000;
+	memcpy(bytes + 8 * 0, &a, 8);          /* addresses[0][0] */
+	memcpy(bytes + 8 * 1, &stale, 8);      /* addresses[0][1], an earlier launch's */
+	memcpy(bytes + 8 * 64, &b, 8);         /* addresses[1][0] */
+	int32_t sizes[2] = { 5000, 1000 };
+	memcpy(bytes + l.numel_at, sizes, sizeof sizes);
+	for (int32_t blk = 0; blk < 2; blk++) {
+		uint8_t slot = 0;
+		int32_t chunk = blk + 1; /* the chunks of 2,048 elements from 2,048 */
+		memcpy(bytes + l.block_slot_at + blk, &slot, 1);
+		memcpy(bytes + l.block_chunk_at + 4 * blk, &chunk, 4);
+	}
+	struct ember_listed out[4];
+	cr_assert_eq(ember_tensor_lists_read(&l, bytes, 2, 2048, out, 4), 2, "slot 0 of each list, the stale slot left");
+	cr_expect_eq(out[0].addr, a);
+	cr_expect_eq(out[0].numel, 5000);
+	cr_expect_eq(out[0].from, 2048);
+	cr_expect_eq(out[0].to, 5000, "the third chunk cut at the tensor's end");
+	cr_expect_eq(out[1].addr, b);
+	cr_expect_eq(ember_tensor_lists_read(&l, bytes, 2, 1024, out, 4), 2, "chunks of 1,024: within 5,000");
+	cr_expect_eq(out[0].to, 3072);
+	cr_expect_eq(ember_tensor_lists_read(&l, bytes, 2, 0, out, 4), -1, "no chunk size");
+	int32_t bad = -5;
+	memcpy(bytes + l.numel_at, &bad, 4);
+	cr_expect_eq(ember_tensor_lists_read(&l, bytes, 2, 2048, out, 4), -1, "a negative count");
 }
