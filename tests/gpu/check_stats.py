@@ -11,8 +11,9 @@ kept-trimmed under EMBER_KEEP_FREED, allocations were given freed memory kept, a
             trim (empty_cache) let some go
 uvm-events  the UVM tools event queue was read: no malformed records, at
             least one migration that Ember requested, no driver evictions
-tensor-lists at least one launch's PyTorch tensor lists (foreach ops, fused optimizers) were read by
-            the chunks its blocks name: the structure's layout is one shim/signal/tensor_lists.c knows
+tensor-lists at least one launch's tensor lists (PyTorch's foreach ops and fused optimizers, apex's
+            form of them) were read by the chunks its blocks name: the structure's layout is one
+            shim/signal/tensor_lists.c knows
 
 Exit status 0 when every expectation holds, else 1 with the reasons.
 """
@@ -63,7 +64,7 @@ def main():
         n = stats.get("launches_tensor_lists") or 0
         summary.append(f"{n} launches read as tensor lists")
         if not n:
-            bad.append("no launch's tensor lists were read by their blocks: this PyTorch's multi_tensor_apply "
+            bad.append("no launch's tensor lists were read by their blocks: the program's multi_tensor_apply "
                        "structure is not one shim/signal/tensor_lists.c knows, and its launches were scanned word "
                        "by word")
     if "uvm-events" in wants:
