@@ -156,7 +156,10 @@ void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *
 				return;
 			}
 		}
-	/* apex's, after the chunk's elements and the no-op flag's address (whatever flag its name has) */
+	/*
+	 * apex's, after the chunk's elements and the no-op flag's address (with
+	 * Transformer Engine's flag for FP8 lists set, another size)
+	 */
 	if (kind == PLAIN && n > APEX_PARAM && (size[0] == 4 || size[0] == 8) && size[1] == 8) {
 		struct ember_tensor_lists l = apex_layout(depth, size[0]);
 		if (l.size == size[APEX_PARAM])

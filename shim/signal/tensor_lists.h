@@ -17,11 +17,12 @@
  * 2.8 also named with a flag): a structure of another size, or blocks
  * that name a slot or chunk it does not have, are read the old way.
  *
- * apex's fused optimizers, and the copies of them in DeepSpeed and other
- * training libraries, keep an older form of the same structure: 4-byte
+ * apex's fused optimizers, and the copies of them in DeepSpeed and
+ * Transformer Engine, keep an older form of the same structure: 4-byte
  * element counts, 320 blocks, up to six lists, passed third, after the
  * chunk's elements (4 or 8 bytes, 65,536 unless the program says) and the
- * no-op flag's address. It is known the same way, by its size there.
+ * no-op flag's address. It is known the same way, by its size there
+ * (Transformer Engine's form with FP8 lists has another: word by word).
  */
 #ifndef EMBER_TENSOR_LISTS_H
 #define EMBER_TENSOR_LISTS_H

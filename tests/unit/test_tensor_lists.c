@@ -205,6 +205,22 @@ Test(tensor_lists, apex_s_form_third_after_the_chunk_and_the_flag)
 	cr_expect_not(l.known, "no third argument");
 }
 
+/*
+ * Transformer Engine's copy names a second template argument, whether the
+ * structure also has three FP8 lists of addresses: without them it is
+ * apex's (2,904 bytes at depth 4, as nvcc lays it out), with them another
+ * size (3,768), scanned word by word.
+ */
+Test(tensor_lists, transformer_engine_s_form_without_fp8_is_apex_s)
+{
+	static const char te[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4ELb0EE2FnJfEEvlPViT_T0_DpT1_";
+	static const char te_fp8[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4ELb1EE2FnJfEEvlPViT_T0_DpT1_";
+	struct ember_tensor_lists l = apex(te, 8, 2904);
+	cr_expect(l.known);
+	cr_expect_eq(l.slots, 36);
+	cr_expect_not(apex(te_fp8, 8, 3768).known, "the FP8 form: not read by its blocks");
+}
+
 Test(tensor_lists, the_chunk_is_the_launch_s_first_argument_in_apex_s_form)
 {
 	struct ember_tensor_lists l64 = apex(apex_adam, 8, 2904), l32 = apex(apex_adam, 4, 2904);
