@@ -56,20 +56,20 @@ static unsigned scalar_type(const char **p)
 
 /*
  * "Li4E", the depth (1 to 6: PyTorch's go to 5), then "Lb1E" where the
- * structure has PyTorch 2.2 to 2.8's flag of the 32 KB form (*wide: 0 or
- * 1; -1 where the name has no flag, and the argument's size tells: later
- * PyTorch builds for CUDA 13 take the 32 KB form, earlier ones and other
- * builds the 4 KB one).
+ * structure names a flag (*flag: 0 or 1; -1 where it names none): PyTorch
+ * 2.2 to 2.8's of the 32 KB form (without it the argument's size tells:
+ * later PyTorch builds for CUDA 13 take the 32 KB form, earlier ones and
+ * other builds the 4 KB one), Transformer Engine's of its FP8 lists.
  */
-static bool depth_and_form(const char *p, unsigned *depth, int *wide)
+static bool depth_and_flag(const char *p, unsigned *depth, int *flag)
 {
 	if (strncmp(p, "Li", 2) || p[2] < '1' || p[2] > '6' || p[3] != 'E')
 		return false;
 	*depth = (unsigned)(p[2] - '0');
 	p += 4;
-	*wide = -1;
+	*flag = -1;
 	if (!strncmp(p, "Lb", 2) && (p[2] == '0' || p[2] == '1') && p[3] == 'E') {
-		*wide = p[2] - '0';
+		*flag = p[2] - '0';
 		p += 4;
 	}
 	return *p == 'E';
@@ -104,27 +104,29 @@ static struct ember_tensor_lists layout_of(enum kind kind, unsigned depth, unsig
 	at = align_up(at, scalar > 8 ? scalar : 8);
 	return (struct ember_tensor_lists){ .known = true, .param = 0, .depth = (uint8_t)depth,
 					    .index_bytes = (uint8_t)index_bytes, .slots = (uint16_t)slots,
-					    .steps = (uint16_t)steps, .blocks = (uint16_t)blocks, .numel_bytes = 8,
+					    .steps = (uint16_t)steps, .step_lists = steps ? 1 : 0, .blocks = (uint16_t)blocks, .numel_bytes = 8,
 					    .numel_at = numel_at, .steps_at = steps_at, .block_slot_at = block_slot_at,
 					    .block_chunk_at = block_chunk_at, .size = at };
 }
 
 /*
  * apex's form: the addresses, a 4-byte element count per slot, a one-byte
- * slot and a 4-byte chunk per block, start_tensor_this_launch; the chunk's
- * elements in the first argument, of chunk_bytes.
+ * slot and a 4-byte chunk per block, start_tensor_this_launch, and with
+ * fp8 three lists of each slot's scale, maximum and inverse scale; the
+ * chunk's elements in the first argument, of chunk_bytes.
  */
-static struct ember_tensor_lists apex_layout(unsigned depth, unsigned chunk_bytes)
+static struct ember_tensor_lists apex_layout(unsigned depth, unsigned chunk_bytes, bool fp8)
 {
-	unsigned slots = apex_slots_of[depth - 1];
+	unsigned slots = apex_slots_of[depth - 1], step_lists = fp8 ? 3 : 0;
 	uint32_t numel_at = 8u * depth * slots, block_slot_at = numel_at + 4u * slots;
 	uint32_t block_chunk_at = align_up(block_slot_at + APEX_BLOCKS, 4);
-	uint32_t size = align_up(block_chunk_at + 4u * APEX_BLOCKS + 4, 8);
+	uint32_t steps_at = align_up(block_chunk_at + 4u * APEX_BLOCKS + 4, 8);
 	return (struct ember_tensor_lists){ .known = true, .param = APEX_PARAM, .depth = (uint8_t)depth,
-					    .index_bytes = 1, .slots = (uint16_t)slots, .blocks = APEX_BLOCKS,
-					    .numel_bytes = 4, .chunk_bytes = (uint8_t)chunk_bytes, .numel_at = numel_at,
-					    .block_slot_at = block_slot_at, .block_chunk_at = block_chunk_at,
-					    .size = size };
+					    .index_bytes = 1, .slots = (uint16_t)slots,
+					    .steps = (uint16_t)(fp8 ? slots : 0), .step_lists = (uint8_t)step_lists,
+					    .blocks = APEX_BLOCKS, .numel_bytes = 4, .chunk_bytes = (uint8_t)chunk_bytes,
+					    .numel_at = numel_at, .steps_at = steps_at, .block_slot_at = block_slot_at,
+					    .block_chunk_at = block_chunk_at, .size = steps_at + 8u * step_lists * slots };
 }
 
 void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *size, struct ember_tensor_lists *out)
@@ -144,24 +146,21 @@ void ember_tensor_lists_layout(const char *mangled, unsigned n, const uint32_t *
 		return;
 	p += strlen(kind_names[kind]);
 	unsigned scalar = kind == SCALARS ? scalar_type(&p) : 0, depth;
-	int wide;
-	if ((kind == SCALARS && !scalar) || !depth_and_form(p, &depth, &wide))
+	int flag;
+	if ((kind == SCALARS && !scalar) || !depth_and_flag(p, &depth, &flag))
 		return;
 	/* the form whose size is the argument's: another PyTorch's structure is scanned word by word */
 	for (unsigned w = 0; w < 2 && depth <= 5; w++)
 		for (unsigned steps_as_slots = 0; steps_as_slots < (kind == FUSED ? 2u : 1u); steps_as_slots++) {
 			struct ember_tensor_lists l = layout_of(kind, depth, w, scalar, steps_as_slots);
-			if ((wide < 0 || (unsigned)wide == w) && l.size == size[0]) {
+			if ((flag < 0 || (unsigned)flag == w) && l.size == size[0]) {
 				*out = l;
 				return;
 			}
 		}
-	/*
-	 * apex's, after the chunk's elements and the no-op flag's address (with
-	 * Transformer Engine's flag for FP8 lists set, another size)
-	 */
+	/* apex's, after the chunk's elements and the no-op flag's address; Transformer Engine's flag: FP8 lists */
 	if (kind == PLAIN && n > APEX_PARAM && (size[0] == 4 || size[0] == 8) && size[1] == 8) {
-		struct ember_tensor_lists l = apex_layout(depth, size[0]);
+		struct ember_tensor_lists l = apex_layout(depth, size[0], flag == 1);
 		if (l.size == size[APEX_PARAM])
 			*out = l;
 	}
@@ -244,14 +243,15 @@ int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned c
 			uint64_t numel = (uint64_t)numel_at(l, arg, slot), to = (last[slot] + 1) * chunk;
 			out[count++] = (struct ember_listed){ addr, numel, first[slot] * chunk, to < numel ? to : numel };
 		}
-	for (unsigned i = 0; i < nused; i++) {
-		unsigned slot = used[i];
-		uint64_t addr = slot < l->steps ? word_at(arg, l->steps_at + 8u * slot) : 0;
-		if (!addr)
-			continue; /* an optimizer whose steps are on the host passes none */
-		if (count == max)
-			return -1;
-		out[count++] = (struct ember_listed){ addr, 1, 0, 1 };
-	}
+	for (unsigned k = 0; k < l->step_lists; k++)
+		for (unsigned i = 0; i < nused; i++) {
+			unsigned slot = used[i];
+			uint64_t addr = slot < l->steps ? word_at(arg, l->steps_at + 8u * (k * l->steps + slot)) : 0;
+			if (!addr)
+				continue; /* an optimizer whose steps are on the host passes none */
+			if (count == max)
+				return -1;
+			out[count++] = (struct ember_listed){ addr, 1, 0, 1 };
+		}
 	return (int)count;
 }

@@ -21,8 +21,9 @@
  * Transformer Engine, keep an older form of the same structure: 4-byte
  * element counts, 320 blocks, up to six lists, passed third, after the
  * chunk's elements (4 or 8 bytes, 65,536 unless the program says) and the
- * no-op flag's address. It is known the same way, by its size there
- * (Transformer Engine's form with FP8 lists has another: word by word).
+ * no-op flag's address. It is known the same way, by its size there;
+ * Transformer Engine's, where its name's flag says so, has three more
+ * lists after it, of each slot's FP8 scale, maximum and inverse scale.
  */
 #ifndef EMBER_TENSOR_LISTS_H
 #define EMBER_TENSOR_LISTS_H
@@ -40,6 +41,7 @@ struct ember_tensor_lists {
 	uint8_t index_bytes; /* of each block's slot number: 1, or 2 in the 32 KB form */
 	uint16_t slots;    /* tensors per list */
 	uint16_t steps;    /* fused optimizers: a step counter's address per slot (0: none) */
+	uint8_t step_lists; /* such lists of one-element addresses: 1, or 3 for Transformer Engine's FP8 scales */
 	uint16_t blocks;   /* most blocks a launch may have */
 	uint8_t numel_bytes; /* of each slot's element count: 8, or 4 in apex's form */
 	uint8_t chunk_bytes; /* 0: chunks of EMBER_TENSOR_CHUNK elements; 4 or 8: the first argument's, of that size */
@@ -68,7 +70,7 @@ struct ember_listed {
 /*
  * The tensors the launch of grid_x blocks of chunk elements each works on,
  * read from the argument's bytes: each list's address of each slot a block
- * names, and each such slot's step counter (one element). Returns how many
+ * names, and each such slot's step counter or FP8 scales (one element each). Returns how many
  * were put in out (at most max), or -1 where the bytes are not what the
  * layout says (a block past the blocks, a slot past the slots, a chunk
  * past its tensor's elements, more tensors than max): the caller scans the

@@ -207,18 +207,51 @@ Test(tensor_lists, apex_s_form_third_after_the_chunk_and_the_flag)
 
 /*
  * Transformer Engine's copy names a second template argument, whether the
- * structure also has three FP8 lists of addresses: without them it is
- * apex's (2,904 bytes at depth 4, as nvcc lays it out), with them another
- * size (3,768), scanned word by word.
+ * structure also has three lists of each slot's FP8 scale, maximum and
+ * inverse scale: without them it is apex's (2,904 bytes at depth 4, as
+ * nvcc lays it out), with them 3,768 bytes, the three lists last.
  */
-Test(tensor_lists, transformer_engine_s_form_without_fp8_is_apex_s)
+static const char te[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4ELb0EE2FnJfEEvlPViT_T0_DpT1_";
+static const char te_fp8[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4ELb1EE2FnJfEEvlPViT_T0_DpT1_";
+
+Test(tensor_lists, transformer_engine_s_form_with_and_without_fp8_lists)
 {
-	static const char te[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4ELb0EE2FnJfEEvlPViT_T0_DpT1_";
-	static const char te_fp8[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4ELb1EE2FnJfEEvlPViT_T0_DpT1_";
 	struct ember_tensor_lists l = apex(te, 8, 2904);
 	cr_expect(l.known);
 	cr_expect_eq(l.slots, 36);
-	cr_expect_not(apex(te_fp8, 8, 3768).known, "the FP8 form: not read by its blocks");
+	cr_expect_eq(l.step_lists, 0);
+	cr_expect_not(apex(te, 8, 3768).known, "no FP8 lists named: not the FP8 form's size");
+	struct ember_tensor_lists f = apex(te_fp8, 8, 3768);
+	cr_expect(f.known, "the FP8 form");
+	cr_expect_eq(f.step_lists, 3);
+	cr_expect_eq(f.steps, 36);
+	cr_expect_eq(f.steps_at, 2904, "the three lists after apex's structure");
+	cr_expect_not(apex(te_fp8, 8, 2904).known, "FP8 lists named: apex's size is another structure");
+}
+
+Test(tensor_lists, the_fp8_lists_give_each_slot_s_scales_one_element)
+{
+	struct ember_tensor_lists l = apex(te_fp8, 8, 3768);
+	cr_assert(l.known);
+	static unsigned char bytes[3768];
+	for (uint64_t d = 0; d < 4; d++) {
+		uint64_t addr = 0x10000000 * (d + 1);
+		memcpy(bytes + 8 * d * 36, &addr, 8);
+	}
+	for (uint64_t k = 0; k < 3; k++) {
+		uint64_t scale = 0x50000000 + 0x1000 * k;
+		memcpy(bytes + l.steps_at + 8 * k * 36, &scale, 8);
+	}
+	int32_t size = 1000;
+	memcpy(bytes + l.numel_at, &size, 4); /* block 0: slot 0, chunk 0, as the zeroed bytes say */
+	struct ember_listed out[8];
+	cr_assert_eq(ember_tensor_lists_read(&l, bytes, 1, 65536, out, 8), 7, "four lists' tensor and three scales");
+	cr_expect_eq(out[3].addr, 0x40000000);
+	cr_expect_eq(out[3].to, 1000);
+	for (int k = 0; k < 3; k++) {
+		cr_expect_eq(out[4 + k].addr, 0x50000000 + 0x1000 * (uint64_t)k);
+		cr_expect_eq(out[4 + k].to, 1, "one element");
+	}
 }
 
 Test(tensor_lists, the_chunk_is_the_launch_s_first_argument_in_apex_s_form)
