@@ -134,5 +134,8 @@ int main()
 	printf("launches: %d\n", launches);
 	printf("x: %016" PRIx64 "%s\n", got_x, got_x == want_x ? "" : " MISMATCH");
 	printf("y: %016" PRIx64 "%s\n", got_y, got_y == want_y ? "" : " MISMATCH");
-	return got_x == want_x && got_y == want_y ? 0 : 1;
+	if (got_x != want_x || got_y != want_y)
+		return 1;
+	printf("tensor_lists_prog: OK\n");
+	return 0;
 }
