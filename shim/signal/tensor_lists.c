@@ -13,7 +13,7 @@ static const uint16_t scalar_slots_of[2][5] = { { 96, 64, 48, 36, 30 }, { 672, 4
 static const uint16_t complex_double_slots_of[2][2] = { { 72, 60 }, { 504, 420 } };
 static const uint16_t blocks_of[2] = { 320, 2240 };
 
-/* apex's, by depth (its copies in other training libraries add a sixth list), and its blocks */
+/* apex's, by depth (Transformer Engine's copy adds a sixth), and its blocks */
 static const uint16_t apex_slots_of[6] = { 110, 64, 48, 36, 30, 24 };
 enum { APEX_BLOCKS = 320, APEX_PARAM = 2 };
 
@@ -104,9 +104,9 @@ static struct ember_tensor_lists layout_of(enum kind kind, unsigned depth, unsig
 	at = align_up(at, scalar > 8 ? scalar : 8);
 	return (struct ember_tensor_lists){ .known = true, .param = 0, .depth = (uint8_t)depth,
 					    .index_bytes = (uint8_t)index_bytes, .slots = (uint16_t)slots,
-					    .steps = (uint16_t)steps, .step_lists = steps ? 1 : 0, .blocks = (uint16_t)blocks, .numel_bytes = 8,
-					    .numel_at = numel_at, .steps_at = steps_at, .block_slot_at = block_slot_at,
-					    .block_chunk_at = block_chunk_at, .size = at };
+					    .steps = (uint16_t)steps, .step_lists = steps ? 1 : 0, .blocks = (uint16_t)blocks,
+					    .numel_bytes = 8, .numel_at = numel_at, .steps_at = steps_at,
+					    .block_slot_at = block_slot_at, .block_chunk_at = block_chunk_at, .size = at };
 }
 
 /*
@@ -248,7 +248,7 @@ int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned c
 			unsigned slot = used[i];
 			uint64_t addr = slot < l->steps ? word_at(arg, l->steps_at + 8u * (k * l->steps + slot)) : 0;
 			if (!addr)
-				continue; /* an optimizer whose steps are on the host passes none */
+				continue; /* none for this slot: an optimizer whose steps are on the host */
 			if (count == max)
 				return -1;
 			out[count++] = (struct ember_listed){ addr, 1, 0, 1 };
