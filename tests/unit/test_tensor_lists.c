@@ -137,23 +137,29 @@ Test(tensor_lists, a_launch_over_part_of_a_tensor)
 	cr_expect_eq(out[0].to, 100000);
 }
 
+/* t's launch of its own blocks read: -1 where the bytes do not read as the layout says */
+static int read_two(struct two_lists *t, unsigned grid_x, unsigned max)
+{
+	struct ember_listed out[8];
+	return ember_tensor_lists_read(&t->l, t->bytes, grid_x, EMBER_TENSOR_CHUNK, out, max);
+}
+
 Test(tensor_lists, bytes_that_do_not_read_as_the_layout_says)
 {
 	struct two_lists t = make_two_lists();
-	struct ember_listed out[8];
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 0, EMBER_TENSOR_CHUNK, out, 8), -1, "no blocks");
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 321, EMBER_TENSOR_CHUNK, out, 8), -1, "more blocks than the structure has");
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 3), -1, "more tensors than asked for");
+	cr_expect_eq(read_two(&t, 0, 8), -1, "no blocks");
+	cr_expect_eq(read_two(&t, 321, 8), -1, "more blocks than the structure has");
+	cr_expect_eq(read_two(&t, 3, 3), -1, "more tensors than asked for");
 	block(&t, 2, 64, 0);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a slot past the slots");
+	cr_expect_eq(read_two(&t, 3, 8), -1, "a slot past the slots");
 	block(&t, 2, 1, 1);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a chunk past its tensor's elements");
+	cr_expect_eq(read_two(&t, 3, 8), -1, "a chunk past its tensor's elements");
 	block(&t, 2, 1, -1);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a negative chunk");
+	cr_expect_eq(read_two(&t, 3, 8), -1, "a negative chunk");
 	block(&t, 2, 1, 0);
 	uint64_t none = 0;
 	put(&t, 8 * 64 + 8, &none, 8);
-	cr_expect_eq(ember_tensor_lists_read(&t.l, t.bytes, 3, EMBER_TENSOR_CHUNK, out, 8), -1, "a used slot without an address");
+	cr_expect_eq(read_two(&t, 3, 8), -1, "a used slot without an address");
 }
 
 /*
@@ -162,7 +168,8 @@ Test(tensor_lists, bytes_that_do_not_read_as_the_layout_says)
  * for a kernel taking (long long chunk_size, volatile int *noop_flag,
  * TensorListMetadata<n>, functor, float): the sizes its PTX gives.
  */
-static const char apex_adam[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorJfEEvxPViT_T0_DpT1_";
+static const char apex_adam[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorJfEE"
+				"vxPViT_T0_DpT1_";
 
 static struct ember_tensor_lists apex(const char *name, uint32_t chunk_bytes, uint32_t size)
 {
