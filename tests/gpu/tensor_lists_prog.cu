@@ -101,7 +101,8 @@ int main()
 			tl.block_to_tensor[blocks] = static_cast<unsigned char>(loaded - 1);
 			tl.block_to_chunk[blocks] = c;
 			blocks++;
-			bool last_chunk = c == chunks - 1, full = blocks == blocks_per_launch || loaded == slots;
+			bool last_chunk = c == chunks - 1;
+			bool full = blocks == blocks_per_launch || (loaded == slots && last_chunk);
 			if (full || (t == tensors - 1 && last_chunk)) {
 				multi_tensor_apply_kernel<<<blocks, 256>>>(chunk, noop, tl, ScaleAddFunctor(), 2.0f);
 				CK(cudaGetLastError());
