@@ -18,7 +18,8 @@
 #define MiB (1ull << 20)
 
 static void *sim, *shim;
-static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused, lists;
+static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused;
+static CUfunction lists, apex_lists;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -129,6 +130,32 @@ static void k_lists(const struct ember_sim_launch *l, void **params)
 	}
 }
 
+/*
+ * apex's form of it as DeepSpeed's copy passes it: the chunk's elements
+ * (an int), the no-op flag's address, then one list of 110 slots with int
+ * counts; each block reads the chunk of floats its slot and chunk name.
+ */
+enum { APEX_NUMEL_AT = 8 * LIST_SLOTS, APEX_SLOT_AT = APEX_NUMEL_AT + 4 * LIST_SLOTS,
+       APEX_CHUNK_AT = APEX_SLOT_AT + LIST_BLOCKS, APEX_BYTES = 2928 };
+static const char apex_name[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi1EE12ScaleFunctorJfEE"
+				"viPViT_T0_DpT1_";
+
+static void k_apex_lists(const struct ember_sim_launch *l, void **params)
+{
+	int32_t chunk_size = *(const int32_t *)params[0];
+	const unsigned char *meta = params[2];
+	for (unsigned b = 0; b < l->grid[0]; b++) {
+		const float *x;
+		int32_t numel, chunk;
+		unsigned char slot = meta[APEX_SLOT_AT + b];
+		memcpy(&x, meta + 8 * slot, 8);
+		memcpy(&numel, meta + APEX_NUMEL_AT + 4 * slot, 4);
+		memcpy(&chunk, meta + APEX_CHUNK_AT + 4 * b, 4);
+		int64_t from = (int64_t)chunk * chunk_size, to = from + chunk_size < numel ? from + chunk_size : numel;
+		SYM(sim, ember_sim_access)(x + from, (size_t)(to - from) * sizeof(float), 0);
+	}
+}
+
 static void start(void)
 {
 	setenv("EMBER_MODE", "adaptive", 1);
@@ -140,6 +167,7 @@ static void start(void)
 	static const size_t one[] = { 8, 8 }, two[] = { 8, 8, 8 }, view[] = { sizeof(struct view) };
 	static const size_t scale[] = { 8, 8, 4, 4 }, dp[] = { 8, 4, 4, 4 }, graph[] = { 8, 4, 4 };
 	static const size_t list[] = { LIST_BYTES, 1 }; /* the structure, the functor */
+	static const size_t apex_list[] = { 4, 8, APEX_BYTES, 1, 4 }; /* the chunk, the flag, the structure, ... */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
@@ -154,6 +182,7 @@ static void start(void)
 	/* fused(__half const*, fusion, unsigned long) */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z5fusedPK6__half6fusionm", k_fused, two, 3), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(lists_name, k_lists, list, 2), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(apex_name, k_apex_lists, apex_list, 5), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -167,6 +196,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&half_piece, mod, "_Z10half_piecePK6__halfm"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&fused, mod, "_Z5fusedPK6__half6fusionm"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&lists, mod, lists_name));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&apex_lists, mod, apex_name));
 }
 
 TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
@@ -390,6 +420,24 @@ Test(adaptive, launch_scan_accuracy)
 	CU_OK(SYM(shim, cuLaunchKernel)(lists, 128, 1, 1, 512, 1, 1, 0, NULL, (void *[]){ meta, &functor }, NULL));
 	score_scan("PyTorch's tensor lists, a launch over half a tensor", live, 64 * MiB, 1.0, 1.0);
 	score_scan("PyTorch's tensor lists, a slot an earlier launch left", stale, 64 * MiB, 1.0, 1.0);
+	/* the same in apex's form, DeepSpeed's int chunk of 32,768 floats: 256 blocks */
+	static unsigned char apex_meta[APEX_BYTES];
+	CUdeviceptr apex_live = managed(64 * MiB), apex_stale = managed(64 * MiB), flag = managed(4096);
+	int32_t apex_numel = 64 * MiB / sizeof(float), chunk_size = 32768;
+	memcpy(apex_meta, &apex_live, 8);
+	memcpy(apex_meta + 8, &apex_stale, 8);
+	memcpy(apex_meta + APEX_NUMEL_AT, &apex_numel, 4);
+	memcpy(apex_meta + APEX_NUMEL_AT + 4, &apex_numel, 4);
+	for (int32_t b = 0; b < 256; b++) {
+		int32_t chunk = 256 + b;
+		apex_meta[APEX_SLOT_AT + b] = 0;
+		memcpy(apex_meta + APEX_CHUNK_AT + 4 * b, &chunk, 4);
+	}
+	float lr = 1e-3f;
+	CU_OK(SYM(shim, cuLaunchKernel)(apex_lists, 256, 1, 1, 512, 1, 1, 0, NULL,
+					(void *[]){ &chunk_size, &flag, apex_meta, &functor, &lr }, NULL));
+	score_scan("apex's tensor lists, a launch over half a tensor", apex_live, 64 * MiB, 1.0, 1.0);
+	score_scan("apex's tensor lists, a slot an earlier launch left", apex_stale, 64 * MiB, 1.0, 1.0);
 }
 
 /*
