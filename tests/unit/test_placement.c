@@ -3073,6 +3073,17 @@ Test(placement, without_the_uvm_tools_device_one_line_and_placement_goes_on)
 	cr_expect_not_null(strstr(buf, "the process has no /dev/nvidia-uvm open"), "%s", buf);
 }
 
+/* A kernel of the simulated driver that reads nothing, with these arguments' sizes, loaded through the shim. */
+static CUfunction kernel_reading_nothing(const char *name, const size_t *params, unsigned n)
+{
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(name, does_nothing, params, n), 0);
+	CUmodule m;
+	CUfunction f;
+	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, name));
+	return f;
+}
+
 /*
  * In a child: one launch whose one argument is a structure of 40 pointers
  * into 40 allocations, as PyTorch's foreach and fused optimizers pass their
@@ -3083,11 +3094,7 @@ static void launch_past_the_scan_in_child(void)
 	start_static();
 	enum { LISTED = 40 };
 	static const size_t lists[1] = { LISTED * sizeof(uint64_t) };
-	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("ember_test_lists", does_nothing, lists, 1), 0);
-	CUmodule m;
-	CUfunction f;
-	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
-	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, "ember_test_lists"));
+	CUfunction f = kernel_reading_nothing("ember_test_lists", lists, 1);
 	uint64_t addresses[LISTED];
 	for (int i = 0; i < LISTED; i++)
 		addresses[i] = managed(MiB);
@@ -3104,6 +3111,21 @@ Test(placement, a_launch_past_the_scan_s_allocations_is_counted)
 }
 
 /*
+ * The addresses of depth lists at the start of a tensor-list structure of
+ * slots per list: in each, an 8 MiB tensor in slot 0 and one an earlier
+ * launch left in slot 1 (allocations 0 and 1, 2 and 3, ...:
+ * expect_second_halves).
+ */
+static void live_and_stale(unsigned char *lists, int depth, int slots)
+{
+	for (int d = 0; d < depth; d++) {
+		uint64_t live = managed(8 * MiB), stale = managed(8 * MiB);
+		memcpy(lists + 8 * (d * slots + 0), &live, 8);
+		memcpy(lists + 8 * (d * slots + 1), &stale, 8);
+	}
+}
+
+/*
  * PyTorch's fused AdamW as PyTorch 2.9 and later build it for CUDA 13: one
  * structure of four lists of 252 slots (25,544 bytes), its blocks naming a
  * slot and a chunk of 65,536 elements each. The launch works on the second
@@ -3117,18 +3139,10 @@ static void fused_adamw_in_child(void)
 	static const size_t params[3] = { SIZE, 1, 8 }; /* the lists, the functor, the learning rate's address */
 	const char *name = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_32FusedOptimizerTensorList"
 			   "MetadataILi4EEENS1_20FusedAdamMathFunctorIfLi4EEEJPKfEEEvT_T0_DpT1_";
-	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(name, does_nothing, params, 3), 0);
-	CUmodule m;
-	CUfunction f;
-	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
-	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, name));
+	CUfunction f = kernel_reading_nothing(name, params, 3);
 	static unsigned char lists[SIZE];
 	uint64_t numel = 2 * MiB; /* floats: 32 chunks */
-	for (int d = 0; d < DEPTH; d++) {
-		uint64_t live = managed(8 * MiB), stale = managed(8 * MiB);
-		memcpy(lists + 8 * (d * SLOTS + 0), &live, 8);
-		memcpy(lists + 8 * (d * SLOTS + 1), &stale, 8);
-	}
+	live_and_stale(lists, DEPTH, SLOTS);
 	uint64_t step = managed(4096);
 	memcpy(lists + 8 * DEPTH * SLOTS, &numel, 8);         /* numel_for_tensor[0] */
 	memcpy(lists + 8 * DEPTH * SLOTS + 8, &numel, 8);     /* [1], stale */
@@ -3192,17 +3206,9 @@ static void apex_adam_in_child(void)
 	enum { DEPTH = 4, SLOTS = 36, BLOCKS = 320, SIZE = 2904 };
 	static const size_t params[5] = { 8, 8, SIZE, 1, 4 };
 	const char *name = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorJfEEvxPViT_T0_DpT1_";
-	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(name, does_nothing, params, 5), 0);
-	CUmodule m;
-	CUfunction f;
-	CU_OK(SYM(shim, cuModuleLoadData)(&m, "ember-sim:"));
-	CU_OK(SYM(shim, cuModuleGetFunction)(&f, m, name));
+	CUfunction f = kernel_reading_nothing(name, params, 5);
 	static unsigned char lists[SIZE];
-	for (int d = 0; d < DEPTH; d++) {
-		uint64_t live = managed(8 * MiB), stale = managed(8 * MiB);
-		memcpy(lists + 8 * (d * SLOTS + 0), &live, 8);
-		memcpy(lists + 8 * (d * SLOTS + 1), &stale, 8);
-	}
+	live_and_stale(lists, DEPTH, SLOTS);
 	int32_t sizes[2] = { 2 * MiB, 2 * MiB }; /* floats: 64 chunks of 32,768 */
 	memcpy(lists + 8 * DEPTH * SLOTS, sizes, sizeof sizes);
 	unsigned block_slot_at = 8 * DEPTH * SLOTS + 4 * SLOTS, block_chunk_at = block_slot_at + BLOCKS;
