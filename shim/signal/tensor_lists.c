@@ -193,7 +193,7 @@ static uint64_t word_at(const unsigned char *arg, uint32_t at)
 enum { MOST_SLOTS = 770 };
 
 /* A slot's element count, as many bytes as the form keeps (an apex count is a signed int). */
-static int64_t numel_at(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned slot)
+static int64_t slot_numel(const struct ember_tensor_lists *l, const unsigned char *arg, unsigned slot)
 {
 	if (l->numel_bytes == 4) {
 		int32_t n;
@@ -220,7 +220,7 @@ int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned c
 		memcpy(&block_chunk, arg + l->block_chunk_at + 4u * b, sizeof block_chunk);
 		if (slot >= l->slots || block_chunk < 0)
 			return -1;
-		int64_t numel = numel_at(l, arg, slot);
+		int64_t numel = slot_numel(l, arg, slot);
 		if (numel <= 0 || (uint64_t)block_chunk >= ((uint64_t)numel + chunk - 1) / chunk)
 			return -1;
 		if (!seen[slot]) {
@@ -240,7 +240,7 @@ int ember_tensor_lists_read(const struct ember_tensor_lists *l, const unsigned c
 			uint64_t addr = word_at(arg, 8u * (d * l->slots + slot));
 			if (!addr || count == max)
 				return -1;
-			uint64_t numel = (uint64_t)numel_at(l, arg, slot), to = (last[slot] + 1) * chunk;
+			uint64_t numel = (uint64_t)slot_numel(l, arg, slot), to = (last[slot] + 1) * chunk;
 			out[count++] = (struct ember_listed){ addr, numel, first[slot] * chunk, to < numel ? to : numel };
 		}
 	for (unsigned k = 0; k < l->step_lists; k++)
