@@ -48,6 +48,8 @@ template <int n> struct TensorListMetadata {
 struct ScaleAddFunctor {
 	__device__ void operator()(long long chunk_size, volatile int *noop, TensorListMetadata<2> &tl, float scale)
 	{
+		if (*noop) /* a flag the libraries' functors check first */
+			return;
 		int slot = tl.block_to_tensor[blockIdx.x], chunk = tl.block_to_chunk[blockIdx.x];
 		const uint32_t *from_list = static_cast<const uint32_t *>(tl.addresses[0][slot]);
 		uint32_t *to_list = static_cast<uint32_t *>(tl.addresses[1][slot]);
@@ -56,8 +58,6 @@ struct ScaleAddFunctor {
 			to = tl.sizes[slot];
 		for (long long i = from + threadIdx.x; i < to; i += blockDim.x)
 			to_list[i] = static_cast<uint32_t>(scale) * from_list[i] + 1;
-		if (*noop)
-			return;
 	}
 };
 
