@@ -361,11 +361,12 @@ enum { PASSES_PER_STRETCH = 64 };
 static void passes_until(struct ember_variant *ev, uint64_t now)
 {
 	uint64_t interval = ev->pc.params.interval_ns ? ev->pc.params.interval_ns : 1;
-	if (!ev->adaptive || ev->last_pass + interval > now)
+	/* differences, not sums: a trace's clock near 2^64 wrapped last_pass + step below now, and passed forever */
+	if (!ev->adaptive || ev->last_pass > now || now - ev->last_pass < interval)
 		return;
 	uint64_t step = (now - ev->last_pass) / PASSES_PER_STRETCH;
 	step = step > interval ? step : interval;
-	while (ev->last_pass + step <= now) {
+	while (ev->last_pass <= now && now - ev->last_pass >= step) {
 		uint64_t t = ev->last_pass + step;
 		pass_at(ev, t > ev->vt.now ? t : ev->vt.now); /* virtual time is never rewound */
 	}
