@@ -101,7 +101,8 @@ static void scan_graph(struct graph_record *g, CUgraph graph, int depth)
 			if (EMBER_REAL(cuGraphKernelNodeGetParams_v2)(nodes[i], &p) != CUDA_SUCCESS)
 				continue;
 			struct ember_scan s;
-			ember_scan_launch(p.func ? p.func : (CUfunction)p.kern, p.gridDimX, p.kernelParams, p.extra, &s);
+			ember_scan_launch(p.func ? p.func : (CUfunction)p.kern, (struct ember_grid){ p.gridDimX, p.gridDimY },
+					  p.kernelParams, p.extra, &s);
 			keep_scan(g, &s);
 		} else if (type == CU_GRAPH_NODE_TYPE_MEMCPY || type == CU_GRAPH_NODE_TYPE_MEMSET) {
 			if (!__atomic_load_n(&ember_read_dup_watching, __ATOMIC_RELAXED))

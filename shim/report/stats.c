@@ -105,10 +105,10 @@ void ember_stats_write(FILE *f)
 	fprintf(f,
 		"{\n  \"ember\": \"%s\",\n  \"mode\": \"%s\",\n  \"manage_all\": %s,\n  \"populate_host\": %s,"
 		"\n  \"launches_settled\": %" PRIu64 ",\n  \"launches_past_scan\": %" PRIu64 ","
-		"\n  \"launches_tensor_lists\": %" PRIu64 ",",
+		"\n  \"launches_tensor_lists\": %" PRIu64 ",\n  \"launches_cat_inputs\": %" PRIu64 ",",
 		EMBER_VERSION_STRING, ember_mode_name(ember_cfg.mode), ember_cfg.manage_all ? "true" : "false",
 		ember_cfg.populate_host ? "true" : "false", ember_settled_launches(), ember_scan_overflows(),
-		ember_scan_tensor_lists());
+		ember_scan_tensor_lists(), ember_scan_cat_inputs());
 	fprintf(f, "\n  \"settings\": ");
 	write_settings(f);
 	if (ember_cfg.read_mostly) {
@@ -227,6 +227,8 @@ void ember_stats_at_exit(void)
 	if (ember_scan_tensor_lists())
 		ember_info("%" PRIu64 " launches passed PyTorch's tensor lists, read by the chunks their blocks name",
 			   ember_scan_tensor_lists());
+	if (ember_scan_cat_inputs())
+		ember_info("%" PRIu64 " launches of torch.cat read by the inputs their rows copy", ember_scan_cat_inputs());
 	struct ember_read_dup_counts rd;
 	ember_read_dup_counts(&rd);
 	if (rd.bytes_advised)

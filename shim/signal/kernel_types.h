@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cat_inputs.h"
 #include "tensor_lists.h"
 
 enum { EMBER_DECLARED_PARAMS = 32 };
@@ -23,6 +24,7 @@ struct ember_declared {
 	uint32_t read_only;                       /* bit per parameter: a pointer to const, only read through */
 	bool signature;                           /* the name declares the parameters: a C++ kernel's mangled name */
 	struct ember_tensor_lists lists;          /* PyTorch's tensor-list argument, where it takes one */
+	struct ember_cat_inputs cat;              /* torch.cat's inputs, where it is one of its kernels */
 };
 
 /*

@@ -90,8 +90,10 @@ static struct layout describe(CUfunction f)
 		l.module = NULL;
 	const char *name = ember_kernel_name(f);
 	ember_kernel_declared(name, &l.declared);
-	if (l.size)
+	if (l.size) {
 		ember_tensor_lists_layout(name, l.n, l.size, &l.declared.lists);
+		ember_cat_layout(name, l.n, l.size, &l.declared.cat);
+	}
 	return l;
 }
 

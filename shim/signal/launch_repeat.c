@@ -95,7 +95,7 @@ static bool another_kernel(struct kept *k, CUfunction f)
 	return true;
 }
 
-struct ember_scan *ember_repeat_scan(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+struct ember_scan *ember_repeat_scan(CUfunction f, struct ember_grid grid, void **kernel_params, void **extra,
 				     CUstream stream, bool per_thread)
 {
 	if (!ember_table_any_placed(EMBER_TABLE))
@@ -110,7 +110,7 @@ struct ember_scan *ember_repeat_scan(CUfunction f, unsigned grid_x, void **kerne
 	}
 	/* read first: a change during the scan makes the kept scan stale at once, never unnoticed */
 	k->kernels_gen = ember_kernels_generation();
-	ember_scan_launch_keeping(f, grid_x, kernel_params, extra, &k->scan, &k->args);
+	ember_scan_launch_keeping(f, grid, kernel_params, extra, &k->scan, &k->args);
 	k->stream = stream;
 	k->per_thread = per_thread;
 	k->valid = true;

@@ -31,7 +31,7 @@
  * place. NULL when the thread has no room to keep one (scan it the usual
  * way). Hand it back with ember_repeat_done, never ember_scan_release.
  */
-struct ember_scan *ember_repeat_scan(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+struct ember_scan *ember_repeat_scan(CUfunction f, struct ember_grid grid, void **kernel_params, void **extra,
 				     CUstream stream, bool per_thread);
 
 /* The launch is placed: keep its scan for the next launch to compare with. */

@@ -23,7 +23,7 @@ uint64_t ember_scan_stream_key(CUstream stream, bool per_thread)
 	return stream || !per_thread ? (uint64_t)(uintptr_t)stream : (uint64_t)pthread_self() | 1;
 }
 
-static uint64_t overflows, lists_read;
+static uint64_t overflows, lists_read, cats_read;
 
 uint64_t ember_scan_overflows(void)
 {
@@ -33,6 +33,11 @@ uint64_t ember_scan_overflows(void)
 uint64_t ember_scan_tensor_lists(void)
 {
 	return __atomic_load_n(&lists_read, __ATOMIC_RELAXED);
+}
+
+uint64_t ember_scan_cat_inputs(void)
+{
+	return __atomic_load_n(&cats_read, __ATOMIC_RELAXED);
 }
 
 /*
@@ -165,6 +170,30 @@ static bool read_lists(struct ember_scan *s, void *const *kernel_params, unsigne
 	return true;
 }
 
+/*
+ * torch.cat's arguments (cat_inputs.h), table locked: the output as far as
+ * its sizes and strides reach, and each input the launch's rows copy.
+ * Returns false where they do not read as the layout says, and nothing
+ * was recorded.
+ */
+static bool read_cat(struct ember_scan *s, void *const *kernel_params, unsigned grid_y, uint64_t lo, uint64_t hi)
+{
+	const struct ember_cat_inputs *c = &s->declared.cat;
+	struct ember_span inputs[MOST_LISTED];
+	if (!kernel_params[EMBER_CAT_OUTPUT] || !kernel_params[EMBER_CAT_INPUTS] || !kernel_params[EMBER_CAT_SHAPE])
+		return false;
+	int n = ember_cat_read_inputs(c, kernel_params[EMBER_CAT_INPUTS], grid_y, inputs, MOST_LISTED);
+	uint64_t out, out_bytes = ember_cat_output_bytes(c, kernel_params[EMBER_CAT_SHAPE]);
+	if (n < 0 || !out_bytes)
+		return false;
+	__atomic_add_fetch(&cats_read, 1, __ATOMIC_RELAXED);
+	memcpy(&out, kernel_params[EMBER_CAT_OUTPUT], sizeof out);
+	note_range(s, out, out_bytes, EMBER_CAT_OUTPUT, lo, hi);
+	for (int i = 0; i < n; i++)
+		note_range(s, inputs[i].addr, inputs[i].bytes, EMBER_CAT_INPUTS, lo, hi);
+	return true;
+}
+
 static void scan_bytes(struct ember_scan *s, const unsigned char *p, size_t bytes, unsigned param, uint64_t lo,
 		       uint64_t hi)
 {
@@ -294,15 +323,16 @@ static unsigned drop_held(struct ember_alloc **v, unsigned n)
 }
 
 /* Read the arguments for pointers into [lo, hi), table locked. */
-static void read_params(struct ember_scan *out, unsigned grid_x, void **kernel_params, const uint32_t *size,
+static void read_params(struct ember_scan *out, struct ember_grid grid, void **kernel_params, const uint32_t *size,
 			unsigned n, uint64_t lo, uint64_t hi)
 {
 	const struct ember_tensor_lists *lists = &out->declared.lists;
+	/* the structures' sizes were matched when the kernel was described (kernels.c) */
+	bool cat = out->declared.cat.known && n > EMBER_CAT_SHAPE && read_cat(out, kernel_params, grid.y, lo, hi);
 	for (unsigned i = 0; i < n; i++) {
-		if (!kernel_params[i])
+		if (!kernel_params[i] || (cat && i <= EMBER_CAT_SHAPE))
 			continue;
-		/* its size was matched when the kernel was described (kernels.c) */
-		if (lists->known && i == lists->param && read_lists(out, kernel_params, grid_x, lo, hi))
+		if (lists->known && i == lists->param && read_lists(out, kernel_params, grid.x, lo, hi))
 			continue;
 		if (size[i] == 4 || size[i] == 8)
 			scan_scalar(out, kernel_params[i], size[i], i, lo, hi);
@@ -324,7 +354,7 @@ static void reset(struct ember_scan *out, CUfunction f)
 	out->overflowed = false;
 }
 
-void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+void ember_scan_launch_keeping(CUfunction f, struct ember_grid grid, void **kernel_params, void **extra,
 			       struct ember_scan *out, struct ember_scan_args *args)
 {
 	struct ember_alloc *held[EMBER_SCAN_MAX_REFS];
@@ -344,7 +374,7 @@ void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_para
 	if (placed && kernel_params) {
 		n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->declared, &out->inside,
 					       &out->kernel_number);
-		if (args && !out->declared.lists.known) /* a tensor list's scan depends on the grid too */
+		if (args && !out->declared.lists.known && !out->declared.cat.known) /* their scans depend on the grid too */
 			keep_params(args, kernel_params, size, n);
 	} else if (placed && (buf = packed_buffer(extra, &bytes)) && args)
 		keep_packed(args, buf, bytes);
@@ -352,7 +382,7 @@ void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_para
 		ember_table_lock(EMBER_TABLE);
 		out->table_gen = EMBER_TABLE->next_id;
 		if (kernel_params)
-			read_params(out, grid_x, kernel_params, size, n, lo, hi);
+			read_params(out, grid, kernel_params, size, n, lo, hi);
 		else
 			scan_bytes(out, buf, bytes, EMBER_SCAN_LEARNED, lo, hi); /* one packed buffer: no per-argument learning */
 		nheld = drop_held(held, nheld);
@@ -363,7 +393,8 @@ void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_para
 	count_overflow(out);
 }
 
-void ember_scan_launch(CUfunction f, unsigned grid_x, void **kernel_params, void **extra, struct ember_scan *out)
+void ember_scan_launch(CUfunction f, struct ember_grid grid, void **kernel_params, void **extra,
+		       struct ember_scan *out)
 {
 	reset(out, f);
 	if (!ember_table_any_placed(EMBER_TABLE))
@@ -378,7 +409,7 @@ void ember_scan_launch(CUfunction f, unsigned grid_x, void **kernel_params, void
 		unsigned n = ember_kernel_layout(f, offset, size, MAX, out->elem_size, &out->declared, &out->inside,
 					       &out->kernel_number);
 		ember_table_lock(EMBER_TABLE);
-		read_params(out, grid_x, kernel_params, size, n, lo, hi);
+		read_params(out, grid, kernel_params, size, n, lo, hi);
 		ember_table_unlock(EMBER_TABLE);
 	} else if ((buf = packed_buffer(extra, &bytes))) {
 		ember_table_lock(EMBER_TABLE);

@@ -7,7 +7,7 @@
  * inside structures (PyTorch's TensorIterator arguments, for one) count
  * too, and interior pointers find their allocation. PyTorch's tensor
  * lists are read by the chunks the launch's blocks name instead
- * (tensor_lists.h).
+ * (tensor_lists.h), and torch.cat's inputs by its block rows (cat_inputs.h).
  */
 #ifndef EMBER_LAUNCH_SCAN_H
 #define EMBER_LAUNCH_SCAN_H
@@ -22,6 +22,11 @@ enum { EMBER_SCAN_MAX_REFS = 32, EMBER_SCAN_MAX_PTRS = 64, EMBER_SCAN_MAX_SCALAR
 /* the arguments learned per kernel: as many as its name's declarations cover (32) */
 enum { EMBER_SCAN_LEARNED = EMBER_DECLARED_PARAMS };
 enum { EMBER_SCAN_KEPT_PARAMS = 32, EMBER_SCAN_KEPT_BYTES = 512 };
+
+/* A launch's blocks in x and y: what a structure argument is read up to (tensor lists in x, cat's inputs in y). */
+struct ember_grid {
+	unsigned x, y;
+};
 
 /* A launch's argument bytes, kept so that its repeats are recognised (launch_repeat.h). */
 struct ember_scan_args {
@@ -67,12 +72,9 @@ struct ember_scan {
 	bool overflowed;       /* it pointed into more allocations than allocs[] holds: the rest are not credited */
 };
 
-/*
- * Scan a launch of grid_x blocks in x (what a tensor-list argument's
- * blocks are read up to: tensor_lists.h); the caller must
- * ember_scan_release() the result.
- */
-void ember_scan_launch(CUfunction f, unsigned grid_x, void **kernel_params, void **extra, struct ember_scan *out);
+/* Scan a launch of these blocks; the caller must ember_scan_release() the result. */
+void ember_scan_launch(CUfunction f, struct ember_grid grid, void **kernel_params, void **extra,
+		       struct ember_scan *out);
 
 /*
  * The same into a scan that may hold an earlier launch's references
@@ -80,7 +82,7 @@ void ember_scan_launch(CUfunction f, unsigned grid_x, void **kernel_params, void
  * dropped in the same hold of the table lock, and keeping the argument
  * bytes in *args unless it is NULL (args->kept says whether they fitted).
  */
-void ember_scan_launch_keeping(CUfunction f, unsigned grid_x, void **kernel_params, void **extra,
+void ember_scan_launch_keeping(CUfunction f, struct ember_grid grid, void **kernel_params, void **extra,
 			       struct ember_scan *out, struct ember_scan_args *args);
 
 /* Whether a launch's arguments are the bytes args kept. */
@@ -92,6 +94,9 @@ uint64_t ember_scan_overflows(void);
 
 /* Launches (and graph kernel nodes) whose tensor-list argument was read block by block (tensor_lists.h). */
 uint64_t ember_scan_tensor_lists(void);
+
+/* Launches (and graph kernel nodes) of torch.cat whose inputs were read by the block rows (cat_inputs.h). */
+uint64_t ember_scan_cat_inputs(void);
 
 /*
  * Keep a scan past its launch (a graph's kernel, replayed later): drop its

@@ -15,7 +15,8 @@
  *   'L' h bytes...    launch h: each parameter's bytes from the input, an
  *                     8-byte one taken as a pointer into an allocation when
  *                     its first byte is odd (allocation, offset follow),
- *                     then two bytes of the grid's blocks in x
+ *                     then two bytes of the grid's blocks in x, the
+ *                     stream, EMBER_PIECES and a byte of its rows in y
  * A launch reads exactly the parameters the driver says the kernel has
  * now; ASan catches a scan that trusts an older layout.
  */
@@ -31,7 +32,7 @@
 #include "monitor.h"
 #include "shim.h"
 
-enum { KERNELS = 6, MAX_PARAMS = 24, ALLOCS = 4 };
+enum { KERNELS = 7, MAX_PARAMS = 24, ALLOCS = 4 };
 
 /* What the shim's other parts provide, made small. */
 void *volatile ember_slot_table[EMBER_SLOT_COUNT];
@@ -80,17 +81,21 @@ static CUresult CUDAAPI kernel_param_info(CUkernel k, size_t index, size_t *offs
 /*
  * Each handle's name: a C kernel's, mangled ones that declare halves,
  * floats and doubles, and void, PyTorch's multi-tensor kernel taking the
- * 4 KB form of a one-list structure (3,368 bytes: tensor_lists.h), and
- * apex's taking its one-list structure third (2,928 bytes).
+ * 4 KB form of a one-list structure (3,368 bytes: tensor_lists.h),
+ * apex's taking its one-list structure third (2,928 bytes), and torch.cat's
+ * taking 128 inputs second (2,720 bytes) and its output's shape third (32:
+ * cat_inputs.h).
  */
 static const char tensor_lists_kernel[] = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorList"
 					  "MetadataILi1ELb0EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_";
 static const char apex_kernel[] = "_Z25multi_tensor_apply_kernelI18TensorListMetadataILi1EE12ScaleFunctorJfEEvxPViT_T0_DpT1_";
+static const char cat_kernel[] = "_ZN2at6native12_GLOBAL__N_126CatArrayBatchedCopy_contigINS1_10OpaqueTypeILj2EEEjLi2ELi128E"
+				 "Li1EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_";
 
 static CUresult CUDAAPI func_name(const char **name, CUfunction f)
 {
 	static const char *const names[KERNELS] = { "t_plain", "_Z1kPK6__halfmi", "_Z1kPfPdPcm", "_Z1kPvS_",
-						    tensor_lists_kernel, apex_kernel };
+						    tensor_lists_kernel, apex_kernel, cat_kernel };
 	unsigned h = (unsigned)(((uintptr_t)f - 0x1000) / 64);
 	if (h >= KERNELS || !kernel[h].loaded)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -103,7 +108,7 @@ static CUresult CUDAAPI kernel_name(const char **name, CUkernel k)
 	return func_name(name, (CUfunction)k);
 }
 
-/* Kernels 0, 2 and 4 are module 0's, 1 and 5 module 1's; 3, a library's kernel handle, names no module. */
+/* Kernels 0, 2, 4 and 6 are module 0's, 1 and 5 module 1's; 3, a library's kernel handle, names no module. */
 enum { LIBRARY_KERNEL = 3 };
 
 static CUmodule module(unsigned h)
@@ -161,11 +166,13 @@ static void launch(struct input *in, uint64_t *bases, const uint64_t *sizes, uns
 		params[i] = b;
 	}
 	struct ember_scan scan;
-	unsigned grid_x = take(in);
-	grid_x |= (unsigned)take(in) << 8; /* a tensor list's blocks are read up to it */
-	ember_scan_launch(handle(h), grid_x, params, NULL, &scan);
-	scan.stream_key = take(in) % 3;
+	struct ember_grid grid = { take(in), 0 };
+	grid.x |= (unsigned)take(in) << 8; /* a tensor list's blocks are read up to it */
+	uint64_t stream_key = take(in) % 3;
 	ember_shim_ctx.params.pieces = take(in) & 1; /* EMBER_PIECES's pools and the default, launch by launch */
+	grid.y = take(in); /* cat's rows: taken last, so that a launch's other bytes read as before */
+	ember_scan_launch(handle(h), grid, params, NULL, &scan);
+	scan.stream_key = stream_key;
 	ember_table_lock(&ember_shim_table);
 	ember_monitor_launch(&scan, now);
 	ember_table_unlock(&ember_shim_table);
@@ -197,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (take(&in)) {
 		case 'D': {
 			unsigned h = take(&in) % KERNELS, n = take(&in) % (MAX_PARAMS + 1);
-			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64, 3368, 2928 };
+			static const uint32_t sizes_of[] = { 4, 8, 1, 2, 16, 24, 32, 64, 3368, 2928, 2720 };
 			if (kernel[h].loaded)
 				break; /* a loaded kernel keeps its layout until its module goes */
 			kernel[h].n = n;

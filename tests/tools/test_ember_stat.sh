@@ -60,6 +60,7 @@ assert d["bytes_vmm_on_host"] == 0, d  # no cuMemCreate memory
 assert isinstance(s["launches_settled"], int), s
 assert s["launches_past_scan"] == 0, s
 assert s["launches_tensor_lists"] == 0, s
+assert s["launches_cat_inputs"] == 0, s
 assert s["settings"]["EMBER_BUDGET"] == "64M" and s["settings"]["EMBER_DISABLE_FOR"] == 'x"y\\z', s["settings"]
 assert "EMBER_HIGH_WATERMARK" not in s["settings"], s["settings"]  # left at its default: not set
 assert s["kept_freed"] == {"reuses": 0, "bytes_kept": 0, "bytes_trimmed": 0}, s["kept_freed"]  # the demo frees nothing in stream order

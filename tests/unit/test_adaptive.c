@@ -19,7 +19,7 @@
 
 static void *sim, *shim;
 static CUfunction touch, touch4, touch4b, touch64, touch2, touch_struct, scaled, rows, frontier, half_piece, fused;
-static CUfunction lists, apex_lists;
+static CUfunction lists, apex_lists, cat;
 
 /* Test kernels: read what their arguments say, and report it to the simulated GPU. */
 static void k_touch(const struct ember_sim_launch *l, void **params)
@@ -156,6 +156,30 @@ static void k_apex_lists(const struct ember_sim_launch *l, void **params)
 	}
 }
 
+/*
+ * torch.cat's contiguous kernel over halves (OpaqueType<2>, 128 slots,
+ * 2,720 bytes: cat_inputs.h): row y reads input y whole, and the rows
+ * together write the output as far as its sizes and strides reach.
+ */
+enum { CAT_SLOTS = 128, CAT_NUMEL_AT = 2048, CAT_BYTES = 2720 };
+static const char cat_name[] = "_ZN2at6native12_GLOBAL__N_126CatArrayBatchedCopy_contigINS1_10OpaqueTypeILj2EEEjLi2ELi128E"
+			       "Li1EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_";
+
+static void k_cat(const struct ember_sim_launch *l, void **params)
+{
+	const unsigned char *meta = params[1];
+	const uint32_t *shape = params[2]; /* two sizes and their strides, of four each */
+	for (unsigned y = 0; y < l->grid[1]; y++) {
+		const void *in;
+		uint32_t numel;
+		memcpy(&in, meta + 8 * y, 8);
+		memcpy(&numel, meta + CAT_NUMEL_AT + 4 * y, 4);
+		SYM(sim, ember_sim_access)(in, (size_t)numel * 2, 0);
+	}
+	size_t reach = 1 + (size_t)(shape[0] - 1) * shape[4] + (size_t)(shape[1] - 1) * shape[5];
+	SYM(sim, ember_sim_access)(*(void **)params[0], reach * 2, 1);
+}
+
 static void start(void)
 {
 	setenv("EMBER_MODE", "adaptive", 1);
@@ -168,6 +192,7 @@ static void start(void)
 	static const size_t scale[] = { 8, 8, 4, 4 }, dp[] = { 8, 4, 4, 4 }, graph[] = { 8, 4, 4 };
 	static const size_t list[] = { LIST_BYTES, 1 }; /* the structure, the functor */
 	static const size_t apex_list[] = { 4, 8, APEX_BYTES, 1, 4 }; /* the chunk, the flag, the structure, ... */
+	static const size_t cat_args[] = { 8, CAT_BYTES, 32, 4, 4 }; /* output, inputs, shape, dimension, stride */
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch", k_touch, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4", k_touch4, one, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("t_touch4b", k_touch4, one, 2), 0);
@@ -183,6 +208,7 @@ static void start(void)
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)("_Z5fusedPK6__half6fusionm", k_fused, two, 3), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(lists_name, k_lists, list, 2), 0);
 	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(apex_name, k_apex_lists, apex_list, 5), 0);
+	cr_assert_eq(SYM(sim, ember_sim_register_kernel)(cat_name, k_cat, cat_args, 5), 0);
 	CUmodule mod = start_context(shim);
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch, mod, "t_touch"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&touch4, mod, "t_touch4"));
@@ -197,6 +223,7 @@ static void start(void)
 	CU_OK(SYM(shim, cuModuleGetFunction)(&fused, mod, "_Z5fusedPK6__half6fusionm"));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&lists, mod, lists_name));
 	CU_OK(SYM(shim, cuModuleGetFunction)(&apex_lists, mod, apex_name));
+	CU_OK(SYM(shim, cuModuleGetFunction)(&cat, mod, cat_name));
 }
 
 TestSuite(adaptive, .init = table1_watermarks, .timeout = 60);
@@ -438,6 +465,27 @@ Test(adaptive, launch_scan_accuracy)
 					(void *[]){ &chunk_size, &flag, apex_meta, &functor, &lr }, NULL));
 	score_scan("apex's tensor lists, a launch over half a tensor", apex_live, 64 * MiB, 1.0, 1.0);
 	score_scan("apex's tensor lists, a slot an earlier launch left", apex_stale, 64 * MiB, 1.0, 1.0);
+	/*
+	 * torch.cat of two [1, 4Mi] half tensors that a caching allocator put
+	 * at 0 and 32 MiB of one 64 MiB segment, into a [2, 4Mi] output 16 MiB
+	 * into another, a third slot naming an earlier cat's input
+	 */
+	static unsigned char cat_meta[CAT_BYTES];
+	CUdeviceptr segment = managed(64 * MiB), out_segment = managed(64 * MiB), earlier = managed(64 * MiB);
+	CUdeviceptr inputs[3] = { segment, segment + 32 * MiB, earlier }, out = out_segment + 16 * MiB;
+	uint32_t cat_numel[3] = { 4 * MiB, 4 * MiB, 4 * MiB }, dim_size[2] = { 1, 1 }, offset[2] = { 0, 1 };
+	memcpy(cat_meta, inputs, sizeof inputs);
+	memcpy(cat_meta + 8 * CAT_SLOTS, offset, sizeof offset);
+	memcpy(cat_meta + 12 * CAT_SLOTS, dim_size, sizeof dim_size);
+	memcpy(cat_meta + CAT_NUMEL_AT, cat_numel, sizeof cat_numel);
+	uint32_t shape[8] = { 2, 4 * MiB, 0, 0, 4 * MiB, 1, 0, 0 };
+	int cat_dim = 0;
+	uint32_t dim_stride = 4 * MiB;
+	CU_OK(SYM(shim, cuLaunchKernel)(cat, 64, 2, 1, 512, 1, 1, 0, NULL,
+					(void *[]){ &out, cat_meta, shape, &cat_dim, &dim_stride }, NULL));
+	score_scan("torch.cat, two inputs in one segment", segment, 64 * MiB, 1.0, 1.0);
+	score_scan("torch.cat, its output inside a segment", out_segment, 64 * MiB, 1.0, 1.0);
+	score_scan("torch.cat, a slot an earlier cat left", earlier, 64 * MiB, 1.0, 1.0);
 }
 
 /*

@@ -3161,12 +3161,8 @@ static void fused_adamw_in_child(void)
 	CU_OK(SYM(shim, cuCtxSynchronize)());
 }
 
-/*
- * The traced launch of a child that launches over four lists' tensors
- * (allocations 0, 2, 4 and 6, 8 MiB each) with a stale slot beside each
- * (1, 3, 5 and 7): each live tensor's second half credited, no stale one.
- */
-static void expect_second_halves(void (*child)(void), char *line, size_t n)
+/* The trace's line of the first launch of a child: what the scan credited, " id:offset:bytes" each. */
+static void first_launch_line(void (*child)(void), char *line, size_t n)
 {
 	char buf[65536];
 	trace_of_child(child, buf, sizeof buf);
@@ -3175,6 +3171,16 @@ static void expect_second_halves(void (*child)(void), char *line, size_t n)
 	char format[16];
 	snprintf(format, sizeof format, "%%%zu[^\n]", n - 1);
 	cr_assert_eq(sscanf(l + 1, format, line), 1);
+}
+
+/*
+ * The traced launch of a child that launches over four lists' tensors
+ * (allocations 0, 2, 4 and 6, 8 MiB each) with a stale slot beside each
+ * (1, 3, 5 and 7): each live tensor's second half credited, no stale one.
+ */
+static void expect_second_halves(void (*child)(void), char *line, size_t n)
+{
+	first_launch_line(child, line, n);
 	for (int id = 0; id < 8; id += 2) {
 		char want[64];
 		snprintf(want, sizeof want, " %d:4194304:4194304", id);
@@ -3240,4 +3246,71 @@ Test(placement, a_launch_read_as_tensor_lists_is_counted)
 	char buf[65536];
 	output_of_child("EMBER_STATS", fused_adamw_in_child, buf, sizeof buf);
 	cr_expect_not_null(strstr(buf, "\"launches_tensor_lists\": 1,"), "%s", buf);
+}
+
+/* torch.cat's structure as PyTorch passes it (cat_inputs.h); another size is not taken for it */
+enum { CAT_SLOTS = 128, CAT_STRUCTURE = 2720, CAT_NUMEL_AT = 2048 };
+static size_t cat_structure_bytes = CAT_STRUCTURE;
+
+/*
+ * torch.cat of two [1, 1Mi] half tensors into a [2, 1Mi] output, as a
+ * caching allocator places them: the inputs 2 MiB each at 0 and 32 MiB of
+ * one 64 MiB segment (allocation 0), the output 4 MiB from the start of
+ * another (1). The structure's third slot holds an earlier cat's input
+ * (allocation 2), as the host's stack left it; the launch has two rows.
+ */
+static void cat_in_child(void)
+{
+	start_static();
+	static const size_t params[5] = { 8, 0, 32, 4, 4 };
+	size_t sizes[5];
+	memcpy(sizes, params, sizeof sizes);
+	sizes[1] = cat_structure_bytes;
+	const char *name = "_ZN2at6native12_GLOBAL__N_126CatArrayBatchedCopy_contigINS1_10OpaqueTypeILj2EEEjLi2ELi128E"
+			   "Li1EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_";
+	CUfunction f = kernel_reading_nothing(name, sizes, 5);
+	uint64_t segment = managed(64 * MiB), out_segment = managed(16 * MiB), earlier = managed(8 * MiB);
+	static unsigned char meta[CAT_STRUCTURE + 8];
+	uint64_t inputs[3] = { segment, segment + 32 * MiB, earlier };
+	uint32_t numel[3] = { MiB, MiB, 1000 }, offset[2] = { 0, 1 }, dim_size[2] = { 1, 1 };
+	memcpy(meta, inputs, sizeof inputs);
+	memcpy(meta + 8 * CAT_SLOTS, offset, sizeof offset);
+	memcpy(meta + 12 * CAT_SLOTS, dim_size, sizeof dim_size);
+	memcpy(meta + CAT_NUMEL_AT, numel, sizeof numel);
+	uint32_t shape[8] = { 2, MiB, 0, 0, MiB, 1, 0, 0 }; /* sizes, then strides */
+	uint64_t out = out_segment + 4 * MiB;
+	int cat_dim = 0;
+	uint32_t dim_stride = MiB;
+	void *args[5] = { &out, meta, shape, &cat_dim, &dim_stride };
+	CU_OK(SYM(shim, cuLaunchKernel)(f, 64, 2, 1, 512, 1, 1, 0, NULL, args, NULL));
+	CU_OK(SYM(shim, cuCtxSynchronize)());
+}
+
+/* The traced launch of cat_in_child, with the structure at this size. */
+static void cat_launch_line(size_t structure_bytes, char *line, size_t n)
+{
+	cat_structure_bytes = structure_bytes;
+	first_launch_line(cat_in_child, line, n);
+}
+
+/* Each row's input is credited its elements, the output as far as its shape reaches, the stale slot nothing. */
+Test(placement, torch_cat_credits_the_inputs_its_rows_copy)
+{
+	char line[1024];
+	cat_launch_line(CAT_STRUCTURE, line, sizeof line);
+	cr_expect_not_null(strstr(line, " 0:0:2097152"), "the first input, 1Mi halves: %s", line);
+	cr_expect_not_null(strstr(line, " 0:33554432:2097152"), "the second: %s", line);
+	cr_expect_not_null(strstr(line, " 1:4194304:4194304"), "the output, 2 x 1Mi halves: %s", line);
+	cr_expect_null(strstr(line, " 2:"), "the earlier cat's input: %s", line);
+	/* a structure of another size is scanned word by word: the stale slot is credited */
+	cat_launch_line(CAT_STRUCTURE + 8, line, sizeof line);
+	cr_expect_not_null(strstr(line, " 2:"), "word by word, the earlier cat's input: %s", line);
+}
+
+Test(placement, a_launch_read_as_cat_inputs_is_counted)
+{
+	char buf[65536];
+	cat_structure_bytes = CAT_STRUCTURE;
+	output_of_child("EMBER_STATS", cat_in_child, buf, sizeof buf);
+	cr_expect_not_null(strstr(buf, "\"launches_cat_inputs\": 1,"), "%s", buf);
 }

@@ -36,6 +36,8 @@ Text by default; --json prints one object, the same for both sources:
                                                           allocations than the launch scan holds)
      "launches_tensor_lists": int | null,              (exit only: launches whose PyTorch tensor lists
                                                           were read by the chunks their blocks name)
+     "launches_cat_inputs": int | null,                (exit only: launches of torch.cat whose inputs
+                                                          were read by the rows that copy them)
      "settings": {"EMBER_NAME": "value", ...} | null,  (exit only: every EMBER_* variable set for the
                                                           program, by the environment or a file)
      "read_mostly": {"bytes_advised", "bytes_withdrawn",
@@ -61,7 +63,7 @@ def parse_live(text):
     if not lines or lines[0] != "ember-live 1":
         raise ValueError("not an Ember live file (its first line is not 'ember-live 1')")
     out = {"source": "live", "pid": None, "mode": None, "devices": [], "allocations": [], "launches_settled": None,
-           "launches_past_scan": None, "launches_tensor_lists": None, "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
+           "launches_past_scan": None, "launches_tensor_lists": None, "launches_cat_inputs": None, "settings": None, "read_mostly": None, "kept_freed": None, "uvm_events": None}
     for line in lines[1:]:
         f = line.split()
         if not f:
@@ -109,6 +111,7 @@ def parse_exit(stats):
     return {"source": "exit", "pid": None, "mode": stats.get("mode"), "devices": devices, "allocations": allocs,
             "launches_settled": stats.get("launches_settled"), "launches_past_scan": stats.get("launches_past_scan"),
             "launches_tensor_lists": stats.get("launches_tensor_lists"),
+            "launches_cat_inputs": stats.get("launches_cat_inputs"),
             "settings": stats.get("settings"),
             "read_mostly": stats.get("read_mostly"), "kept_freed": stats.get("kept_freed"),
             "uvm_events": stats.get("uvm_events")}
@@ -172,6 +175,8 @@ def text(s):
     if s.get("launches_tensor_lists"):
         lines.append(f"{s['launches_tensor_lists']} launches passed PyTorch's tensor lists, read by the chunks "
                      f"their blocks name")
+    if s.get("launches_cat_inputs"):
+        lines.append(f"{s['launches_cat_inputs']} launches of torch.cat, read by the inputs their rows copy")
     if s["uvm_events"]:
         u = s["uvm_events"]
         lines.append(f"UVM events: {u.get('gpu_faults', 0)} GPU faults, {u.get('driver_evictions', 0)} driver "
