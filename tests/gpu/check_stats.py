@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check an EMBER_STATS report from a GPU test run, and print one summary line.
 
-  check_stats.py STATS.json [converted] [uvm-events] [past-budget] [kept-trimmed] [tensor-lists]
+  check_stats.py STATS.json [converted] [uvm-events] [past-budget] [kept-trimmed] [tensor-lists] [cat-inputs]
 
 converted   at least one plain allocation was converted (EMBER_MANAGE_ALL)
 past-budget the program had memory past the budget, made in host memory (converted memory the
@@ -14,6 +14,8 @@ uvm-events  the UVM tools event queue was read: no malformed records, at
 tensor-lists at least one launch's tensor lists (PyTorch's foreach ops and fused optimizers, apex's
             form of them) were read by the chunks its blocks name: the structure's layout is one
             shim/signal/tensor_lists.c knows
+cat-inputs  at least one torch.cat launch's inputs were read by the rows that copy them: the
+            structure's layout is one shim/signal/cat_inputs.c knows
 
 Exit status 0 when every expectation holds, else 1 with the reasons.
 """
@@ -67,6 +69,12 @@ def main():
             bad.append("no launch's tensor lists were read by their blocks: the program's multi_tensor_apply "
                        "structure is not one shim/signal/tensor_lists.c knows, and its launches were scanned word "
                        "by word")
+    if "cat-inputs" in wants:
+        n = stats.get("launches_cat_inputs") or 0
+        summary.append(f"{n} launches of torch.cat read by their rows")
+        if not n:
+            bad.append("no torch.cat launch's inputs were read by its rows: the program's cat structure is not "
+                       "one shim/signal/cat_inputs.c knows, and its launches were scanned word by word")
     if "uvm-events" in wants:
         u = stats.get("uvm_events")
         if u is None:

@@ -20,7 +20,7 @@
 #                 its name starts with "python", else python3); repeatable.
 # --expect WHAT   also require the preloaded run's EMBER_STATS report to show
 #                 WHAT (see check_stats.py: converted, uvm-events, past-budget, kept-trimmed,
-#                 tensor-lists);
+#                 tensor-lists, cat-inputs);
 #                 repeatable.
 #                 Both runs then get EMBER_STATS, which only the shim reads.
 #                 WHAT no-warnings: the preloaded run's stderr has no

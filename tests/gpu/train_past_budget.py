@@ -13,8 +13,8 @@ activations or gradients are recycled.
 Under EMBER_MANAGE_ALL=1 with a budget smaller than MIB, what passes the
 budget lives in host memory mapped for the GPU. Deterministic algorithms and
 fixed seeds make the run bit-reproducible, so run_both.sh requires the same
-stdout with and without Ember: each step's loss and a checksum of the weights,
-printed exactly (float.hex).
+stdout with and without Ember: each step's loss and two checksums of the weights,
+one of them over the weights joined by torch.cat, printed exactly (float.hex).
 """
 import os
 import sys
@@ -72,6 +72,11 @@ class Trainer:
         """The weights summed in float64 on the GPU: one exact number to compare."""
         return float(sum(p.detach().double().sum() for p in self.blocks.parameters()).item())
 
+    def joined_checksum(self):
+        """The weights joined into one flat tensor (torch.cat, as a script saving them would), summed in float64."""
+        t = self.t
+        return float(t.cat([p.detach().flatten() for p in self.blocks.parameters()]).double().sum().item())
+
 
 def load_torch():
     # cuBLAS needs a fixed workspace to be deterministic; set before it starts
@@ -104,6 +109,7 @@ def main():
     for s in range(1, steps + 1):
         print(f"step {s}: loss {float(trainer.step().item()).hex()}")
     print(f"weights: sum {trainer.checksum().hex()}")
+    print(f"weights joined: sum {trainer.joined_checksum().hex()}")
     print("torch: OK")
     return 0
 
