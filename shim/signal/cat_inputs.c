@@ -148,6 +148,8 @@ int ember_cat_read_inputs(const struct ember_cat_inputs *c, const unsigned char 
 
 uint64_t ember_cat_output_bytes(const struct ember_cat_inputs *c, const unsigned char *shape)
 {
-	uint64_t r = c->known ? reach(c, shape) : 0;
+	if (!c->known)
+		return 0; /* no unit to divide by */
+	uint64_t r = reach(c, shape);
 	return r <= UINT64_MAX / c->out_unit ? r * c->out_unit : 0;
 }
