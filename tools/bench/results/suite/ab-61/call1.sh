@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Not run in session 65: no machine started (ab-61/call2.sh was its cut-down retry); ready for a later session.
+# Not run in session 65 or 66: no machine started (ab-61/call2.sh is its cut-down retry); ready for a later session.
 # Session 65, call 1, at head: the training GPU test's new expectation and apex's form in a program of
 # our own (tensor lists read by their blocks, never yet run on a GPU), that program traced, which
 # training libraries the machine's python has; then on an H200 the matrix's token generation and

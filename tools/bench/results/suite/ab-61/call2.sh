@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Not run in session 65: no machine was lent by then; ready for a later session.
+# Not run in session 65 or 66: no machine was lent; ready for a later session.
 # Session 65, call 2: call 1 cut down to what the session's last device time allows (call 1 never
 # started): which training libraries the machine's python has, and the two GPU tests of the tensor
 # lists (training's expectation, never yet run on a GPU, and apex's form in a program of our own).
