@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cat_inputs.h"
+#include "struct_layout.h"
 
 /* The kernels' names as a mangled name spells them, each opening its template arguments. */
 static const char *const kernel_names[] = {
@@ -12,11 +13,6 @@ static const char *const kernel_names[] = {
 	"30CatArrayBatchedCopy_vectorizedI",
 };
 enum { VECTORIZED = 4, MOST_INTS = 8 };
-
-static uint32_t align_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) / a * a;
-}
 
 /* A decimal number at *p, up to limit; false where there is none or it is past limit. */
 static bool number(const char **p, uint32_t limit, uint32_t *v)
@@ -88,8 +84,8 @@ void ember_cat_layout(const char *mangled, unsigned n, const uint32_t *size, str
 	    slots == 0 || slots > 1024 || (strided != 1 && strided != slots) || unit == 0 || unit > 64)
 		return;
 	uint32_t numel_at = 8 * slots + 2 * index * slots;
-	uint32_t strides_at = align_up(numel_at + index * slots + slots, index);
-	uint32_t bytes = align_up(strides_at + strided * record * max_dims, 8);
+	uint32_t strides_at = ember_align_up(numel_at + index * slots + slots, index);
+	uint32_t bytes = ember_align_up(strides_at + strided * record * max_dims, 8);
 	if (bytes != size[EMBER_CAT_INPUTS])
 		return; /* another PyTorch's structure, or its address (8 bytes) */
 	*out = (struct ember_cat_inputs){ .known = true, .elem_bytes = (uint8_t)elem, .index_bytes = (uint8_t)index,

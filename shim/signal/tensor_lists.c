@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "tensor_lists.h"
+#include "struct_layout.h"
 
 /*
  * PyTorch's sizes of the structure (ATen's MultiTensorApply.cuh), by
@@ -25,11 +26,6 @@ static const char *const kind_names[] = {
 	[FUSED] = "32FusedOptimizerTensorListMetadataI",
 	[SCALARS] = "28TensorListScalarListMetadataI",
 };
-
-static uint32_t align_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) / a * a;
-}
 
 /*
  * A scalar list's element type, mangled (opmath_t: float for the half
@@ -94,14 +90,14 @@ static struct ember_tensor_lists layout_of(enum kind kind, unsigned depth, unsig
 		steps = steps_as_slots ? slots : scalar_slots_of[wide][depth - 1];
 	at += 8u * steps;
 	if (kind == SCALARS)
-		at = align_up(at, scalar) + scalar * slots;
+		at = ember_align_up(at, scalar) + scalar * slots;
 	uint32_t block_slot_at = at;
-	at = align_up(at + blocks * index_bytes, 4);
+	at = ember_align_up(at + blocks * index_bytes, 4);
 	uint32_t block_chunk_at = at;
 	at += 4u * blocks;
 	if (kind != SCALARS)
 		at += 4; /* start_tensor_this_launch */
-	at = align_up(at, scalar > 8 ? scalar : 8);
+	at = ember_align_up(at, scalar > 8 ? scalar : 8);
 	return (struct ember_tensor_lists){ .known = true, .param = 0, .depth = (uint8_t)depth,
 					    .index_bytes = (uint8_t)index_bytes, .slots = (uint16_t)slots,
 					    .steps = (uint16_t)steps, .step_lists = steps ? 1 : 0, .blocks = (uint16_t)blocks,
@@ -119,8 +115,8 @@ static struct ember_tensor_lists apex_layout(unsigned depth, unsigned chunk_byte
 {
 	unsigned slots = apex_slots_of[depth - 1], step_lists = fp8 ? 3 : 0;
 	uint32_t numel_at = 8u * depth * slots, block_slot_at = numel_at + 4u * slots;
-	uint32_t block_chunk_at = align_up(block_slot_at + APEX_BLOCKS, 4);
-	uint32_t steps_at = align_up(block_chunk_at + 4u * APEX_BLOCKS + 4, 8);
+	uint32_t block_chunk_at = ember_align_up(block_slot_at + APEX_BLOCKS, 4);
+	uint32_t steps_at = ember_align_up(block_chunk_at + 4u * APEX_BLOCKS + 4, 8);
 	return (struct ember_tensor_lists){ .known = true, .param = APEX_PARAM, .depth = (uint8_t)depth,
 					    .index_bytes = 1, .slots = (uint16_t)slots,
 					    .steps = (uint16_t)(fp8 ? slots : 0), .step_lists = (uint8_t)step_lists,
