@@ -3262,10 +3262,7 @@ static size_t cat_structure_bytes = CAT_STRUCTURE;
 static void cat_in_child(void)
 {
 	start_static();
-	static const size_t params[5] = { 8, 0, 32, 4, 4 };
-	size_t sizes[5];
-	memcpy(sizes, params, sizeof sizes);
-	sizes[1] = cat_structure_bytes;
+	const size_t sizes[5] = { 8, cat_structure_bytes, 32, 4, 4 }; /* output, inputs, shape, dimension, stride */
 	const char *name = "_ZN2at6native12_GLOBAL__N_126CatArrayBatchedCopy_contigINS1_10OpaqueTypeILj2EEEjLi2ELi128E"
 			   "Li1EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_";
 	CUfunction f = kernel_reading_nothing(name, sizes, 5);
