@@ -23,6 +23,19 @@ import json
 import sys
 
 
+# Structure arguments the launch scan decodes: the expectation, its count in the report, the summary's
+# words, and what its absence means.
+STRUCTURES = {
+    "tensor-lists": ("launches_tensor_lists", "read as tensor lists",
+                     "no launch's tensor lists were read by their blocks: the program's multi_tensor_apply "
+                     "structure is not one shim/signal/tensor_lists.c knows, and its launches were scanned word "
+                     "by word"),
+    "cat-inputs": ("launches_cat_inputs", "of torch.cat read by their rows",
+                   "no torch.cat launch's inputs were read by its rows: the program's cat structure is not "
+                   "one shim/signal/cat_inputs.c knows, and its launches were scanned word by word"),
+}
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -62,19 +75,12 @@ def main():
                 bad.append("no allocation was given freed memory kept")
             if not k["bytes_trimmed"]:
                 bad.append("the program trimmed its pool, and no kept memory was let go")
-    if "tensor-lists" in wants:
-        n = stats.get("launches_tensor_lists") or 0
-        summary.append(f"{n} launches read as tensor lists")
-        if not n:
-            bad.append("no launch's tensor lists were read by their blocks: the program's multi_tensor_apply "
-                       "structure is not one shim/signal/tensor_lists.c knows, and its launches were scanned word "
-                       "by word")
-    if "cat-inputs" in wants:
-        n = stats.get("launches_cat_inputs") or 0
-        summary.append(f"{n} launches of torch.cat read by their rows")
-        if not n:
-            bad.append("no torch.cat launch's inputs were read by its rows: the program's cat structure is not "
-                       "one shim/signal/cat_inputs.c knows, and its launches were scanned word by word")
+    for want, (count, read_as, missing) in STRUCTURES.items():
+        if want in wants:
+            n = stats.get(count) or 0
+            summary.append(f"{n} launches {read_as}")
+            if not n:
+                bad.append(missing)
     if "uvm-events" in wants:
         u = stats.get("uvm_events")
         if u is None:
